@@ -1,0 +1,87 @@
+/**
+ * The event store port: the only way the service writes facts.
+ * Two adapters implement it (embedded SQLite, EventStoreDB) and one contract suite
+ * (test/contract/event-store.contract.ts) holds both to the same behaviour.
+ */
+
+/** Who caused an event: carried on every stored event. */
+export interface EventMetadata {
+  /** Merchant account the event belongs to (absent for platform-level events). */
+  account_id?: string;
+  /** `test` or `live`: the mode of the key that caused it. */
+  mode?: 'test' | 'live';
+  /** Id of the command/request that caused this event. */
+  causation_id?: string;
+  /** Id shared by every event caused by one request chain. */
+  correlation_id?: string;
+  /** Request id and idempotency key, when caused over HTTP. */
+  request_id?: string;
+  idempotency_key?: string | null;
+  /** Clock time the command was decided (ISO 8601, ms, UTC). */
+  occurred_at: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent {
+  /** A UUID; the public id is `evt_` + its 32 hex digits. */
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent extends NewEvent {
+  streamId: string;
+  /** 0-based revision of this event in its stream. */
+  revision: number;
+  /** Opaque global position; compares correctly as a string (see positions.ts). */
+  position: string;
+}
+
+/**
+ * What the writer expects of the stream: `no_stream` (must not exist), `any`,
+ * or the exact revision of its last event.
+ */
+export type ExpectedRevision = 'no_stream' | 'any' | number;
+
+export interface AppendResult {
+  /** Revision of the last appended event. */
+  nextExpectedRevision: number;
+  /** Global position of the last appended event. */
+  position: string;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+export interface ReadAllOptions {
+  /** Exclusive lower bound; omitted = from the first event. */
+  after?: string | null;
+  maxCount: number;
+}
+
+export interface EventStore {
+  readonly kind: string;
+  /** Appends atomically; throws WrongExpectedRevisionError when `expected` does not hold. */
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** The stream's events from `fromRevision` (inclusive), oldest first; [] when it does not exist. */
+  readStream(streamId: string, fromRevision?: number): Promise<RecordedEvent[]>;
+  /** Events of every stream in global order, strictly after `after`. */
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Position of the newest event, or null when the store is empty. */
+  headPosition(): Promise<string | null>;
+  /**
+   * Best-effort wake-up: `listener` is called soon after events are appended (by this process or,
+   * where the engine can tell, by another). Followers also poll, so a missed call only delays.
+   */
+  onAppended(listener: () => void): () => void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,192 @@
+import Database from 'better-sqlite3';
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  RecordedEvent,
+  WrongExpectedRevisionError,
+} from './event-store.port.js';
+import { decodePosition, encodePosition } from './positions.js';
+
+interface PendingAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+interface EventRow {
+  seq: number;
+  event_id: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+/**
+ * Embedded event store on SQLite (WAL, synchronous=FULL: a commit is on disk before append resolves).
+ *
+ * Group commit: appends that arrive in the same turn of the event loop are written in one
+ * transaction (one fsync), each under its own savepoint, so one append's conflict does not
+ * affect the others.
+ */
+export class SqliteEventStore implements EventStore {
+  readonly kind = 'sqlite';
+  private readonly db: Database.Database;
+  private readonly emitter = new EventEmitter();
+  private queue: PendingAppend[] = [];
+  private flushScheduled = false;
+  private readonly stmts;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 10000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id TEXT NOT NULL UNIQUE,
+        stream_id TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        UNIQUE (stream_id, revision)
+      );
+      CREATE TABLE IF NOT EXISTS streams (
+        stream_id TEXT PRIMARY KEY,
+        revision INTEGER NOT NULL
+      );
+    `);
+    this.emitter.setMaxListeners(0);
+    this.stmts = {
+      streamRevision: this.db.prepare<[string], { revision: number }>('SELECT revision FROM streams WHERE stream_id = ?'),
+      upsertStream: this.db.prepare(
+        'INSERT INTO streams (stream_id, revision) VALUES (?, ?) ON CONFLICT(stream_id) DO UPDATE SET revision = excluded.revision',
+      ),
+      insertEvent: this.db.prepare(
+        'INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      readStream: this.db.prepare<[string, number], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision',
+      ),
+      readAll: this.db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
+      head: this.db.prepare<[], { seq: number | null }>('SELECT MAX(seq) AS seq FROM events'),
+    };
+  }
+
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ streamId, events, expected, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    const batch = this.queue;
+    this.queue = [];
+    this.flushScheduled = false;
+    const outcomes: Array<{ ok: AppendResult } | { error: unknown }> = [];
+    const appendOne = this.db.transaction((item: PendingAppend) => this.appendInTransaction(item));
+    const all = this.db.transaction(() => {
+      for (const item of batch) {
+        try {
+          outcomes.push({ ok: appendOne(item) });
+        } catch (error) {
+          outcomes.push({ error });
+        }
+      }
+    });
+    try {
+      all.immediate();
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i];
+      if ('ok' in outcome) item.resolve(outcome.ok);
+      else item.reject(outcome.error);
+    });
+    if (outcomes.some((o) => 'ok' in o)) this.emitter.emit('appended');
+  }
+
+  private appendInTransaction(item: PendingAppend): AppendResult {
+    const row = this.stmts.streamRevision.get(item.streamId);
+    const current = row ? row.revision : -1;
+    const { expected } = item;
+    const ok =
+      expected === 'any' ||
+      (expected === 'no_stream' && current === -1) ||
+      (typeof expected === 'number' && expected === current);
+    if (!ok) {
+      throw new WrongExpectedRevisionError(item.streamId, expected, current === -1 ? 'no_stream' : current);
+    }
+    let revision = current;
+    let seq = 0n;
+    for (const event of item.events) {
+      revision += 1;
+      const info = this.stmts.insertEvent.run(
+        event.id,
+        item.streamId,
+        revision,
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata),
+      );
+      seq = BigInt(info.lastInsertRowid);
+    }
+    this.stmts.upsertStream.run(item.streamId, revision);
+    return { nextExpectedRevision: revision, position: encodePosition(seq) };
+  }
+
+  async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
+    return this.stmts.readStream.all(streamId, fromRevision).map(toRecorded);
+  }
+
+  async readAll({ after, maxCount }: ReadAllOptions): Promise<RecordedEvent[]> {
+    const from = after ? Number(decodePosition(after).commit) : 0;
+    return this.stmts.readAll.all(from, maxCount).map(toRecorded);
+  }
+
+  async headPosition(): Promise<string | null> {
+    const { seq } = this.stmts.head.get() ?? { seq: null };
+    return seq == null ? null : encodePosition(BigInt(seq));
+  }
+
+  onAppended(listener: () => void): () => void {
+    this.emitter.on('appended', listener);
+    return () => this.emitter.off('appended', listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.queue.length) this.flush();
+    this.db.close();
+  }
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    streamId: row.stream_id,
+    revision: row.revision,
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    position: encodePosition(BigInt(row.seq)),
+  };
+}

@@ -1,0 +1,146 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Checkpoint, CollectionSpec, DocumentWrite, FindQuery, ReadStore, Scalar } from './read-store.port.js';
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function checkName(name: string): string {
+  if (!NAME.test(name)) throw new Error(`invalid collection or field name: ${name}`);
+  return name;
+}
+
+const table = (collection: string) => `rm_${checkName(collection)}`;
+const field = (name: string) => `json_extract(doc, '$.${checkName(name)}')`;
+
+/** SQLite binds booleans as 1/0, which is what json_extract yields for JSON true/false. */
+function bindable(value: Scalar): string | number | null {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value;
+}
+
+/**
+ * Embedded read-model store: one table per collection (`id`, JSON `doc`), expression indexes on
+ * the declared fields, checkpoints in the same database so a projector batch and its checkpoint
+ * commit in one transaction.
+ */
+export class SqliteReadStore implements ReadStore {
+  readonly kind = 'sqlite';
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 10000');
+    this.db.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL)');
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  async ensureCollections(specs: CollectionSpec[]): Promise<void> {
+    for (const spec of specs) {
+      const t = table(spec.name);
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+      for (const index of spec.indexes) {
+        const name = `${t}__${index.fields.map(checkName).join('__')}`;
+        const unique = index.unique ? 'UNIQUE ' : '';
+        this.db.exec(`CREATE ${unique}INDEX IF NOT EXISTS ${name} ON ${t} (${index.fields.map(field).join(', ')})`);
+      }
+    }
+  }
+
+  async get<T>(collection: string, id: string): Promise<T | null> {
+    const row = this.stmt(`SELECT doc FROM ${table(collection)} WHERE id = ?`).get(id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as T) : null;
+  }
+
+  async getMany<T>(collection: string, ids: string[]): Promise<Map<string, T>> {
+    const found = new Map<string, T>();
+    const stmt = this.stmt(`SELECT id, doc FROM ${table(collection)} WHERE id = ?`);
+    for (const id of new Set(ids)) {
+      const row = stmt.get(id) as { id: string; doc: string } | undefined;
+      if (row) found.set(row.id, JSON.parse(row.doc) as T);
+    }
+    return found;
+  }
+
+  async find<T>(collection: string, query: FindQuery): Promise<T[]> {
+    const clauses: string[] = [];
+    const params: Array<string | number | null> = [];
+    for (const [name, value] of Object.entries(query.where ?? {})) {
+      if (Array.isArray(value)) {
+        if (value.length === 0) return [];
+        clauses.push(`${field(name)} IN (${value.map(() => '?').join(', ')})`);
+        params.push(...value.map(bindable));
+      } else if (value === null) {
+        clauses.push(`${field(name)} IS NULL`);
+      } else {
+        clauses.push(`${field(name)} = ?`);
+        params.push(bindable(value));
+      }
+    }
+    const sort = field(query.orderBy.field);
+    const desc = query.orderBy.direction === 'desc';
+    if (query.after) {
+      const op = desc ? '<' : '>';
+      clauses.push(`(${sort} ${op} ? OR (${sort} = ? AND id ${op} ?))`);
+      const v = bindable(query.after.value);
+      params.push(v, v, query.after.id);
+    }
+    const where = clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
+    const dir = desc ? 'DESC' : 'ASC';
+    const sql = `SELECT doc FROM ${table(collection)} ${where} ORDER BY ${sort} ${dir}, id ${dir} LIMIT ?`;
+    const rows = this.stmt(sql).all(...params, query.limit) as Array<{ doc: string }>;
+    return rows.map((r) => JSON.parse(r.doc) as T);
+  }
+
+  async commit(writes: DocumentWrite[], checkpoint?: Checkpoint): Promise<void> {
+    this.db
+      .transaction(() => {
+        for (const w of writes) {
+          if (w.doc === null) this.stmt(`DELETE FROM ${table(w.collection)} WHERE id = ?`).run(w.id);
+          else
+            this.stmt(
+              `INSERT INTO ${table(w.collection)} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`,
+            ).run(w.id, JSON.stringify(w.doc));
+        }
+        if (checkpoint) {
+          this.stmt(
+            'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = max(position, excluded.position)',
+          ).run(checkpoint.name, checkpoint.position);
+        }
+      })
+      .immediate();
+  }
+
+  async getCheckpoint(name: string): Promise<string | null> {
+    const row = this.stmt('SELECT position FROM checkpoints WHERE name = ?').get(name) as { position: string } | undefined;
+    return row?.position ?? null;
+  }
+
+  async reset(collections: string[], checkpointName: string): Promise<void> {
+    this.db
+      .transaction(() => {
+        for (const c of collections) {
+          const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table(c));
+          if (exists) this.db.exec(`DELETE FROM ${table(c)}`);
+        }
+        this.db.prepare('DELETE FROM checkpoints WHERE name = ?').run(checkpointName);
+      })
+      .immediate();
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { EventStore, NewEvent, WrongExpectedRevisionError } from '../../libs/event-store/src/event-store.port.js';
+
+/** The behaviour every event store adapter must have. Each adapter's spec file calls this. */
+export function eventStoreContract(makeStore: () => Promise<EventStore>): void {
+  let store: EventStore;
+  const run = randomUUID().slice(0, 8);
+  let n = 0;
+  const stream = (category = 'contract') => `${category}-${run}_${++n}`;
+  const event = (type: string, data: Record<string, unknown> = {}): NewEvent => ({
+    id: randomUUID(),
+    type,
+    data,
+    metadata: { account_id: 'acct_1', mode: 'test', occurred_at: '2026-01-01T00:00:00.000Z', correlation_id: 'c1' },
+  });
+
+  beforeAll(async () => {
+    store = await makeStore();
+  });
+  afterAll(async () => {
+    await store.close();
+  });
+
+  test('appends to a new stream and reads it back with revisions, data and metadata', async () => {
+    const s = stream();
+    const e1 = event('thing.created', { amount: '10.50', nested: { a: [1, 2] } });
+    const e2 = event('thing.updated', { name: 'x' });
+    const result = await store.append(s, [e1, e2], 'no_stream');
+    expect(result.nextExpectedRevision).toBe(1);
+    const read = await store.readStream(s);
+    expect(read.map((e) => [e.id, e.type, e.revision, e.streamId])).toEqual([
+      [e1.id, 'thing.created', 0, s],
+      [e2.id, 'thing.updated', 1, s],
+    ]);
+    expect(read[0].data).toEqual({ amount: '10.50', nested: { a: [1, 2] } });
+    expect(read[0].metadata).toEqual(e1.metadata);
+    expect(read[1].position).toBe(result.position);
+    expect(read[1].position > read[0].position).toBe(true);
+  });
+
+  test('reading a stream that does not exist gives no events', async () => {
+    expect(await store.readStream(stream())).toEqual([]);
+  });
+
+  test('reads a stream from a revision', async () => {
+    const s = stream();
+    await store.append(s, [event('a'), event('b'), event('c')], 'no_stream');
+    expect((await store.readStream(s, 1)).map((e) => e.type)).toEqual(['b', 'c']);
+  });
+
+  test('no_stream on an existing stream is a typed conflict', async () => {
+    const s = stream();
+    await store.append(s, [event('a')], 'no_stream');
+    await expect(store.append(s, [event('b')], 'no_stream')).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    expect((await store.readStream(s)).map((e) => e.type)).toEqual(['a']);
+  });
+
+  test('an exact revision must match the last event of the stream', async () => {
+    const s = stream();
+    await store.append(s, [event('a'), event('b')], 'no_stream');
+    await expect(store.append(s, [event('x')], 0)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    await expect(store.append(stream(), [event('x')], 0)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    const ok = await store.append(s, [event('c')], 1);
+    expect(ok.nextExpectedRevision).toBe(2);
+    expect((await store.readStream(s)).map((e) => e.type)).toEqual(['a', 'b', 'c']);
+  });
+
+  test('any appends whatever the stream holds', async () => {
+    const s = stream();
+    await store.append(s, [event('a')], 'any');
+    const r = await store.append(s, [event('b')], 'any');
+    expect(r.nextExpectedRevision).toBe(1);
+  });
+
+  test('of concurrent appends with the same expected revision exactly one wins', async () => {
+    const s = stream();
+    await store.append(s, [event('created')], 'no_stream');
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => store.append(s, [event(`attempt.${i}`)], 0)),
+    );
+    const won = attempts.filter((a) => a.status === 'fulfilled');
+    const lost = attempts.filter((a) => a.status === 'rejected') as PromiseRejectedResult[];
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(9);
+    for (const l of lost) expect(l.reason).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(await store.readStream(s)).toHaveLength(2);
+  });
+
+  test('a failed append in a concurrent group does not affect the others', async () => {
+    const a = stream();
+    const b = stream();
+    await store.append(a, [event('a0')], 'no_stream');
+    const [bad, good] = await Promise.allSettled([
+      store.append(a, [event('a-wrong')], 5),
+      store.append(b, [event('b0'), event('b1')], 'no_stream'),
+    ]);
+    expect(bad.status).toBe('rejected');
+    expect(good.status).toBe('fulfilled');
+    expect((await store.readStream(b)).map((e) => e.type)).toEqual(['b0', 'b1']);
+    expect((await store.readStream(a)).map((e) => e.type)).toEqual(['a0']);
+  });
+
+  test('reads all streams in one global order, strictly after a position, in pages', async () => {
+    const start = await store.headPosition();
+    const s1 = stream();
+    const s2 = stream();
+    await store.append(s1, [event('g1')], 'no_stream');
+    await store.append(s2, [event('g2'), event('g3')], 'no_stream');
+    await store.append(s1, [event('g4')], 0);
+    const mine = (evs: { streamId: string }[]) => evs.filter((e) => e.streamId === s1 || e.streamId === s2);
+    const all = mine(await store.readAll({ after: start, maxCount: 1000 }));
+    expect(all.map((e) => e.type)).toEqual(['g1', 'g2', 'g3', 'g4']);
+    const positions = all.map((e) => e.position);
+    expect([...positions].sort()).toEqual(positions);
+    expect(new Set(positions).size).toBe(4);
+    // paging: strictly after each page's last position, no event twice, none lost
+    const paged: string[] = [];
+    let after = start;
+    for (;;) {
+      const page = await store.readAll({ after, maxCount: 2 });
+      if (page.length === 0) break;
+      paged.push(...mine(page).map((e) => e.type));
+      after = page[page.length - 1].position;
+    }
+    expect(paged).toEqual(['g1', 'g2', 'g3', 'g4']);
+    expect(await store.headPosition()).toBe(positions[3]);
+  });
+
+  test('tells listeners that events were appended', async () => {
+    let calls = 0;
+    const off = store.onAppended(() => calls++);
+    await store.append(stream(), [event('x')], 'no_stream');
+    for (let i = 0; i < 50 && calls === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    off();
+    expect(calls).toBeGreaterThan(0);
+  });
+}
