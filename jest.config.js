@@ -2,7 +2,7 @@
 const swc = {
   jsc: {
     parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
     target: 'es2022',
     keepClassNames: true,
   },

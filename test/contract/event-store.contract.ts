@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, NewEvent, WrongExpectedRevisionError } from '../../libs/event-store/src/event-store.port.js';
+import { type EventStore, type NewEvent, WrongExpectedRevisionError } from '../../libs/event-store/src/event-store.port.js';
 
 /** The behaviour every event store adapter must have. Each adapter's spec file calls this. */
 export function eventStoreContract(makeStore: () => Promise<EventStore>): void {
@@ -107,7 +107,7 @@ export function eventStoreContract(makeStore: () => Promise<EventStore>): void {
     await store.append(s1, [event('g1')], 'no_stream');
     await store.append(s2, [event('g2'), event('g3')], 'no_stream');
     await store.append(s1, [event('g4')], 0);
-    const mine = (evs: { streamId: string }[]) => evs.filter((e) => e.streamId === s1 || e.streamId === s2);
+    const mine = <T extends { streamId: string }>(evs: T[]) => evs.filter((e) => e.streamId === s1 || e.streamId === s2);
     const all = mine(await store.readAll({ after: start, maxCount: 1000 }));
     expect(all.map((e) => e.type)).toEqual(['g1', 'g2', 'g3', 'g4']);
     const positions = all.map((e) => e.position);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ReadStore } from '../../libs/read-store/src/read-store.port.js';
+import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
 
 /** The behaviour every read-model store adapter must have. */
 export function readStoreContract(makeStore: () => Promise<ReadStore>): void {

@@ -1,16 +1,36 @@
 import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { loadConfig, redactUrl } from '../../../libs/platform/src/config.js';
+import { EnsureDefaultAccount } from '../../../libs/accounts/src/application/ensure-default-account.js';
+import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
+import { createApp } from './create-app.js';
 
-@Controller()
-export class HelloController {
-  @Get('health') health() { return { ok: true }; }
+/** `npm start`: the whole service in one process (ROLE=all), or only the API (ROLE=api) or only the workers (ROLE=worker). */
+const config = loadConfig();
+const app = await createApp({ config, logRequests: true });
+app.enableShutdownHooks();
+
+const created = config.role === 'worker' ? null : await app.get(EnsureDefaultAccount).run();
+if (created) {
+  await app.get(ProjectionEngine).waitFor(created.position);
+  // Printed once, on the first start with empty stores: the only time these keys are shown.
+  console.log(
+    [
+      '',
+      `Created the default account ${created.id}. Its secret keys (shown only now):`,
+      `  test: ${created.test_key}`,
+      `  live: ${created.live_key}`,
+      `Try: curl -u ${created.test_key}: http://localhost:${config.port}/v1/events`,
+      '',
+    ].join('\n'),
+  );
 }
-@Module({ controllers: [HelloController] })
-export class AppModule {}
 
-if (process.argv[1]?.endsWith('main.js')) {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter());
-  await app.listen(3000);
+if (config.role === 'worker') {
+  await app.init();
+  console.log('worker running: projections follow the event store');
+} else {
+  await app.listen({ port: config.port, host: config.host });
+  console.log(
+    `billing service listening on http://localhost:${config.port} (event store: ${config.eventStoreUrl ? redactUrl(config.eventStoreUrl) : 'embedded'}, read models: ${config.mongoUrl ? redactUrl(config.mongoUrl) : 'embedded'}, data: ${config.dataDir}); OpenAPI at /docs`,
+  );
 }

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Checkpoint, CollectionSpec, DocumentWrite, FindQuery, ReadStore, Scalar } from './read-store.port.js';
+import type { Checkpoint, CollectionSpec, DocumentWrite, FindQuery, ReadStore, Scalar } from './read-store.port.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

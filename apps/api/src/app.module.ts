@@ -1,0 +1,31 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { AccountsModule } from '../../../libs/accounts/src/accounts.module.js';
+import { BasicAuthGuard } from '../../../libs/accounts/src/http/basic-auth.guard.js';
+import { CatalogModule } from '../../../libs/catalog/src/catalog.module.js';
+import { CustomersModule } from '../../../libs/customers/src/customers.module.js';
+import { EventsModule } from '../../../libs/events/src/events.module.js';
+import { ApiExceptionFilter } from '../../../libs/http/src/api-exception.filter.js';
+import { IdempotencyInterceptor } from '../../../libs/http/src/idempotency.js';
+import { apiValidationPipe } from '../../../libs/http/src/validation.js';
+import { PlatformModule, type PlatformOptions } from '../../../libs/platform/src/platform.module.js';
+import { HealthController } from './health.controller.js';
+
+/** The whole service: every bounded context on one platform (ports chosen by configuration). */
+@Module({})
+export class AppModule {
+  static forRoot(options: PlatformOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule],
+      controllers: [HealthController],
+      providers: [
+        { provide: APP_GUARD, useExisting: BasicAuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        { provide: APP_PIPE, useFactory: apiValidationPipe },
+      ],
+    };
+  }
+}

@@ -1,0 +1,35 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { type EventStore, WrongExpectedRevisionError } from '../../../event-store/src/event-store.port.js';
+import { type Clock, CLOCK } from '../../../shared/src/clock.js';
+import { newEventUuid } from '../../../shared/src/ids.js';
+import { EVENT_STORE } from '../../../platform/src/tokens.js';
+import { CreateAccountCommand, type CreatedAccount } from './create-account.js';
+
+/**
+ * On the first start with an empty event store, creates the default account. The claim stream
+ * makes this happen once even when several processes start together.
+ */
+@Injectable()
+export class EnsureDefaultAccount {
+  constructor(
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly commands: CommandBus,
+  ) {}
+
+  async run(): Promise<CreatedAccount | null> {
+    if ((await this.events.headPosition()) !== null) return null;
+    try {
+      await this.events.append(
+        'bootstrap-default_account',
+        [{ id: newEventUuid(), type: 'platform.default_account_claimed', data: {}, metadata: { occurred_at: this.clock.now().toISOString() } }],
+        'no_stream',
+      );
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) return null;
+      throw error;
+    }
+    return this.commands.execute(new CreateAccountCommand('Default account'));
+  }
+}

@@ -1,0 +1,51 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiError } from '../../../shared/src/errors.js';
+import type { AuthenticatedRequest } from '../../../http/src/request-context.js';
+import { AuthenticateApiKey } from '../application/authenticate-api-key.js';
+
+export const PUBLIC_ROUTE = 'billing:public-route';
+
+/** Routes marked public (health, docs) skip authentication. */
+export const Public = () => (target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
+  Reflect.defineMetadata(PUBLIC_ROUTE, true, descriptor ? descriptor.value : target);
+  return descriptor ?? target;
+};
+
+const unauthenticated = (code: string, message: string) => new ApiError(401, 'authentication_error', code, message);
+
+/**
+ * `Authorization: Basic base64(<secret key>:)` — the key is the user name, the password empty
+ * (`curl -u sk_test_…:`). `Bearer <secret key>` is accepted too.
+ */
+@Injectable()
+export class BasicAuthGuard implements CanActivate {
+  constructor(
+    private readonly auth: AuthenticateApiKey,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()])) return true;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const key = keyFromHeader(request.headers.authorization);
+    if (key === null) {
+      throw unauthenticated('missing_api_key', 'No API key provided. Use HTTP Basic authentication with your secret key as the user name and an empty password.');
+    }
+    const principal = await this.auth.authenticate(key);
+    if (!principal) throw unauthenticated('invalid_api_key', 'Invalid API key provided.');
+    request.principal = principal;
+    return true;
+  }
+}
+
+export function keyFromHeader(header: string | undefined): string | null {
+  if (!header) return null;
+  const [scheme, value] = header.trim().split(/\s+/, 2);
+  if (!value) return null;
+  if (/^bearer$/i.test(scheme)) return value;
+  if (!/^basic$/i.test(scheme)) return null;
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon === -1 ? decoded : decoded.slice(0, colon);
+}

@@ -1,0 +1,19 @@
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
+import type { ProductDoc } from '../../../../projections/products.projection.js';
+
+export class GetProductQuery {
+  constructor(
+    readonly owner: Owner,
+    readonly id: string,
+  ) {}
+}
+
+@QueryHandler(GetProductQuery)
+export class GetProductHandler implements IQueryHandler<GetProductQuery, ProductDoc> {
+  constructor(private readonly readModels: ReadModels) {}
+
+  execute({ owner, id }: GetProductQuery): Promise<ProductDoc> {
+    return this.readModels.get<ProductDoc>('products', 'product', id, owner);
+  }
+}

@@ -1,0 +1,56 @@
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { ReadModels, type Owner } from '../../../platform/src/read-models.js';
+import { invalidParam } from '../../../shared/src/errors.js';
+import { type ListPage, listPage } from '../../../http/src/list.js';
+import type { FeedEntry, PublicEvent } from '../../../../projections/event-feed.projection.js';
+import { toPublic } from '../../../../projections/runtime/projection.js';
+import type { Scalar } from '../../../read-store/src/read-store.port.js';
+
+export interface EventFilter {
+  limit?: number;
+  starting_after?: string;
+  type?: string;
+  object_id?: string;
+}
+
+export class ListEventsQuery {
+  constructor(
+    readonly owner: Owner,
+    readonly filter: EventFilter,
+    readonly url: string,
+  ) {}
+}
+
+/**
+ * The feed pages forward in the global order (oldest first): a consumer that starts without a
+ * cursor and passes the last id it saw as `starting_after` sees every event once, in order.
+ */
+@QueryHandler(ListEventsQuery)
+export class ListEventsHandler implements IQueryHandler<ListEventsQuery, ListPage<PublicEvent>> {
+  constructor(private readonly readModels: ReadModels) {}
+
+  async execute({ owner, filter, url }: ListEventsQuery): Promise<ListPage<PublicEvent>> {
+    const limit = filter.limit ?? 10;
+    const where: Record<string, Scalar> = { _account: owner.accountId, is_test: owner.mode === 'test' };
+    if (filter.type) {
+      if (filter.type.endsWith('.*')) where._type_prefix = filter.type.slice(0, -2);
+      else where.type = filter.type;
+    }
+    if (filter.object_id) where._object_id = filter.object_id;
+    let after: { value: Scalar; id: string } | undefined;
+    if (filter.starting_after) {
+      const cursor = await this.readModels.store.get<FeedEntry>('events', filter.starting_after);
+      if (!cursor || cursor._account !== owner.accountId || cursor.is_test !== (owner.mode === 'test')) {
+        throw invalidParam('starting_after', `No such event: '${filter.starting_after}'`);
+      }
+      after = { value: cursor._seq, id: cursor.id };
+    }
+    const rows = await this.readModels.store.find<FeedEntry>('events', {
+      where,
+      orderBy: { field: '_seq', direction: 'asc' },
+      after,
+      limit: limit + 1,
+    });
+    return listPage(url, rows.map((r) => toPublic(r) as PublicEvent), limit);
+  }
+}

@@ -1,0 +1,86 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
+import { type Clock, CLOCK } from '../../shared/src/clock.js';
+import { Decider, DomainEvent } from '../../shared/src/decider.js';
+import { ApiError } from '../../shared/src/errors.js';
+import { newEventUuid } from '../../shared/src/ids.js';
+import type { CommandContext } from './command-context.js';
+import { EVENT_STORE } from './tokens.js';
+
+export interface Execution<S> {
+  state: S;
+  /** Events appended by this command (empty when the decider had nothing to say). */
+  events: RecordedEvent[];
+  /** Global position of the last appended event, for read-your-writes. */
+  position: string | null;
+}
+
+const MAX_ATTEMPTS = 8;
+
+/**
+ * The write path of every command: load the stream, fold it into state, decide, append with the
+ * expected revision; on a concurrent write, reload and decide again.
+ */
+@Injectable()
+export class AggregateExecutor {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  now(): Date {
+    return this.clock.now();
+  }
+
+  async load<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string) {
+    const history = await this.store.readStream(streamId);
+    const state = history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState);
+    return { state, revision: history.length - 1, history };
+  }
+
+  async execute<C, S, E extends DomainEvent>(
+    decider: Decider<C, S, E>,
+    streamId: string,
+    command: (now: Date) => C,
+    ctx: CommandContext | null,
+  ): Promise<Execution<S>> {
+    for (let attempt = 1; ; attempt++) {
+      const { state, revision } = await this.load(decider, streamId);
+      const now = this.clock.now();
+      const decided = decider.decide(command(now), state);
+      if (decided.length === 0) return { state, events: [], position: null };
+      const events: NewEvent[] = decided.map((e) => ({
+        id: newEventUuid(),
+        type: e.type,
+        data: e.data as Record<string, unknown>,
+        metadata: {
+          account_id: ctx?.accountId,
+          mode: ctx?.mode,
+          request_id: ctx?.requestId ?? undefined,
+          idempotency_key: ctx?.idempotencyKey ?? null,
+          causation_id: ctx?.causationId ?? ctx?.requestId ?? undefined,
+          correlation_id: ctx?.correlationId ?? ctx?.requestId ?? undefined,
+          occurred_at: now.toISOString(),
+        },
+      }));
+      try {
+        const result = await this.store.append(streamId, events, revision < 0 ? 'no_stream' : revision);
+        const recorded: RecordedEvent[] = events.map((e, i) => ({
+          ...e,
+          streamId,
+          revision: result.nextExpectedRevision - (events.length - 1 - i),
+          position: i === events.length - 1 ? result.position : '',
+        }));
+        return { state: decided.reduce((s, e) => decider.evolve(s, e), state), events: recorded, position: result.position };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) {
+          if (error instanceof WrongExpectedRevisionError) {
+            throw new ApiError(409, 'invalid_request_error', 'concurrent_update', 'The object was changed by another request; retry.');
+          }
+          throw error;
+        }
+        await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+      }
+    }
+  }
+}

@@ -1,0 +1,12 @@
+/** Who is asking, on whose behalf, in which mode: travels from the request into every event's metadata. */
+export interface CommandContext {
+  accountId: string;
+  mode: 'test' | 'live';
+  requestId: string | null;
+  idempotencyKey: string | null;
+  /** Id of the event that caused this command, when an event (not a request) caused it. */
+  causationId?: string | null;
+  correlationId?: string | null;
+}
+
+export const isTest = (ctx: Pick<CommandContext, 'mode'>) => ctx.mode === 'test';

@@ -1,0 +1,45 @@
+import { join, resolve } from 'node:path';
+
+export type Role = 'all' | 'api' | 'worker';
+
+/** Service configuration, from the environment. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** `esdb://…`: when set, EventStoreDB is the event store; otherwise the embedded SQLite one. */
+  eventStoreUrl: string | null;
+  /** `mongodb://…`: when set, MongoDB holds the read models; otherwise embedded SQLite. */
+  mongoUrl: string | null;
+  /** `all`: API and projectors in one process; `api`: HTTP only; `worker`: projectors only. */
+  role: Role;
+  checkoutUrl: string;
+  portalUrl: string;
+  logLevel: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const role = (env.ROLE ?? 'all') as Role;
+  if (!['all', 'api', 'worker'].includes(role)) throw new Error(`ROLE must be all, api or worker (got ${role})`);
+  const port = Number(env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number (got ${env.PORT})`);
+  return {
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    dataDir: resolve(env.DATA_DIR ?? './data'),
+    eventStoreUrl: env.EVENTSTORE_URL || null,
+    mongoUrl: env.MONGO_URL || null,
+    role,
+    checkoutUrl: (env.CHECKOUT_URL ?? `http://localhost:${port}/checkout`).replace(/\/$/, ''),
+    portalUrl: (env.PORTAL_URL ?? `http://localhost:${port}/portal`).replace(/\/$/, ''),
+    logLevel: env.LOG_LEVEL ?? 'info',
+  };
+}
+
+export const eventStoreFile = (config: Config) => join(config.dataDir, 'events.sqlite');
+export const readStoreFile = (config: Config) => join(config.dataDir, 'read-models.sqlite');
+
+/** A URL without its user and password, for logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}

@@ -1,0 +1,71 @@
+import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { EventStore } from '../../event-store/src/event-store.port.js';
+import type { ReadStore } from '../../read-store/src/read-store.port.js';
+import { type Clock, CLOCK, SystemClock } from '../../shared/src/clock.js';
+import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
+import { allProjections } from '../../../projections/index.js';
+import { AggregateExecutor } from './aggregate-executor.js';
+import type { Config } from './config.js';
+import { ReadModels } from './read-models.js';
+import { WriteThenRead } from './write-then-read.js';
+import { createEventStore, createReadStore } from './stores.js';
+import { CONFIG, EVENT_STORE, READ_STORE } from './tokens.js';
+
+export interface PlatformOptions {
+  config: Config;
+  clock?: Clock;
+  eventStore?: EventStore;
+  readStore?: ReadStore;
+}
+
+/** Starts the projectors (unless ROLE=api) once the app is up, and closes the stores on shutdown. */
+@Injectable()
+export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('platform');
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    private readonly engine: ProjectionEngine,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(READ_STORE) private readonly store: ReadStore,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.engine.init();
+    if (this.config.role !== 'api') {
+      await this.engine.catchUp();
+      this.engine.start();
+    }
+    this.logger.log(`event store: ${this.events.kind}, read models: ${this.store.kind}, role: ${this.config.role}`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.engine.stop();
+    await this.events.close();
+    await this.store.close();
+  }
+}
+
+/** The ports (event store, read store, clock), the write path and the projections, for every context. */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(options: PlatformOptions): DynamicModule {
+    const eventStore = options.eventStore ?? createEventStore(options.config);
+    const readStore = options.readStore ?? createReadStore(options.config);
+    return {
+      module: PlatformModule,
+      providers: [
+        { provide: CONFIG, useValue: options.config },
+        { provide: CLOCK, useValue: options.clock ?? new SystemClock() },
+        { provide: EVENT_STORE, useValue: eventStore },
+        { provide: READ_STORE, useValue: readStore },
+        { provide: ProjectionEngine, useFactory: () => new ProjectionEngine(allProjections(), eventStore, readStore) },
+        AggregateExecutor,
+        ReadModels,
+        WriteThenRead,
+        PlatformLifecycle,
+      ],
+      exports: [CONFIG, CLOCK, EVENT_STORE, READ_STORE, ProjectionEngine, AggregateExecutor, ReadModels, WriteThenRead],
+    };
+  }
+}

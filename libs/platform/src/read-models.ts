@@ -1,0 +1,66 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ReadStore, Scalar } from '../../read-store/src/read-store.port.js';
+import { toPublic } from '../../../projections/runtime/projection.js';
+import { invalidParam, notFound } from '../../shared/src/errors.js';
+import { type ListPage, listPage } from '../../http/src/list.js';
+import { READ_STORE } from './tokens.js';
+
+/** Fields every tenant-owned read-model document carries. */
+export interface OwnedDoc {
+  id: string;
+  is_test: boolean;
+  _account: string;
+  /** Sort key of lists: creation time (ISO 8601). */
+  _created: string;
+  _deleted?: boolean;
+  [key: string]: unknown;
+}
+
+export interface Owner {
+  accountId: string;
+  mode: 'test' | 'live';
+}
+
+/**
+ * Reads of tenant-owned documents: another account's object, or the other mode's, is "not found".
+ */
+@Injectable()
+export class ReadModels {
+  constructor(@Inject(READ_STORE) readonly store: ReadStore) {}
+
+  async find<T extends OwnedDoc>(collection: string, id: string, owner: Owner): Promise<T | null> {
+    const doc = await this.store.get<T>(collection, id);
+    if (!doc || doc._account !== owner.accountId || doc.is_test !== (owner.mode === 'test') || doc._deleted) return null;
+    return doc;
+  }
+
+  /** The public document, or a 404 naming the resource. */
+  async get<T extends OwnedDoc>(collection: string, resource: string, id: string, owner: Owner): Promise<T> {
+    const doc = await this.find<T>(collection, id, owner);
+    if (!doc) throw notFound(resource, id);
+    return toPublic(doc);
+  }
+
+  async list<T extends OwnedDoc>(
+    collection: string,
+    url: string,
+    owner: Owner,
+    query: { limit?: number; starting_after?: string },
+    where: Record<string, Scalar | Scalar[]> = {},
+  ): Promise<ListPage<T>> {
+    const limit = query.limit ?? 10;
+    let after: { value: Scalar; id: string } | undefined;
+    if (query.starting_after) {
+      const cursor = await this.find<T>(collection, query.starting_after, owner);
+      if (!cursor) throw invalidParam('starting_after', `No such object: '${query.starting_after}'`);
+      after = { value: cursor._created, id: cursor.id };
+    }
+    const rows = await this.store.find<T>(collection, {
+      where: { _account: owner.accountId, is_test: owner.mode === 'test', _deleted: false, ...where },
+      orderBy: { field: '_created', direction: 'desc' },
+      after,
+      limit: limit + 1,
+    });
+    return listPage(url, rows.map((r) => toPublic(r)), limit);
+  }
+}

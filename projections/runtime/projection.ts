@@ -1,0 +1,38 @@
+import type { RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
+import type { CollectionSpec, DocumentWrite } from '../../libs/read-store/src/read-store.port.js';
+
+/** A read-model document. `_`-prefixed fields are internal and never leave the service. */
+export type Doc = Record<string, unknown> & { id: string };
+
+/** The runner stamps every document with the position of the last event applied to it. */
+export const APPLIED_AT = '_position';
+
+/**
+ * A projector: a pure `(document, event) → document` function per document an event touches,
+ * plus what the runner needs to find those documents.
+ */
+export interface Projection<D extends Doc = Doc> {
+  /** Also the checkpoint name; `projections rebuild <name>` uses it. */
+  readonly name: string;
+  /**
+   * For public resources: the stream category whose aggregate this projection renders
+   * (`product` for streams `product-prod_…`). The event feed uses it for `data.object`.
+   */
+  readonly category?: string;
+  /** The collection `project` writes to, and any others `derive` writes to. */
+  readonly collection: string;
+  readonly collections: CollectionSpec[];
+  /** Ids (in `collection`) of the documents this event changes; [] when it does not concern this projection. */
+  documentIds(event: RecordedEvent): string[];
+  /** The document after the event; null deletes it. Must be pure. */
+  project(doc: D | null, event: RecordedEvent, id: string): D | null;
+  /** Further documents that follow from the change (pure as well), e.g. the public event entry. */
+  derive?(event: RecordedEvent, after: D | null, before: D | null): DocumentWrite[];
+}
+
+/** A document as the API shows it: internal `_` fields removed. */
+export function toPublic<T extends Record<string, unknown>>(doc: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc)) if (!k.startsWith('_')) out[k] = v;
+  return out as T;
+}
