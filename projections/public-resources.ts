@@ -1,3 +1,5 @@
+import { customersProjection } from './customers.projection.js';
+import { pricesProjection } from './prices.projection.js';
 import { productsProjection } from './products.projection.js';
 import type { Projection } from './runtime/projection.js';
 
@@ -6,5 +8,5 @@ import type { Projection } from './runtime/projection.js';
  * feed what `data.object` looks like after one of its events (matched by stream category).
  */
 export function publicResourceProjections(): Projection[] {
-  return [productsProjection] as Projection[];
+  return [productsProjection, pricesProjection, customersProjection] as Projection[];
 }

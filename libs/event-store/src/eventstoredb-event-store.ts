@@ -1,0 +1,280 @@
+import { ANY, BACKWARDS, END, EventStoreDBClient, FORWARDS, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError, excludeSystemEvents, jsonEvent } from '@eventstore/db-client';
+import type {
+  AllStreamRecordedEvent,
+  AllStreamSubscription,
+  AppendExpectedRevision,
+  Direction,
+  Position,
+  ReadPosition,
+  RecordedEvent as EsdbRecordedEvent,
+} from '@eventstore/db-client';
+import { type AppendResult, type EventMetadata, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type RecordedEvent, WrongExpectedRevisionError } from './event-store.port.js';
+import { decodePosition, encodePosition } from './positions.js';
+
+/** Largest page asked of the server in one `$all` read. */
+const MAX_BATCH = 1000;
+/** Page size when walking `$all` backwards to find the newest non-system event. */
+const HEAD_BATCH = 100;
+/** Delay before re-opening a dropped `$all` subscription. */
+const RESUBSCRIBE_DELAY_MS = 1000;
+
+/**
+ * Event store on EventStoreDB (22.6 or later: events read from a stream must carry their
+ * position in the transaction log). Streams are used as named by the caller (`<category>-<id>`).
+ *
+ * Global positions are the server's `{commit, prepare}` encoded with `encodePosition`; the
+ * server's system events (`$`-prefixed types or streams) are never returned.
+ */
+export class EventStoreDbEventStore implements EventStore {
+  readonly kind = 'eventstoredb';
+  private readonly client: EventStoreDBClient;
+  private readonly redact: (text: string) => string;
+  /** Keyed by a token so the same function registered twice is two registrations. */
+  private readonly listeners = new Map<symbol, () => void>();
+  private subscription: AllStreamSubscription | null = null;
+  private resubscribeTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(connectionString: string) {
+    this.redact = redactor(connectionString);
+    this.client = EventStoreDBClient.connectionString(connectionString);
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    let result;
+    try {
+      result = await this.client.appendToStream(
+        streamId,
+        events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })),
+        { expectedRevision: toEsdbExpected(expected) },
+      );
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        const actual = error.actualVersion;
+        throw new WrongExpectedRevisionError(
+          streamId,
+          expected,
+          actual === NO_STREAM || actual < 0n ? 'no_stream' : Number(actual),
+        );
+      }
+      throw error;
+    }
+    const nextExpectedRevision = Number(result.nextExpectedRevision);
+    const position = result.position ?? (await this.appendedPosition(streamId, result.nextExpectedRevision));
+    this.notify();
+    return { nextExpectedRevision, position: encodePosition(position.commit, position.prepare) };
+  }
+
+  /** Fallback when the append response carries no position: read it from the event itself. */
+  private async appendedPosition(streamId: string, revision: bigint): Promise<Position> {
+    for await (const resolved of this.client.readStream(streamId, { fromRevision: revision, maxCount: 1 })) {
+      if (resolved.event?.position) return resolved.event.position;
+    }
+    throw new Error(`stream ${streamId}: no position for revision ${revision} (EventStoreDB 22.6 or later is required)`);
+  }
+
+  async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    try {
+      const read = this.client.readStream(streamId, {
+        fromRevision: BigInt(fromRevision),
+        direction: FORWARDS,
+        resolveLinkTos: false,
+      });
+      for await (const resolved of read) {
+        if (resolved.event) out.push(toRecorded(resolved.event));
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+    return out;
+  }
+
+  /**
+   * `$all` forwards, strictly after `after`. The server reads from a position inclusively and
+   * returns system events we skip, so this reads in pages until it has `maxCount` events or
+   * reaches the end of the log (never returns [] while user events remain).
+   */
+  async readAll({ after, maxCount }: ReadAllOptions): Promise<RecordedEvent[]> {
+    if (maxCount <= 0) return [];
+    const out: RecordedEvent[] = [];
+    let from: ReadPosition = after ? decodePosition(after) : START;
+    let seen: string | null = after ?? null;
+    const batch = Math.max(2, Math.min(maxCount + 1, MAX_BATCH));
+    while (out.length < maxCount) {
+      const page = await this.readAllPage(from, FORWARDS, batch);
+      for (const event of page) {
+        if (seen !== null && positionOf(event) <= seen) continue;
+        if (out.length < maxCount && !isSystem(event)) out.push(toRecorded(event));
+      }
+      if (page.length < batch) break;
+      const last = page[page.length - 1].position;
+      from = last;
+      seen = encodePosition(last.commit, last.prepare);
+    }
+    return out;
+  }
+
+  async headPosition(): Promise<string | null> {
+    let from: ReadPosition = END;
+    let seen: string | null = null;
+    for (;;) {
+      const page = await this.readAllPage(from, BACKWARDS, HEAD_BATCH);
+      for (const event of page) {
+        if (seen !== null && positionOf(event) >= seen) continue;
+        if (!isSystem(event)) return positionOf(event);
+      }
+      if (page.length < HEAD_BATCH) return null;
+      const last = page[page.length - 1].position;
+      from = last;
+      seen = encodePosition(last.commit, last.prepare);
+    }
+  }
+
+  /** One page of `$all`, drained whole (leaving the iteration early would leave the gRPC call running). */
+  private async readAllPage(from: ReadPosition, direction: Direction, maxCount: number): Promise<AllStreamRecordedEvent[]> {
+    const page: AllStreamRecordedEvent[] = [];
+    for await (const resolved of this.client.readAll({ fromPosition: from, direction, maxCount, resolveLinkTos: false })) {
+      if (resolved.event) page.push(resolved.event);
+    }
+    return page;
+  }
+
+  onAppended(listener: () => void): () => void {
+    const token = Symbol('listener');
+    this.listeners.set(token, listener);
+    this.subscribe();
+    return () => {
+      this.listeners.delete(token);
+      if (this.listeners.size === 0) void this.unsubscribe();
+    };
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners.values()]) {
+      try {
+        listener();
+      } catch (error) {
+        process.stderr.write(`[eventstoredb] onAppended listener threw: ${this.describe(error)}\n`);
+      }
+    }
+  }
+
+  /** One live `$all` subscription from the end, while there is at least one listener. */
+  private subscribe(): void {
+    if (this.closed || this.subscription || this.resubscribeTimer || this.listeners.size === 0) return;
+    const sub = this.client.subscribeToAll({ fromPosition: END, filter: excludeSystemEvents() });
+    this.subscription = sub;
+    const dropped = (error?: unknown) => {
+      if (this.subscription !== sub) return; // stopped on purpose, or already handled
+      this.subscription = null;
+      sub.unsubscribe().catch(() => undefined);
+      if (this.closed || this.listeners.size === 0) return;
+      const reason = error === undefined ? 'subscription ended' : this.describe(error);
+      process.stderr.write(`[eventstoredb] $all subscription dropped (${reason}); resubscribing in ${RESUBSCRIBE_DELAY_MS}ms\n`);
+      this.resubscribeTimer = setTimeout(() => {
+        this.resubscribeTimer = null;
+        this.subscribe();
+      }, RESUBSCRIBE_DELAY_MS);
+      this.resubscribeTimer.unref();
+    };
+    sub.on('data', () => this.notify());
+    sub.on('error', (error) => dropped(error));
+    sub.on('end', () => dropped());
+    sub.on('close', () => dropped());
+  }
+
+  private async unsubscribe(): Promise<void> {
+    if (this.resubscribeTimer) clearTimeout(this.resubscribeTimer);
+    this.resubscribeTimer = null;
+    const sub = this.subscription;
+    this.subscription = null;
+    if (sub) await sub.unsubscribe().catch(() => undefined);
+  }
+
+  private describe(error: unknown): string {
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return this.redact(text);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+    await this.unsubscribe();
+    await this.client.dispose();
+  }
+}
+
+function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
+  if (expected === 'no_stream') return NO_STREAM;
+  if (expected === 'any') return ANY;
+  if (!Number.isSafeInteger(expected)) throw new Error(`invalid expected revision: ${expected}`);
+  // -1 is "the stream has no events", as in the embedded store.
+  return expected < 0 ? NO_STREAM : BigInt(expected);
+}
+
+function positionOf(event: AllStreamRecordedEvent): string {
+  return encodePosition(event.position.commit, event.position.prepare);
+}
+
+function isSystem(event: { type: string; streamId: string }): boolean {
+  return event.type.startsWith('$') || event.streamId.startsWith('$');
+}
+
+function toRecorded(event: EsdbRecordedEvent): RecordedEvent {
+  if (!event.position) {
+    throw new Error(`event ${event.id} in ${event.streamId} has no position (EventStoreDB 22.6 or later is required)`);
+  }
+  const metadata =
+    event.metadata === undefined
+      ? { occurred_at: event.created.toISOString() }
+      : jsonObject(event.metadata, `metadata of event ${event.id} in ${event.streamId}`);
+  return {
+    id: event.id,
+    streamId: event.streamId,
+    revision: Number(event.revision),
+    type: event.type,
+    data: jsonObject(event.data, `data of event ${event.id} in ${event.streamId}`),
+    metadata: metadata as EventMetadata,
+    position: encodePosition(event.position.commit, event.position.prepare),
+  };
+}
+
+/** The client parses JSON events; bytes (binary events, unparsable metadata) are decoded here. */
+function jsonObject(value: unknown, what: string): Record<string, unknown> {
+  let parsed = value;
+  if (value instanceof Uint8Array) {
+    try {
+      parsed = JSON.parse(Buffer.from(value).toString('utf8'));
+    } catch {
+      throw new Error(`${what} is not JSON`);
+    }
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${what} is not a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+/** Removes the connection string's user info (and password) from text meant for logs. */
+function redactor(connectionString: string): (text: string) => string {
+  const rest = connectionString.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+  const main = rest.split('?')[0];
+  const at = main.lastIndexOf('@');
+  const userInfo = at >= 0 ? main.slice(0, at) : '';
+  const password = userInfo.includes(':') ? userInfo.slice(userInfo.indexOf(':') + 1) : '';
+  const secrets = [userInfo, password, safeDecode(password)].filter((s) => s.length >= 3);
+  return (text) => {
+    let out = text.replace(/(:\/\/)[^\s/?#]*@/g, '$1');
+    for (const secret of secrets) out = out.split(secret).join('***');
+    return out;
+  };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,252 @@
+import { MongoClient, MongoServerError } from 'mongodb';
+import type { AnyBulkWriteOperation, ClientSession, Collection, Db, Document, Filter, IndexDirection } from 'mongodb';
+import type { Checkpoint, CollectionSpec, DocumentWrite, FindQuery, ReadStore, Scalar } from './read-store.port.js';
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const DEFAULT_DATABASE = 'billing';
+const CHECKPOINTS = 'checkpoints';
+/** Server error code for "collection already exists". */
+const NAMESPACE_EXISTS = 48;
+/** Every BSON type a JSON value can have except null: what a unique index indexes (see ensureCollections). */
+const NON_NULL_JSON_TYPES = ['string', 'number', 'bool', 'object', 'array'];
+
+function checkName(name: string): string {
+  if (!NAME.test(name)) throw new Error(`invalid collection or field name: ${name}`);
+  return name;
+}
+
+const collectionName = (collection: string) => `rm_${checkName(collection)}`;
+
+/** A read-model document as stored: the document's own fields plus `_id` = its id. */
+interface StoredDoc {
+  _id: string;
+  [field: string]: unknown;
+}
+
+interface CheckpointDoc {
+  _id: string;
+  position: string;
+}
+
+/** Database name from the URL path (`mongodb://host/<db>?…`), `billing` when absent. */
+function databaseName(url: string): string {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/i.exec(url);
+  const name = match ? decodeURIComponent(match[1]) : '';
+  return name || DEFAULT_DATABASE;
+}
+
+/** The document as JSON would carry it (what the SQLite store returns), checked to be storable. */
+function normalize(id: string, doc: Record<string, unknown>): Record<string, unknown> {
+  const json = JSON.parse(JSON.stringify(doc)) as Record<string, unknown>;
+  if (Object.prototype.hasOwnProperty.call(json, '_id')) {
+    throw new Error(`document ${id}: a read-model document cannot have its own _id field`);
+  }
+  return json;
+}
+
+function strip<T>(stored: StoredDoc): T {
+  const { _id, ...doc } = stored;
+  return doc as T;
+}
+
+/**
+ * Read-model store on MongoDB: one collection `rm_<name>` per read-model collection, documents
+ * stored as they are with `_id` = their id, checkpoints in `checkpoints` (`_id` = name).
+ *
+ * A commit is one transaction when the server is a replica set or a sharded cluster; on a
+ * standalone server the documents are written first and the checkpoint last (a crash in between
+ * leaves the checkpoint behind its documents, so the batch is re-applied, never skipped).
+ *
+ * Queries mirror the SQLite store's semantics: equality does not match inside arrays, null matches
+ * null or missing, null never matches inside an any-of list.
+ */
+export class MongoReadStore implements ReadStore {
+  readonly kind = 'mongodb';
+  private readonly client: MongoClient;
+  private readonly db: Db;
+  private transactions?: Promise<boolean>;
+  private checkpointsReady?: Promise<void>;
+
+  constructor(url: string) {
+    this.client = new MongoClient(url);
+    this.db = this.client.db(databaseName(url));
+  }
+
+  private collection(name: string): Collection<StoredDoc> {
+    return this.db.collection<StoredDoc>(collectionName(name));
+  }
+
+  private get checkpoints(): Collection<CheckpointDoc> {
+    return this.db.collection<CheckpointDoc>(CHECKPOINTS);
+  }
+
+  private async createCollection(name: string): Promise<void> {
+    try {
+      await this.db.createCollection(name);
+    } catch (error) {
+      if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
+    }
+  }
+
+  /** Collections cannot always be created inside a transaction: make `checkpoints` exist beforehand. */
+  private ensureCheckpoints(): Promise<void> {
+    this.checkpointsReady ??= this.createCollection(CHECKPOINTS).catch((error) => {
+      this.checkpointsReady = undefined;
+      throw error;
+    });
+    return this.checkpointsReady;
+  }
+
+  /** Transactions need a replica set (`setName`) or mongos (`msg: 'isdbgrid'`); asked once. */
+  private supportsTransactions(): Promise<boolean> {
+    this.transactions ??= this.detectTransactions().catch((error) => {
+      this.transactions = undefined;
+      throw error;
+    });
+    return this.transactions;
+  }
+
+  private async detectTransactions(): Promise<boolean> {
+    const admin = this.client.db('admin');
+    let hello: Document;
+    try {
+      hello = await admin.command({ hello: 1 });
+    } catch (error) {
+      if (!(error instanceof MongoServerError)) throw error;
+      hello = await admin.command({ isMaster: 1 }); // servers older than 4.4.2
+    }
+    return typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
+  }
+
+  async ensureCollections(specs: CollectionSpec[]): Promise<void> {
+    await this.ensureCheckpoints();
+    for (const spec of specs) {
+      const name = collectionName(spec.name);
+      await this.createCollection(name);
+      for (const index of spec.indexes) {
+        const fields = index.fields.map(checkName);
+        const keys: Record<string, IndexDirection> = {};
+        for (const f of fields) keys[f] = 1;
+        if (index.unique) {
+          // Like SQLite's UNIQUE (NULLs are distinct): documents with any of the fields null or
+          // missing are left out of the index instead of colliding with each other.
+          const partialFilterExpression: Document = {};
+          for (const f of fields) partialFilterExpression[f] = { $type: NON_NULL_JSON_TYPES };
+          await this.db
+            .collection(name)
+            .createIndex(keys, { name: `${fields.join('__')}__unique`, unique: true, partialFilterExpression });
+        } else {
+          // `_id` last, so a filtered query sorted by the last field (then by id) is served by the index.
+          if (!fields.includes('_id')) keys._id = 1;
+          await this.db.collection(name).createIndex(keys, { name: fields.join('__') });
+        }
+      }
+    }
+  }
+
+  async get<T>(collection: string, id: string): Promise<T | null> {
+    const found = await this.collection(collection).findOne({ _id: id });
+    return found ? strip<T>(found) : null;
+  }
+
+  async getMany<T>(collection: string, ids: string[]): Promise<Map<string, T>> {
+    const found = new Map<string, T>();
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return found;
+    const docs = await this.collection(collection)
+      .find({ _id: { $in: unique } })
+      .toArray();
+    for (const doc of docs) found.set(doc._id, strip<T>(doc));
+    return found;
+  }
+
+  async find<T>(collection: string, query: FindQuery): Promise<T[]> {
+    if (query.limit <= 0) return [];
+    const and: Document[] = [];
+    for (const [name, value] of Object.entries(query.where ?? {})) {
+      const f = checkName(name);
+      if (Array.isArray(value)) {
+        // SQLite's `IN (…)` never matches NULL, so null in the list matches nothing.
+        const values = value.filter((v) => v !== null);
+        if (values.length === 0) return [];
+        and.push({ [f]: { $in: values, $not: { $type: 'array' } } });
+      } else {
+        // `$eq: null` matches null or missing, as json_extract(…) IS NULL does. Arrays are excluded:
+        // Mongo would match an element of an array, SQLite compares the whole value.
+        and.push({ [f]: { $eq: value, $not: { $type: 'array' } } });
+      }
+    }
+    const sortField = checkName(query.orderBy.field);
+    const desc = query.orderBy.direction === 'desc';
+    if (query.after) {
+      const op = desc ? '$lt' : '$gt';
+      const v: Scalar = query.after.value;
+      // The first clause is implied by the second; it gives the planner a range on the sort field.
+      and.push({ [sortField]: { [desc ? '$lte' : '$gte']: v } });
+      and.push({ $or: [{ [sortField]: { [op]: v } }, { [sortField]: { $eq: v }, _id: { [op]: query.after.id } }] });
+    }
+    const dir = desc ? -1 : 1;
+    const filter = (and.length ? { $and: and } : {}) as Filter<StoredDoc>;
+    const docs = await this.collection(collection)
+      .find(filter, { sort: { [sortField]: dir, _id: dir }, limit: query.limit })
+      .toArray();
+    return docs.map((doc) => strip<T>(doc));
+  }
+
+  async commit(writes: DocumentWrite[], checkpoint?: Checkpoint): Promise<void> {
+    if (writes.length === 0 && !checkpoint) return;
+    // Per collection, in the order given (the same id may be written twice in one batch).
+    const byCollection = new Map<string, AnyBulkWriteOperation<StoredDoc>[]>();
+    for (const w of writes) {
+      const name = collectionName(w.collection);
+      let ops = byCollection.get(name);
+      if (!ops) byCollection.set(name, (ops = []));
+      if (w.doc === null) ops.push({ deleteOne: { filter: { _id: w.id } } });
+      else ops.push({ replaceOne: { filter: { _id: w.id }, replacement: normalize(w.id, w.doc), upsert: true } });
+    }
+    const run = async (session?: ClientSession) => {
+      for (const [name, ops] of byCollection) {
+        await this.db.collection<StoredDoc>(name).bulkWrite(ops, { ordered: true, session });
+      }
+      if (checkpoint) {
+        // `$max` only ever moves the position forward (positions compare as strings) and, unlike a
+        // conditional upsert, raises no duplicate-key error that would abort a transaction.
+        await this.checkpoints.updateOne(
+          { _id: checkpoint.name },
+          { $max: { position: checkpoint.position } },
+          { upsert: true, session },
+        );
+      }
+    };
+    if (await this.supportsTransactions()) {
+      await this.ensureCheckpoints();
+      const session = this.client.startSession();
+      try {
+        await session.withTransaction(() => run(session));
+      } finally {
+        await session.endSession();
+      }
+    } else {
+      await run();
+    }
+  }
+
+  async getCheckpoint(name: string): Promise<string | null> {
+    const found = await this.checkpoints.findOne({ _id: name });
+    return found?.position ?? null;
+  }
+
+  /**
+   * The checkpoint goes first: a crash part-way leaves documents to be rebuilt over, never a
+   * checkpoint claiming documents that were deleted.
+   */
+  async reset(collections: string[], checkpointName: string): Promise<void> {
+    const names = collections.map(collectionName);
+    await this.checkpoints.deleteOne({ _id: checkpointName });
+    for (const name of names) await this.db.collection(name).deleteMany({});
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
