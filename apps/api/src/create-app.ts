@@ -1,3 +1,4 @@
+import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -17,11 +18,11 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
       ? { level: options.config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] }
       : false,
     genReqId: () => newId('req'),
-    requestIdLogLabel: 'request_id',
     bodyLimit: 1024 * 1024,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
-    logger: options.logRequests ? ['log', 'warn', 'error'] : ['error'],
+    // Application logs as JSON lines too, like Fastify's request logs.
+    logger: options.logRequests ? new ConsoleLogger({ json: true, logLevels: ['log', 'warn', 'error'] }) : ['error'],
     abortOnError: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
