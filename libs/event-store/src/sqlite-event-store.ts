@@ -13,6 +13,8 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
+type Outcome = { ok: AppendResult } | { error: unknown };
+
 interface EventRow {
   seq: number;
   event_id: string;
@@ -37,6 +39,8 @@ export class SqliteEventStore implements EventStore {
   private queue: PendingAppend[] = [];
   private flushScheduled = false;
   private readonly stmts;
+  /** One transaction for the whole group, a savepoint per append. */
+  private readonly writeBatch: Database.Transaction<(batch: PendingAppend[]) => Outcome[]>;
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -61,6 +65,16 @@ export class SqliteEventStore implements EventStore {
       );
     `);
     this.emitter.setMaxListeners(0);
+    const appendOne = this.db.transaction((item: PendingAppend) => this.appendInTransaction(item));
+    this.writeBatch = this.db.transaction((batch: PendingAppend[]) =>
+      batch.map((item): Outcome => {
+        try {
+          return { ok: appendOne(item) };
+        } catch (error) {
+          return { error };
+        }
+      }),
+    );
     this.stmts = {
       streamRevision: this.db.prepare<[string], { revision: number }>('SELECT revision FROM streams WHERE stream_id = ?'),
       upsertStream: this.db.prepare(
@@ -92,19 +106,9 @@ export class SqliteEventStore implements EventStore {
     const batch = this.queue;
     this.queue = [];
     this.flushScheduled = false;
-    const outcomes: Array<{ ok: AppendResult } | { error: unknown }> = [];
-    const appendOne = this.db.transaction((item: PendingAppend) => this.appendInTransaction(item));
-    const all = this.db.transaction(() => {
-      for (const item of batch) {
-        try {
-          outcomes.push({ ok: appendOne(item) });
-        } catch (error) {
-          outcomes.push({ error });
-        }
-      }
-    });
+    let outcomes: Outcome[];
     try {
-      all.immediate();
+      outcomes = this.writeBatch.immediate(batch);
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;

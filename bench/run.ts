@@ -1,0 +1,148 @@
+/**
+ * `npm run bench`: figures measured in this run, each against a baseline measured in the same run.
+ *  1. Embedded event store append throughput (single-event and 10-event commits) vs a plain
+ *     better-sqlite3 insert loop writing the same rows with the same durability (WAL, synchronous=FULL).
+ *  2. Projection rebuild speed over 100,000 events (events per second, every projection).
+ */
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NewEvent } from '../libs/event-store/src/event-store.port.js';
+import { SqliteEventStore } from '../libs/event-store/src/sqlite-event-store.js';
+import { SqliteReadStore } from '../libs/read-store/src/sqlite-read-store.js';
+import { allProjections } from '../projections/index.js';
+import { ProjectionEngine } from '../projections/runtime/projection-engine.js';
+
+const COMMITS = Number(process.env.BENCH_COMMITS ?? 3000);
+const REBUILD_EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 100_000);
+const CONCURRENCY = 64;
+
+const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function event(i: number): NewEvent {
+  return {
+    id: randomUUID(),
+    type: 'product.updated',
+    data: { id: `prod_${i}`, changes: { name: `Product ${i}`, meta_data: { sku: `SKU-${i}` } } },
+    metadata: { account_id: 'acct_bench', mode: 'test', occurred_at: '2026-11-23T10:00:00.000Z', request_id: `req_${i}` },
+  };
+}
+
+/** The baseline: one transaction per commit, the same rows, no grouping. */
+function plainInsertLoop(file: string, commits: number, perCommit: number): number {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec(`CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, stream_id TEXT NOT NULL,
+    revision INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, UNIQUE (stream_id, revision))`);
+  const insert = db.prepare('INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+  const commit = db.transaction((stream: string, events: NewEvent[]) => {
+    events.forEach((e, r) => insert.run(e.id, stream, r, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)));
+  });
+  const started = performance.now();
+  for (let c = 0; c < commits; c++) commit(`product-${c}`, Array.from({ length: perCommit }, (_, i) => event(c * perCommit + i)));
+  const seconds = (performance.now() - started) / 1000;
+  db.close();
+  return commits / seconds;
+}
+
+async function storeAppends(file: string, commits: number, perCommit: number, concurrency: number): Promise<number> {
+  const store = new SqliteEventStore(file);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < commits) {
+        const c = next++;
+        await store.append(`product-${c}`, Array.from({ length: perCommit }, (_, i) => event(c * perCommit + i)), 'no_stream');
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await store.close();
+  return commits / seconds;
+}
+
+/** fsync times vary from run to run: each figure is the median of three runs. */
+async function median(run: (i: number) => number | Promise<number>): Promise<number> {
+  const values: number[] = [];
+  for (let i = 0; i < 3; i++) values.push(await run(i));
+  return values.sort((a, b) => a - b)[1];
+}
+
+async function appendBench() {
+  console.log(`\n1. Embedded event store appends (${fmt(COMMITS)} commits each, WAL + synchronous=FULL, median of 3 runs)`);
+  console.log('   case                         store commits/s   plain loop commits/s   ratio');
+  for (const perCommit of [1, 10]) {
+    const baseline = await median((i) => plainInsertLoop(join(dir, `plain-${perCommit}-${i}.sqlite`), COMMITS, perCommit));
+    const sequential = await median((i) => storeAppends(join(dir, `seq-${perCommit}-${i}.sqlite`), COMMITS, perCommit, 1));
+    const concurrent = await median((i) => storeAppends(join(dir, `conc-${perCommit}-${i}.sqlite`), COMMITS, perCommit, CONCURRENCY));
+    const row = (label: string, v: number) =>
+      console.log(`   ${label.padEnd(28)} ${fmt(v).padStart(15)} ${fmt(baseline).padStart(22)}   ${(v / baseline).toFixed(2)}x`);
+    row(`${perCommit}-event, one at a time`, sequential);
+    row(`${perCommit}-event, ${CONCURRENCY} in flight`, concurrent);
+    console.log(`   (${perCommit}-event commits: ${fmt(concurrent * perCommit)} events/s with ${CONCURRENCY} in flight)`);
+  }
+}
+
+async function rebuildBench() {
+  console.log(`\n2. Projection rebuild over ${fmt(REBUILD_EVENTS)} events (every projection, embedded stores)`);
+  const events = new SqliteEventStore(join(dir, 'rebuild-events.sqlite'));
+  const products = Math.max(1, Math.floor(REBUILD_EVENTS / 10));
+  const batch: Promise<unknown>[] = [];
+  for (let p = 0; p < products; p++) {
+    const id = `prod_bench${String(p).padStart(8, '0')}`;
+    const created = new Date(Date.UTC(2026, 0, 1) + p * 1000).toISOString();
+    const evs: NewEvent[] = [
+      {
+        id: randomUUID(),
+        type: 'product.created',
+        data: {
+          id, account_id: 'acct_bench', is_test: p % 2 === 0, created_at: created, name: `Product ${p}`, description: null, status: 'active',
+          product_merchant_id: null, product_invoicing_id: null, product_shopA_id: null, product_shopB_id: null, image: null,
+          invoice_settings: { invoice_tax_id: null, invoice_tax_percentage: '19' }, meta_data: {},
+        },
+        metadata: { account_id: 'acct_bench', mode: p % 2 === 0 ? 'test' : 'live', occurred_at: created },
+      },
+      ...Array.from({ length: 9 }, (_, u) => ({
+        id: randomUUID(),
+        type: 'product.updated',
+        data: { id, changes: { name: `Product ${p} v${u + 1}`, meta_data: { version: String(u + 1) } } },
+        metadata: { account_id: 'acct_bench', mode: (p % 2 === 0 ? 'test' : 'live') as 'test' | 'live', occurred_at: created },
+      })),
+    ];
+    batch.push(events.append(`product-${id}`, evs, 'no_stream'));
+    if (batch.length >= 500) await Promise.all(batch.splice(0));
+  }
+  await Promise.all(batch);
+  const total = products * 10;
+  const store = new SqliteReadStore(join(dir, 'rebuild-read.sqlite'));
+  const engine = new ProjectionEngine(allProjections(), events, store);
+  await engine.init();
+  const rssBefore = process.memoryUsage().rss;
+  const started = performance.now();
+  const results: { name: string; seconds: number }[] = [];
+  for (const p of engine.projections) {
+    const t0 = performance.now();
+    await engine.rebuild(p.name);
+    results.push({ name: p.name, seconds: (performance.now() - t0) / 1000 });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  for (const r of results.filter((x) => ['products', 'event_feed'].includes(x.name))) {
+    console.log(`   ${r.name.padEnd(12)} ${fmt(total / r.seconds).padStart(9)} events/s  (${r.seconds.toFixed(2)} s)`);
+  }
+  console.log(`   all ${engine.projections.length} projections: ${fmt(total / seconds)} events/s per full pass of ${fmt(total)} events, ${seconds.toFixed(2)} s in all`);
+  console.log(`   rss ${fmt((process.memoryUsage().rss - rssBefore) / 1048576)} MiB above the start of the rebuild`);
+  await events.close();
+  await store.close();
+}
+
+try {
+  await appendBench();
+  await rebuildBench();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
