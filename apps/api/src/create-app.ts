@@ -9,13 +9,19 @@ import { AppModule } from './app.module.js';
 export interface CreateAppOptions extends PlatformOptions {
   /** JSON request logs (pino, through Fastify); off in tests. */
   logRequests?: boolean;
+  /** Where the JSON logs go (default stdout); tests pass their own stream. */
+  logStream?: NodeJS.WritableStream;
 }
 
 /** Builds the HTTP application: Fastify, JSON request logs with a request id, OpenAPI at /openapi.json and /docs. */
 export async function createApp(options: CreateAppOptions): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     logger: options.logRequests
-      ? { level: options.config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] }
+      ? {
+          level: options.config.logLevel,
+          redact: ['req.headers.authorization', 'req.headers.cookie'],
+          ...(options.logStream ? { stream: options.logStream } : {}),
+        }
       : false,
     genReqId: () => newId('req'),
     bodyLimit: 1024 * 1024,

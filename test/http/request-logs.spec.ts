@@ -1,0 +1,39 @@
+import { CommandBus } from '@nestjs/cqrs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import request from 'supertest';
+import { createApp } from '../../apps/api/src/create-app.js';
+import { CreateAccountCommand, type CreatedAccount } from '../../libs/accounts/src/application/create-account.js';
+import { loadConfig } from '../../libs/platform/src/config.js';
+import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
+
+test('request logs are JSON lines with a request id and never the key', async () => {
+  const stream = new PassThrough();
+  const lines: string[] = [];
+  stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+  const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'logs-')) });
+  const app = await createApp({ config, logRequests: true, logStream: stream });
+  try {
+    const account = await app.get(CommandBus).execute<CreateAccountCommand, CreatedAccount>(new CreateAccountCommand('Logs'));
+    await app.get(ProjectionEngine).waitFor(account.position);
+    const res = await request(app.getHttpServer())
+      .post('/v1/products')
+      .auth(account.test_key, '')
+      .send({ name: 'Logged' });
+    expect(res.status).toBe(200);
+    const requestId = res.headers['request-id'];
+    expect(requestId).toMatch(/^req_/);
+    await new Promise((r) => setTimeout(r, 50));
+    const parsed = lines.map((l) => JSON.parse(l));
+    const mine = parsed.filter((l) => l.reqId === requestId);
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    expect(mine.some((l) => l.req?.url === '/v1/products')).toBe(true);
+    const secret = account.test_key.slice('sk_test_'.length);
+    expect(lines.join('\n')).not.toContain(secret);
+    expect(lines.join('\n')).not.toContain(Buffer.from(`${account.test_key}:`).toString('base64'));
+  } finally {
+    await app.close();
+  }
+});
