@@ -5,13 +5,13 @@ import { OptionalNotNull } from '../../../../http/src/validators.js';
 import { ListQuery } from '../../../../http/src/list.js';
 
 export class ProductInvoiceSettingsDto {
-  @ApiPropertyOptional({ nullable: true, description: 'Tax id at the invoicing provider.' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Tax id at the invoicing provider.' })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   invoice_tax_id?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, example: '19', description: 'Tax percentage as a decimal string (0–100).' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: '19', description: 'Tax percentage as a decimal string (0–100).' })
   @IsOptional()
   @IsString()
   @MaxLength(20)
@@ -19,7 +19,7 @@ export class ProductInvoiceSettingsDto {
 }
 
 class ProductFieldsDto {
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(5000)
@@ -30,31 +30,31 @@ class ProductFieldsDto {
   @IsIn(['active', 'inactive'])
   status?: 'active' | 'inactive';
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(255)
   product_merchant_id?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(255)
   product_invoicing_id?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(255)
   product_shopA_id?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(255)
   product_shopB_id?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'Image URL' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Image URL' })
   @IsOptional()
   @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }, { message: 'image must be an http(s) URL' })
   @MaxLength(2048)
