@@ -1,0 +1,19 @@
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
+import type { PriceDoc } from '../../../../projections/prices.projection.js';
+
+export class GetPriceQuery {
+  constructor(
+    readonly owner: Owner,
+    readonly id: string,
+  ) {}
+}
+
+@QueryHandler(GetPriceQuery)
+export class GetPriceHandler implements IQueryHandler<GetPriceQuery, PriceDoc> {
+  constructor(private readonly readModels: ReadModels) {}
+
+  execute({ owner, id }: GetPriceQuery): Promise<PriceDoc> {
+    return this.readModels.get<PriceDoc>('prices', 'price', id, owner);
+  }
+}
