@@ -1,13 +1,49 @@
+import {
+  type CustomerCreated,
+  type CustomerEvent,
+  type CustomerFields,
+  applyCustomerChanges,
+  emailKey,
+} from '../libs/customers/src/domain/customer.decider.js';
+import { formatCreatedDate } from '../libs/shared/src/dates.js';
 import type { OwnedDoc } from '../libs/platform/src/read-models.js';
 import type { Projection } from './runtime/projection.js';
 import { TENANT_INDEXES } from './products.projection.js';
 
-/** Placeholder: replaced by the customers projection. */
-export const customersProjection: Projection<OwnedDoc> = {
+/** `_email`: the email trimmed and lower-cased, for the exact case-insensitive `email` filter. */
+export type CustomerDoc = OwnedDoc & CustomerFields & { object: 'customer'; created_date: string; _email?: string };
+
+/** Customers as GET /v1/customers serves them. The `customeremail-` claim streams are not projected. */
+export const customersProjection: Projection<CustomerDoc> = {
   name: 'customers',
   category: 'customer',
   collection: 'customers',
-  collections: [{ name: 'customers', indexes: TENANT_INDEXES }],
-  documentIds: () => [],
-  project: (doc) => doc,
+  collections: [{ name: 'customers', indexes: [...TENANT_INDEXES, { fields: ['_account', 'is_test', '_email'] }] }],
+  documentIds: (e) => (e.type.startsWith('customer.') && e.streamId.startsWith('customer-') ? [String(e.data.id)] : []),
+  project(doc, event) {
+    const e = event as unknown as CustomerEvent;
+    switch (e.type) {
+      case 'customer.created': {
+        const { account_id, created_at, id, is_test, ...fields }: CustomerCreated['data'] = e.data;
+        return {
+          id,
+          object: 'customer',
+          ...fields,
+          created_date: formatCreatedDate(new Date(created_at)),
+          is_test,
+          _account: account_id,
+          _created: created_at,
+          _deleted: false,
+          _email: emailKey(fields.email),
+        };
+      }
+      case 'customer.updated': {
+        if (!doc) return doc;
+        const next = applyCustomerChanges(doc, e.data.changes);
+        return { ...next, _email: emailKey(next.email) };
+      }
+      default:
+        return doc;
+    }
+  },
 };

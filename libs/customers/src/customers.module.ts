@@ -1,4 +1,14 @@
 import { Module } from '@nestjs/common';
+import { CreateCustomerHandler } from './application/create-customer.js';
+import { GetCustomerHandler } from './application/get-customer.js';
+import { ListCustomerPaymentMethodsHandler } from './application/list-customer-payment-methods.js';
+import { ListCustomersHandler } from './application/list-customers.js';
+import { UpdateCustomerHandler } from './application/update-customer.js';
+import { CustomersController } from './http/customers.controller.js';
 
-@Module({})
+/** Customers: unique per email within an account and mode; billing address; payment methods (list). */
+@Module({
+  controllers: [CustomersController],
+  providers: [CreateCustomerHandler, UpdateCustomerHandler, GetCustomerHandler, ListCustomersHandler, ListCustomerPaymentMethodsHandler],
+})
 export class CustomersModule {}

@@ -1,0 +1,68 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { newId } from '../../../shared/src/ids.js';
+import { type CustomerChanges, customerDecider, customerStream } from '../domain/customer.decider.js';
+import { type HolderObservation, customerEmailDecider, customerEmailStream } from '../domain/customer-email.decider.js';
+
+export class CreateCustomerCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly fields: CustomerChanges & { email: string },
+  ) {}
+}
+
+/** What the claimant's customer stream says right now: does it exist, and with which email. */
+async function observeHolder(executor: AggregateExecutor, customerId: string): Promise<HolderObservation> {
+  const { state } = await executor.load(customerDecider, customerStream(customerId));
+  return { customerId, exists: state.exists, email: state.fields?.email ?? null };
+}
+
+/**
+ * Takes the email for `customerId` in the caller's account and mode (409 `resource_already_exists`
+ * when another customer holds it). The claim stream is appended with its expected revision, so of
+ * any number of racing requests, in one process or several, exactly one wins.
+ */
+export async function claimCustomerEmail(executor: AggregateExecutor, ctx: CommandContext, email: string, customerId: string): Promise<void> {
+  const stream = customerEmailStream(ctx, email);
+  const { state } = await executor.load(customerEmailDecider, stream);
+  const holder = state.holder !== null && state.holder !== customerId ? await observeHolder(executor, state.holder) : null;
+  await executor.execute(
+    customerEmailDecider,
+    stream,
+    (now) => ({ type: 'ClaimCustomerEmail' as const, customerId, email, holder, now }),
+    ctx,
+  );
+}
+
+/** Gives the email up, if `customerId` holds it. */
+export async function releaseCustomerEmail(executor: AggregateExecutor, ctx: CommandContext, email: string, customerId: string): Promise<void> {
+  await executor.execute(
+    customerEmailDecider,
+    customerEmailStream(ctx, email),
+    (now) => ({ type: 'ReleaseCustomerEmail' as const, customerId, now }),
+    ctx,
+  );
+}
+
+/** Claims the email, then writes the customer; a failed write gives the claim back. */
+@CommandHandler(CreateCustomerCommand)
+export class CreateCustomerHandler implements ICommandHandler<CreateCustomerCommand, CommandResult> {
+  constructor(private readonly executor: AggregateExecutor) {}
+
+  async execute({ ctx, fields }: CreateCustomerCommand): Promise<CommandResult> {
+    const customerId = newId('cus');
+    const command = (now: Date) => ({ type: 'CreateCustomer' as const, owner: ctx, customerId, fields, now });
+    // Refuse invalid fields before claiming, so that a refused request leaves no claim behind.
+    customerDecider.decide(command(this.executor.now()), customerDecider.initialState);
+    await claimCustomerEmail(this.executor, ctx, fields.email, customerId);
+    try {
+      const { position } = await this.executor.execute(customerDecider, customerStream(customerId), command, ctx);
+      return { id: customerId, position };
+    } catch (error) {
+      await releaseCustomerEmail(this.executor, ctx, fields.email, customerId).catch(() => undefined);
+      throw error;
+    }
+  }
+}

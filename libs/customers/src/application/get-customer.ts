@@ -1,0 +1,19 @@
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
+import type { CustomerDoc } from '../../../../projections/customers.projection.js';
+
+export class GetCustomerQuery {
+  constructor(
+    readonly owner: Owner,
+    readonly id: string,
+  ) {}
+}
+
+@QueryHandler(GetCustomerQuery)
+export class GetCustomerHandler implements IQueryHandler<GetCustomerQuery, CustomerDoc> {
+  constructor(private readonly readModels: ReadModels) {}
+
+  execute({ owner, id }: GetCustomerQuery): Promise<CustomerDoc> {
+    return this.readModels.get<CustomerDoc>('customers', 'customer', id, owner);
+  }
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { Decider, DomainEvent } from '../../../shared/src/decider.js';
+import { alreadyExists } from '../../../shared/src/errors.js';
+import type { Owner } from '../../../platform/src/read-models.js';
+import { emailKey } from './customer.decider.js';
+
+/**
+ * How long a claim protects its email even when its customer does not (yet) show it: the time
+ * between taking the claim and writing the customer (or changing its email). After that, a claim
+ * whose customer does not exist (a crash between the two writes) or no longer has this email
+ * (a crash before the old claim was released) is an orphan that another customer may take.
+ */
+export const CLAIM_GRACE_MS = 60_000;
+
+/**
+ * One stream per (account, mode, email): `customeremail-<sha256(account|mode|lower(email))>`.
+ * Its category is not a public resource, so its events stay out of the event feed.
+ */
+export const customerEmailStream = (owner: Owner, email: string) =>
+  `customeremail-${createHash('sha256').update(`${owner.accountId}|${owner.mode}|${emailKey(email)}`).digest('hex')}`;
+
+/** What the handler saw of the current holder's customer stream just before deciding. */
+export interface HolderObservation {
+  customerId: string;
+  exists: boolean;
+  /** The holder's current email, when it exists. */
+  email: string | null;
+}
+
+export type CustomerEmailCommand =
+  | { type: 'ClaimCustomerEmail'; customerId: string; email: string; holder: HolderObservation | null; now: Date }
+  | { type: 'ReleaseCustomerEmail'; customerId: string; now: Date };
+
+export type CustomerEmailClaimed = DomainEvent<'customer_email.claimed', { customer_id: string; claimed_at: string }>;
+export type CustomerEmailReleased = DomainEvent<'customer_email.released', { customer_id: string }>;
+export type CustomerEmailEvent = CustomerEmailClaimed | CustomerEmailReleased;
+
+export interface CustomerEmailState {
+  /** The customer holding the email, or null when it is free. */
+  holder: string | null;
+  claimedAt: string | null;
+}
+
+/** The claim that makes an email unique among the customers of one account and mode. */
+export const customerEmailDecider: Decider<CustomerEmailCommand, CustomerEmailState, CustomerEmailEvent> = {
+  initialState: { holder: null, claimedAt: null },
+
+  decide(command, state) {
+    switch (command.type) {
+      case 'ClaimCustomerEmail': {
+        const claimed: CustomerEmailClaimed = {
+          type: 'customer_email.claimed',
+          data: { customer_id: command.customerId, claimed_at: command.now.toISOString() },
+        };
+        if (state.holder === null) return [claimed];
+        if (state.holder === command.customerId) return [];
+        // Only an observation of this very holder counts; a holder that appeared since is a live claim.
+        const seen = command.holder !== null && command.holder.customerId === state.holder ? command.holder : null;
+        const young = command.now.getTime() - Date.parse(state.claimedAt!) < CLAIM_GRACE_MS;
+        const orphan =
+          seen !== null && !young && (!seen.exists || seen.email === null || emailKey(seen.email) !== emailKey(command.email));
+        if (orphan) return [{ type: 'customer_email.released', data: { customer_id: state.holder } }, claimed];
+        throw alreadyExists(`A customer with email ${command.email.trim()} already exists: ${state.holder}`, 'email');
+      }
+      case 'ReleaseCustomerEmail':
+        if (state.holder !== command.customerId) return [];
+        return [{ type: 'customer_email.released', data: { customer_id: command.customerId } }];
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'customer_email.claimed':
+        return { holder: event.data.customer_id, claimedAt: event.data.claimed_at };
+      case 'customer_email.released':
+        return state.holder === event.data.customer_id ? { holder: null, claimedAt: null } : state;
+      default:
+        return state;
+    }
+  },
+};

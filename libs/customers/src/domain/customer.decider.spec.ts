@@ -1,0 +1,150 @@
+import { describe, expect, test } from '@jest/globals';
+import { given } from '../../../shared/src/testing/given.js';
+import { type CustomerCreated, type CustomerEvent, customerDecider, emailKey } from './customer.decider.js';
+
+const now = new Date('2026-11-23T10:00:00.000Z');
+const owner = { accountId: 'acct_1', mode: 'test' as const };
+const id = 'cus_1';
+
+const created: CustomerCreated = {
+  type: 'customer.created',
+  data: {
+    id,
+    account_id: 'acct_1',
+    is_test: true,
+    created_at: now.toISOString(),
+    email: 'Ana@Example.com',
+    name: null,
+    phone: null,
+    document_type: null,
+    document_number: null,
+    billing_address: null,
+    default_payment_method: null,
+    meta_data: {},
+  },
+};
+
+const address = { address_1: 'Calle 100 # 8A-55', address_2: null, city: 'Bogotá', state: 'Cundinamarca', postcode: '110111', country: 'CO' };
+
+describe('customer decider: create', () => {
+  test('records every field, defaults the others to null, trims the email but keeps its case', () => {
+    given(customerDecider)
+      .when({
+        type: 'CreateCustomer',
+        owner,
+        customerId: id,
+        now,
+        fields: {
+          email: '  Ana@Example.com ',
+          name: ' Ana Gómez ',
+          phone: '+57 300 123 4567',
+          document_type: 'CC',
+          document_number: '1020304050',
+          billing_address: { address_1: 'Calle 100 # 8A-55', city: 'Bogotá', state: 'Cundinamarca', country: 'co' },
+          meta_data: { crm: '42' },
+        },
+      })
+      .then([
+        {
+          type: 'customer.created',
+          data: {
+            ...created.data,
+            name: 'Ana Gómez',
+            phone: '+57 300 123 4567',
+            document_type: 'CC',
+            document_number: '1020304050',
+            billing_address: { address_1: 'Calle 100 # 8A-55', address_2: null, city: 'Bogotá', state: 'Cundinamarca', postcode: null, country: 'CO' },
+            meta_data: { crm: '42' },
+          },
+        },
+      ]);
+  });
+
+  test('a live key creates a live customer', () => {
+    given(customerDecider)
+      .when({ type: 'CreateCustomer', owner: { accountId: 'acct_1', mode: 'live' }, customerId: id, now, fields: { email: 'a@b.co' } })
+      .then((events) => expect(events[0].data).toMatchObject({ is_test: false, email: 'a@b.co', default_payment_method: null }));
+  });
+
+  test('refuses a missing or malformed email', () => {
+    given(customerDecider)
+      .when({ type: 'CreateCustomer', owner, customerId: id, now, fields: { email: undefined as unknown as string } })
+      .thenRejects('parameter_missing', 'email');
+    given(customerDecider).when({ type: 'CreateCustomer', owner, customerId: id, now, fields: { email: 'not-an-email' } }).thenRejects('parameter_invalid', 'email');
+  });
+
+  test('refuses bad fields, naming nested ones in bracket style', () => {
+    const create = (fields: object) => given(customerDecider).when({ type: 'CreateCustomer', owner, customerId: id, now, fields: { email: 'a@b.co', ...fields } });
+    create({ name: '   ' }).thenRejects('parameter_invalid', 'name');
+    create({ document_type: 'XX' }).thenRejects('parameter_invalid', 'document_type');
+    create({ billing_address: { ...address, country: 'ZZ' } }).thenRejects('parameter_invalid', 'billing_address[country]');
+    create({ billing_address: { ...address, city: ' ' } }).thenRejects('parameter_invalid', 'billing_address[city]');
+    create({ billing_address: { ...address, address_1: null } }).thenRejects('parameter_invalid', 'billing_address[address_1]');
+    create({ meta_data: { k: 'v'.repeat(256) } }).thenRejects('parameter_invalid', 'meta_data[k]');
+  });
+
+  test('an id is used once', () => {
+    given(customerDecider, [created]).when({ type: 'CreateCustomer', owner, customerId: id, now, fields: { email: 'x@y.co' } }).thenRejects('invalid_state');
+  });
+});
+
+describe('customer decider: update', () => {
+  test('records the changed fields, normalised', () => {
+    given(customerDecider, [created])
+      .when({ type: 'UpdateCustomer', owner, customerId: id, now, changes: { email: ' new@example.com', billing_address: { ...address, country: 'co' }, meta_data: { a: '' } } })
+      .then([
+        {
+          type: 'customer.updated',
+          data: { id, changes: { email: 'new@example.com', billing_address: address, meta_data: { a: '' } } },
+        },
+      ]);
+  });
+
+  test('nothing to change records nothing', () => {
+    given(customerDecider, [created]).when({ type: 'UpdateCustomer', owner, customerId: id, now, changes: {} }).then([]);
+  });
+
+  test('meta_data merges ("" removes a key); billing_address is replaced whole; null clears a field', () => {
+    const past: CustomerEvent[] = [
+      { ...created, data: { ...created.data, name: 'Ana', meta_data: { a: '1', b: '2' }, billing_address: { ...address, address_2: 'Of. 5' } } },
+      { type: 'customer.updated', data: { id, changes: { meta_data: { a: '', c: '3' }, billing_address: { ...address, city: 'Medellín' }, name: null } } },
+    ];
+    const state = past.reduce(customerDecider.evolve, customerDecider.initialState);
+    expect(state.fields).toMatchObject({
+      name: null,
+      meta_data: { b: '2', c: '3' },
+      billing_address: { ...address, city: 'Medellín', address_2: null },
+    });
+  });
+
+  test('refuses an email set to null and invalid changes', () => {
+    given(customerDecider, [created])
+      .when({ type: 'UpdateCustomer', owner, customerId: id, now, changes: { email: null as unknown as string } })
+      .thenRejects('parameter_invalid', 'email');
+    given(customerDecider, [created])
+      .when({ type: 'UpdateCustomer', owner, customerId: id, now, changes: { billing_address: { ...address, country: 'Colombia' } } })
+      .thenRejects('parameter_invalid', 'billing_address[country]');
+  });
+});
+
+describe('customer decider: tenancy', () => {
+  test('a customer that does not exist is not found', () => {
+    given(customerDecider).when({ type: 'UpdateCustomer', owner, customerId: id, now, changes: { name: 'x' } }).thenRejects('resource_missing', 'id');
+  });
+
+  test("another account's customer is not found", () => {
+    given(customerDecider, [created])
+      .when({ type: 'UpdateCustomer', owner: { accountId: 'acct_2', mode: 'test' }, customerId: id, now, changes: { name: 'x' } })
+      .thenRejects('resource_missing', 'id');
+  });
+
+  test("the other mode's customer is not found", () => {
+    given(customerDecider, [created])
+      .when({ type: 'UpdateCustomer', owner: { accountId: 'acct_1', mode: 'live' }, customerId: id, now, changes: { name: 'x' } })
+      .thenRejects('resource_missing', 'id');
+  });
+});
+
+test('the uniqueness key of an email is trimmed and lower-case', () => {
+  expect(emailKey('  Ana@Example.COM ')).toBe('ana@example.com');
+});

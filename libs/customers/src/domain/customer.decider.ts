@@ -1,0 +1,225 @@
+import { Decider, DomainEvent } from '../../../shared/src/decider.js';
+import { invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
+import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
+import type { Owner } from '../../../platform/src/read-models.js';
+
+/** Colombian identification document types (cédula, cédula de extranjería, NIT, pasaporte, …). */
+export const DOCUMENT_TYPES = ['CC', 'CE', 'NIT', 'PP', 'TI', 'DNI', 'RUT', 'OTHER'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+/** ISO 3166-1 alpha-2 country codes. */
+export const COUNTRY_CODES: ReadonlySet<string> = new Set(
+  (
+    'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ ' +
+    'CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO ' +
+    'FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE ' +
+    'JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO ' +
+    'MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW ' +
+    'PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM ' +
+    'TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW'
+  ).split(' '),
+);
+
+/** The spec's billing address: every field a string; `address_2` and `postcode` may be null. */
+export interface BillingAddress {
+  address_1: string;
+  address_2: string | null;
+  city: string;
+  state: string;
+  postcode: string | null;
+  /** ISO 3166-1 alpha-2, upper-case (`CO`). */
+  country: string;
+}
+
+/** What a caller sends for a billing address: the nullable fields may be left out. */
+export type BillingAddressInput = Omit<BillingAddress, 'address_2' | 'postcode'> & {
+  address_2?: string | null;
+  postcode?: string | null;
+};
+
+/** Every field of a customer. */
+export interface CustomerFields {
+  /** As given, trimmed; unique per account and mode compared case-insensitively (see customer-email.decider.ts). */
+  email: string;
+  name: string | null;
+  phone: string | null;
+  document_type: DocumentType | null;
+  document_number: string | null;
+  billing_address: BillingAddress | null;
+  /** Always null until payment methods exist. */
+  default_payment_method: string | null;
+  meta_data: MetaData;
+}
+
+/** What a merchant may set: `billing_address` is replaced as a whole, `meta_data` merges. */
+export type CustomerChanges = Partial<Omit<CustomerFields, 'default_payment_method' | 'billing_address'>> & {
+  billing_address?: BillingAddressInput | null;
+};
+
+export type CustomerCommand =
+  | { type: 'CreateCustomer'; owner: Owner; customerId: string; fields: CustomerChanges & { email: string }; now: Date }
+  | { type: 'UpdateCustomer'; owner: Owner; customerId: string; changes: CustomerChanges; now: Date };
+
+export type CustomerCreated = DomainEvent<
+  'customer.created',
+  CustomerFields & { id: string; account_id: string; is_test: boolean; created_at: string }
+>;
+export type CustomerUpdated = DomainEvent<'customer.updated', { id: string; changes: CustomerChanges }>;
+export type CustomerEvent = CustomerCreated | CustomerUpdated;
+
+export interface CustomerState {
+  exists: boolean;
+  owner: Owner | null;
+  fields: CustomerFields | null;
+}
+
+export const customerStream = (customerId: string) => `customer-${customerId}`;
+
+/** The uniqueness key of an email: trimmed, lower-case. */
+export const emailKey = (email: string) => email.trim().toLowerCase();
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function checkText(param: string, value: string | null | undefined, max: number, nullable = true): void {
+  if (value === undefined) return;
+  if (value === null) {
+    if (!nullable) throw invalidParam(param, `${param} must not be null`);
+    return;
+  }
+  if (typeof value !== 'string') throw invalidParam(param, `${param} must be a string`);
+  const trimmed = value.trim();
+  if (trimmed.length === 0) throw invalidParam(param, `${param} must not be empty`);
+  if (trimmed.length > max) throw invalidParam(param, `${param} must be at most ${max} characters long`);
+}
+
+function checkAddress(a: BillingAddressInput | null | undefined): void {
+  if (a === undefined || a === null) return;
+  if (typeof a !== 'object' || Array.isArray(a)) throw invalidParam('billing_address', 'billing_address must be an object');
+  checkText('billing_address[address_1]', a.address_1, 200, false);
+  checkText('billing_address[address_2]', a.address_2, 200);
+  checkText('billing_address[city]', a.city, 100, false);
+  checkText('billing_address[state]', a.state, 100, false);
+  checkText('billing_address[postcode]', a.postcode, 20);
+  checkText('billing_address[country]', a.country, 2, false);
+  if (!COUNTRY_CODES.has(a.country.trim().toUpperCase())) {
+    throw invalidParam('billing_address[country]', 'billing_address[country] must be an ISO 3166-1 alpha-2 country code such as CO');
+  }
+}
+
+function checkChanges(c: CustomerChanges): void {
+  if (c.email !== undefined) {
+    if (c.email === null || typeof c.email !== 'string') throw invalidParam('email', 'email must be a string');
+    const email = c.email.trim();
+    if (email.length > 254 || !EMAIL.test(email)) throw invalidParam('email', 'email must be an email address');
+  }
+  checkText('name', c.name, 256);
+  checkText('phone', c.phone, 40);
+  if (c.document_type !== undefined && c.document_type !== null && !DOCUMENT_TYPES.includes(c.document_type)) {
+    throw invalidParam('document_type', `document_type must be one of ${DOCUMENT_TYPES.join(', ')}`);
+  }
+  checkText('document_number', c.document_number, 50);
+  checkAddress(c.billing_address);
+  if (c.meta_data !== undefined) checkMetaData(c.meta_data);
+}
+
+const trimOrNull = (v: string | null | undefined) => (v === undefined || v === null ? null : v.trim());
+
+function normalizeAddress(a: BillingAddressInput): BillingAddress {
+  return {
+    address_1: a.address_1.trim(),
+    address_2: trimOrNull(a.address_2),
+    city: a.city.trim(),
+    state: a.state.trim(),
+    postcode: trimOrNull(a.postcode),
+    country: a.country.trim().toUpperCase(),
+  };
+}
+
+/** The changes as recorded: strings trimmed, the country upper-case, left-out fields absent. */
+export function normalizeCustomerChanges(c: CustomerChanges): CustomerChanges {
+  const out: CustomerChanges = {};
+  if (c.email !== undefined) out.email = c.email.trim();
+  if (c.name !== undefined) out.name = trimOrNull(c.name);
+  if (c.phone !== undefined) out.phone = trimOrNull(c.phone);
+  if (c.document_type !== undefined) out.document_type = c.document_type;
+  if (c.document_number !== undefined) out.document_number = trimOrNull(c.document_number);
+  if (c.billing_address !== undefined) out.billing_address = c.billing_address === null ? null : normalizeAddress(c.billing_address);
+  if (c.meta_data !== undefined) out.meta_data = { ...c.meta_data };
+  return out;
+}
+
+export function applyCustomerChanges<F extends CustomerFields>(fields: F, changes: CustomerChanges): F {
+  const { meta_data, billing_address, ...rest } = changes;
+  return {
+    ...fields,
+    ...rest,
+    billing_address: billing_address === undefined ? fields.billing_address : billing_address === null ? null : normalizeAddress(billing_address),
+    meta_data: meta_data ? mergeMetaData(fields.meta_data, meta_data) : fields.meta_data,
+  };
+}
+
+const owns = (state: CustomerState, owner: Owner) =>
+  state.owner !== null && state.owner.accountId === owner.accountId && state.owner.mode === owner.mode;
+
+/**
+ * Customers: created and updated. Email uniqueness spans streams, so it is not decided here but by
+ * the email claim (customer-email.decider.ts) the handlers take before writing.
+ */
+export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEvent> = {
+  initialState: { exists: false, owner: null, fields: null },
+
+  decide(command, state) {
+    if (command.type === 'CreateCustomer') {
+      if (state.exists) throw invalidState(`Customer ${command.customerId} already exists`);
+      if (command.fields.email === undefined || command.fields.email === null) throw missingParam('email');
+      checkChanges(command.fields);
+      const fields = applyCustomerChanges(
+        {
+          email: '',
+          name: null,
+          phone: null,
+          document_type: null,
+          document_number: null,
+          billing_address: null,
+          default_payment_method: null,
+          meta_data: {},
+        },
+        normalizeCustomerChanges(command.fields),
+      );
+      return [
+        {
+          type: 'customer.created',
+          data: {
+            id: command.customerId,
+            account_id: command.owner.accountId,
+            is_test: command.owner.mode === 'test',
+            created_at: command.now.toISOString(),
+            ...fields,
+          },
+        },
+      ];
+    }
+    if (!state.exists || !owns(state, command.owner)) throw notFound('customer', command.customerId);
+    switch (command.type) {
+      case 'UpdateCustomer': {
+        checkChanges(command.changes);
+        const changes = normalizeCustomerChanges(command.changes);
+        if (Object.keys(changes).length === 0) return [];
+        return [{ type: 'customer.updated', data: { id: command.customerId, changes } }];
+      }
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'customer.created': {
+        const { id, account_id, is_test, created_at, ...fields } = event.data;
+        return { exists: true, owner: { accountId: account_id, mode: is_test ? 'test' : 'live' }, fields };
+      }
+      case 'customer.updated':
+        return { ...state, fields: applyCustomerChanges(state.fields!, event.data.changes) };
+      default:
+        return state;
+    }
+  },
+};
