@@ -1,0 +1,60 @@
+/**
+ * Gates a contract suite on a real server: the suite runs when its URL is set and a probe answers in
+ * time; otherwise it is declared skipped with the reason in its name (and on stderr, since jest's
+ * default reporter prints nothing for a file whose tests are all skipped). URLs are shown without
+ * credentials.
+ */
+export const PROBE_TIMEOUT_MS = 3000;
+
+export async function gatedSuite(options: {
+  title: string;
+  envVar: string;
+  probe: (url: string) => Promise<void>;
+  suite: (url: string) => void;
+}): Promise<void> {
+  const url = process.env[options.envVar];
+  let skipReason: string | null = url ? null : `${options.envVar} is not set`;
+  if (url) {
+    try {
+      await withTimeout(options.probe(url), PROBE_TIMEOUT_MS + 500);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      skipReason = `cannot reach ${displayUrl(url)} (${redact(message, url)})`;
+    }
+  }
+  if (skipReason === null) {
+    describe(options.title, () => options.suite(url!));
+  } else {
+    process.stderr.write(`\n○ ${options.title} — skipped: ${skipReason}\n`);
+    describe.skip(`${options.title} — skipped: ${skipReason}`, () => {
+      test.skip(`${options.title} against a live server`, () => undefined);
+    });
+  }
+}
+
+export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms}ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Scheme and hosts only: no user info, no query string. */
+export function displayUrl(connectionString: string): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(connectionString)?.[0] ?? '';
+  const main = connectionString.slice(scheme.length).split('?')[0];
+  return scheme + main.slice(main.lastIndexOf('@') + 1);
+}
+
+function redact(text: string, connectionString: string): string {
+  const main = connectionString.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split('?')[0];
+  const userInfo = main.includes('@') ? main.slice(0, main.lastIndexOf('@')) : '';
+  let out = text.replace(/(:\/\/)[^\s/?#]*@/g, '$1');
+  if (userInfo) out = out.split(userInfo).join('***');
+  return out;
+}
