@@ -5,10 +5,9 @@ import {
   applyCustomerChanges,
   emailKey,
 } from '../libs/customers/src/domain/customer.decider.js';
-import { formatCreatedDate } from '../libs/shared/src/dates.js';
 import type { OwnedDoc } from '../libs/platform/src/read-models.js';
 import type { Projection } from './runtime/projection.js';
-import { TENANT_INDEXES } from './products.projection.js';
+import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 
 /** `_email`: the email trimmed and lower-cased, for the exact case-insensitive `email` filter. */
 export type CustomerDoc = OwnedDoc & CustomerFields & { object: 'customer'; created_date: string; _email?: string };
@@ -25,17 +24,7 @@ export const customersProjection: Projection<CustomerDoc> = {
     switch (e.type) {
       case 'customer.created': {
         const { account_id, created_at, id, is_test, ...fields }: CustomerCreated['data'] = e.data;
-        return {
-          id,
-          object: 'customer',
-          ...fields,
-          created_date: formatCreatedDate(new Date(created_at)),
-          is_test,
-          _account: account_id,
-          _created: created_at,
-          _deleted: false,
-          _email: emailKey(fields.email),
-        };
+        return { ...newOwnedDoc('customer', { id, account_id, is_test, created_at }, fields), _email: emailKey(fields.email) } as CustomerDoc;
       }
       case 'customer.updated': {
         if (!doc) return doc;

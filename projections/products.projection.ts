@@ -1,11 +1,9 @@
 import { ProductCreated, ProductEvent, type ProductFields, applyProductChanges } from '../libs/catalog/src/domain/product.decider.js';
-import { formatCreatedDate } from '../libs/shared/src/dates.js';
+import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 import type { OwnedDoc } from '../libs/platform/src/read-models.js';
 import type { Projection } from './runtime/projection.js';
 
 export type ProductDoc = OwnedDoc & ProductFields & { object: 'product'; created_date: string };
-
-export const TENANT_INDEXES = [{ fields: ['_account', 'is_test', '_deleted', '_created'] }];
 
 /** Products as GET /v1/products serves them. */
 export const productsProjection: Projection<ProductDoc> = {
@@ -19,16 +17,7 @@ export const productsProjection: Projection<ProductDoc> = {
     switch (e.type) {
       case 'product.created': {
         const { account_id, created_at, id, is_test, ...fields }: ProductCreated['data'] = e.data;
-        return {
-          id,
-          object: 'product',
-          ...fields,
-          created_date: formatCreatedDate(new Date(created_at)),
-          is_test,
-          _account: account_id,
-          _created: created_at,
-          _deleted: false,
-        };
+        return newOwnedDoc('product', { id, account_id, is_test, created_at }, fields) as ProductDoc;
       }
       case 'product.updated':
         return doc && { ...doc, ...applyProductChanges(doc, e.data.changes) };
