@@ -3,8 +3,12 @@
  *  1. Embedded event store append throughput (single-event and 10-event commits) vs a plain
  *     better-sqlite3 insert loop writing the same rows with the same durability (WAL, synchronous=FULL).
  *  2. Projection rebuild speed over 100,000 events (events per second, every projection).
+ *  3. Over HTTP (the built service in its own process, autocannon here): creating a product
+ *     (command, append, projections, read model) against an authenticated GET of one product.
  */
+import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -140,9 +144,59 @@ async function rebuildBench() {
   await store.close();
 }
 
+/** Starts `dist/apps/api/src/main.js` on a fresh DATA_DIR and returns its port and default test key. */
+async function startService(): Promise<{ port: number; key: string; stop: () => void }> {
+  const port = 3900 + Math.floor(Math.random() * 90);
+  const child = spawn(process.execPath, ['dist/apps/api/src/main.js'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'http'), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const key = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 30_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const found = /test: (sk_test_\w+)/.exec(out);
+      if (found && out.includes('listening on')) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    });
+  });
+  return { port, key, stop: () => child.kill('SIGTERM') };
+}
+
+async function load(opts: autocannon.Options) {
+  const result = await autocannon({ connections: 32, duration: 5, ...opts });
+  if (result.non2xx || result.errors) throw new Error(`${opts.title}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result;
+}
+
+async function httpBench() {
+  console.log('\n3. HTTP on the embedded default (service in its own process, LOG_LEVEL=warn, 32 connections, 5 s each)');
+  const service = await startService();
+  try {
+    const url = `http://127.0.0.1:${service.port}`;
+    const headers = { authorization: `Basic ${Buffer.from(`${service.key}:`).toString('base64')}`, 'content-type': 'application/json' };
+    const created = await fetch(`${url}/v1/products`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench' }) });
+    const { id } = (await created.json()) as { id: string };
+    await load({ url: `${url}/v1/products/${id}`, headers, duration: 2, title: 'warm-up' });
+    const get = await load({ url: `${url}/v1/products/${id}`, headers, title: 'GET' });
+    const create = await load({ url: `${url}/v1/products`, method: 'POST', headers, body: JSON.stringify({ name: 'Plan Oro', meta_data: { sku: 'GOLD' } }), title: 'create' });
+    const row = (label: string, r: autocannon.Result) =>
+      console.log(`   ${label.padEnd(34)} ${fmt(r.requests.average).padStart(7)} req/s   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms`);
+    row('GET /v1/products/{id} (baseline)', get);
+    row('POST /v1/products (create)', create);
+    console.log(`   create / GET throughput ratio: ${(create.requests.average / get.requests.average).toFixed(2)}`);
+  } finally {
+    service.stop();
+  }
+}
+
 try {
   await appendBench();
   await rebuildBench();
+  await httpBench();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
