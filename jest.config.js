@@ -11,6 +11,7 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json', diagnostics: false }],
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
   testTimeout: 30000,
   maxWorkers: 2,
 };
