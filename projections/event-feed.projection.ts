@@ -27,11 +27,11 @@ export interface FeedEntry extends PublicEvent, Doc {
   _type_prefix: string;
 }
 
+/** Public stream categories and the resource projection that renders each (built once, read per event). */
+const RESOURCES = new Map(publicResourceProjections().map((p) => [p.category!, p]));
+
 /** The resource projection that renders a stream category's objects, if the category is public. */
-function resourceFor(event: RecordedEvent): Projection | undefined {
-  const category = categoryOf(event.streamId);
-  return publicResourceProjections().find((p) => p.category === category);
-}
+const resourceFor = (event: RecordedEvent): Projection | undefined => RESOURCES.get(categoryOf(event.streamId));
 
 function isPublic(event: RecordedEvent): boolean {
   return Boolean(event.metadata.account_id && event.metadata.mode && resourceFor(event));

@@ -101,7 +101,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
         }
         if (state.kind === 'done') {
           reply.header('Idempotent-Replayed', 'true');
-          if (state.response.status >= 400) reply.status(state.response.status);
           if (state.response.status >= 400) throw new ReplayedError(state.response);
           return state.response.body;
         }

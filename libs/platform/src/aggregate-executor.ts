@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
+import { type EventStore, type NewEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
 import { type Clock, CLOCK } from '../../shared/src/clock.js';
 import { Decider, DomainEvent } from '../../shared/src/decider.js';
 import { ApiError } from '../../shared/src/errors.js';
@@ -10,7 +10,7 @@ import { EVENT_STORE } from './tokens.js';
 export interface Execution<S> {
   state: S;
   /** Events appended by this command (empty when the decider had nothing to say). */
-  events: RecordedEvent[];
+  events: NewEvent[];
   /** Global position of the last appended event, for read-your-writes. */
   position: string | null;
 }
@@ -65,13 +65,7 @@ export class AggregateExecutor {
       }));
       try {
         const result = await this.store.append(streamId, events, revision < 0 ? 'no_stream' : revision);
-        const recorded: RecordedEvent[] = events.map((e, i) => ({
-          ...e,
-          streamId,
-          revision: result.nextExpectedRevision - (events.length - 1 - i),
-          position: i === events.length - 1 ? result.position : '',
-        }));
-        return { state: decided.reduce((s, e) => decider.evolve(s, e), state), events: recorded, position: result.position };
+        return { state: decided.reduce((s, e) => decider.evolve(s, e), state), events, position: result.position };
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) {
           if (error instanceof WrongExpectedRevisionError) {
