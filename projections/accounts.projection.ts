@@ -1,23 +1,81 @@
 import type { RecordedEvent } from '../libs/event-store/src/event-store.port.js';
-import { AccountCreated } from '../libs/accounts/src/domain/account.decider.js';
+import {
+  type AccountCreated,
+  type AccountGatewaySets,
+  type AccountGatewayConfigured,
+  type AccountGatewayRemoved,
+  connectorFor,
+  defaultGateways,
+  inCatalogueOrder,
+} from '../libs/accounts/src/domain/account.decider.js';
+import type { Mode } from '../libs/accounts/src/domain/api-key.js';
+import type { GatewayId } from '../libs/payments/src/domain/gateways.js';
 import { formatCreatedDate } from '../libs/shared/src/dates.js';
 import type { Doc, Projection } from './runtime/projection.js';
+
+/** A configured gateway as recorded: its id and the connector that carries it. */
+export interface ConfiguredGatewayEntry {
+  id: string;
+  connector: string;
+}
 
 export interface AccountDoc extends Doc {
   object: 'account';
   name: string;
   created_date: string;
+  /** Per mode, in catalogue order. Documents projected before gateways existed lack it: read as the defaults. */
+  gateways?: Record<Mode, ConfiguredGatewayEntry[]>;
 }
 
-/** Merchant accounts (internal: the API does not list accounts). */
+const ACCOUNT_EVENTS = new Set(['account.created', 'account.gateway_configured', 'account.gateway_removed']);
+
+/** Gateway ids with the connector each got when configured by default (events before `connector` was recorded). */
+function entriesOf(sets: AccountGatewaySets): Record<Mode, ConfiguredGatewayEntry[]> {
+  const entries = (ids: string[]) => ids.map((id) => ({ id, connector: connectorFor(id as GatewayId) }));
+  return { test: entries(sets.test), live: entries(sets.live) };
+}
+
+/** The gateways of a new account (and of a document projected before gateways existed). */
+export const defaultGatewayEntries = () => entriesOf(defaultGateways());
+
+function withEntry(list: ConfiguredGatewayEntry[], entry: ConfiguredGatewayEntry): ConfiguredGatewayEntry[] {
+  const byId = new Map(list.map((e) => [e.id, e]));
+  byId.set(entry.id, entry);
+  return inCatalogueOrder(byId.keys()).map((id) => byId.get(id)!);
+}
+
+/** Merchant accounts and their configured gateways (internal: the API does not list accounts). */
 export const accountsProjection: Projection<AccountDoc> = {
   name: 'accounts',
   collection: 'accounts',
   collections: [{ name: 'accounts', indexes: [] }],
-  documentIds: (e) => (e.type === 'account.created' ? [String(e.data.account_id)] : []),
+  documentIds: (e) => (ACCOUNT_EVENTS.has(e.type) ? [String(e.data.account_id)] : []),
   project(doc, event: RecordedEvent) {
-    if (event.type !== 'account.created') return doc;
-    const data = event.data as AccountCreated['data'];
-    return { id: data.account_id, object: 'account', name: data.name, created_date: formatCreatedDate(new Date(data.created_at)) };
+    switch (event.type) {
+      case 'account.created': {
+        const data = event.data as AccountCreated['data'];
+        return {
+          id: data.account_id,
+          object: 'account',
+          name: data.name,
+          created_date: formatCreatedDate(new Date(data.created_at)),
+          gateways: entriesOf(data.gateways ?? defaultGateways()),
+        };
+      }
+      case 'account.gateway_configured': {
+        if (!doc) return doc;
+        const data = event.data as AccountGatewayConfigured['data'];
+        const gateways = doc.gateways ?? defaultGatewayEntries();
+        return { ...doc, gateways: { ...gateways, [data.mode]: withEntry(gateways[data.mode], { id: data.gateway, connector: data.connector }) } };
+      }
+      case 'account.gateway_removed': {
+        if (!doc) return doc;
+        const data = event.data as AccountGatewayRemoved['data'];
+        const gateways = doc.gateways ?? defaultGatewayEntries();
+        return { ...doc, gateways: { ...gateways, [data.mode]: gateways[data.mode].filter((e) => e.id !== data.gateway) } };
+      }
+      default:
+        return doc;
+    }
   },
 };

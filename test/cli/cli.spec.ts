@@ -70,6 +70,55 @@ describe('cli', () => {
     expect(snapshot(dataDir)).toEqual(before);
   });
 
+  test('accounts gateways list, add and remove, in each mode', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
+    const account = JSON.parse((await cli(['accounts', 'create', '--name', 'Gateways SAS', '--json'], dataDir)).lines[0]);
+    const gw = (...args: string[]) => cli(['accounts', 'gateways', ...args], dataDir);
+
+    const testList = await gw('list', '--account', account.id, '--mode', 'test', '--json');
+    expect(testList.code).toBe(0);
+    expect(testList.lines).toHaveLength(1);
+    const list = JSON.parse(testList.lines[0]);
+    expect(list).toMatchObject({ object: 'list', url: '/v1/account/gateways', has_more: false });
+    expect(list.data).toHaveLength(11);
+    expect(list.data[1]).toEqual({ object: 'gateway', id: 'gateway_b', connector: 'simulator', methods: ['card', 'pse', 'efecty'], mode: 'test' });
+    expect(JSON.parse((await gw('list', '--account', account.id, '--mode', 'live', '--json')).lines[0]).data).toEqual([]);
+    expect((await gw('list', '--account', account.id, '--mode', 'live')).lines).toEqual([`no gateways configured on ${account.id} in live mode`]);
+
+    const added = await gw('add', '--account', account.id, '--mode', 'live', '--gateway', 'gateway_h', '--json');
+    expect(added.code).toBe(0);
+    expect(JSON.parse(added.lines[0])).toEqual({ object: 'gateway', id: 'gateway_h', connector: 'simulator', methods: ['card', 'pse', 'efecty'], mode: 'live' });
+    expect((await gw('list', '--account', account.id, '--mode', 'live')).lines).toEqual([expect.stringMatching(/^gateway_h\s+simulator\s+card, pse, efecty$/)]);
+
+    const removed = await gw('remove', '--account', account.id, '--mode', 'test', '--gateway', 'offline');
+    expect(removed.code).toBe(0);
+    expect(removed.lines).toEqual([`removed offline from ${account.id} in test mode`]);
+    await expect(gw('remove', '--account', account.id, '--mode', 'test', '--gateway', 'offline')).rejects.toMatchObject({ code: 'resource_missing', status: 404 });
+    await expect(gw('add', '--account', account.id, '--mode', 'test', '--gateway', 'nope')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'gateway' });
+
+    // What the CLI wrote is what the service answers.
+    const t = await startTestApp({ dataDir });
+    try {
+      expect((await t.as(account.live_key).get('/v1/account/gateways')).body.data.map((g: { id: string }) => g.id)).toEqual(['gateway_h']);
+      const testIds = (await t.as(account.test_key).get('/v1/account/gateways')).body.data.map((g: { id: string }) => g.id);
+      expect(testIds).toHaveLength(10);
+      expect(testIds).not.toContain('offline');
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('accounts gateways needs --account, --mode test|live and, to add or remove, --gateway', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
+    await expect(cli(['accounts', 'gateways', 'list', '--mode', 'test'], dataDir)).rejects.toBeInstanceOf(UsageError);
+    await expect(cli(['accounts', 'gateways', 'list', '--account', 'acct_1', '--mode', 'prod'], dataDir)).rejects.toBeInstanceOf(UsageError);
+    await expect(cli(['accounts', 'gateways', 'add', '--account', 'acct_1', '--mode', 'test'], dataDir)).rejects.toBeInstanceOf(UsageError);
+    await expect(cli(['accounts', 'gateways', 'rename', '--account', 'acct_1', '--mode', 'test'], dataDir)).rejects.toBeInstanceOf(UsageError);
+    await expect(cli(['accounts', 'gateways', 'add', '--account', 'acct_nope', '--mode', 'test', '--gateway', 'gateway_a'], dataDir)).rejects.toMatchObject({
+      code: 'resource_missing',
+    });
+  });
+
   test('an unknown command or projection is refused', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
     await expect(cli(['accounts', 'delete'], dataDir)).rejects.toBeInstanceOf(UsageError);

@@ -1,14 +1,27 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { CommandBus } from '@nestjs/cqrs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { parseArgs } from 'node:util';
 import { AppModule } from '../../api/src/app.module.js';
 import { CreateAccountCommand, type CreatedAccount } from '../../../libs/accounts/src/application/create-account.js';
+import { ConfigureGatewayCommand } from '../../../libs/accounts/src/application/configure-gateway.js';
+import { GetGatewayQuery } from '../../../libs/accounts/src/application/get-gateway.js';
+import { type GatewayObject, ListGatewaysQuery } from '../../../libs/accounts/src/application/list-gateways.js';
+import { RemoveGatewayCommand } from '../../../libs/accounts/src/application/remove-gateway.js';
+import { isMode } from '../../../libs/accounts/src/domain/account.decider.js';
+import type { CommandContext } from '../../../libs/platform/src/command-context.js';
+import type { ListPage } from '../../../libs/http/src/list.js';
 import { loadConfig } from '../../../libs/platform/src/config.js';
 import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
 
 export const USAGE = `usage:
   npm run cli -- accounts create --name NAME [--json]   create a merchant account and print its keys
+  npm run cli -- accounts gateways list --account ACCT --mode test|live [--json]
+                                                         the gateways configured on an account in a mode
+  npm run cli -- accounts gateways add --account ACCT --mode test|live --gateway G [--json]
+                                                         configure a gateway (gateway_a … gateway_j, offline)
+  npm run cli -- accounts gateways remove --account ACCT --mode test|live --gateway G [--json]
+                                                         remove a configured gateway
   npm run cli -- projections rebuild [NAME]              drop read models and rebuild them from the first event
   npm run cli -- projections status                      checkpoint of each projection against the head of the store
 
@@ -24,7 +37,14 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    options: {
+      name: { type: 'string' },
+      account: { type: 'string' },
+      mode: { type: 'string' },
+      gateway: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
   });
   const [area, action, arg] = positionals;
   if (values.help || !area) {
@@ -43,6 +63,35 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       const out = { id: created.id, name: created.name, test_key: created.test_key, live_key: created.live_key };
       io.out(values.json ? JSON.stringify(out) : `account ${out.id} (${out.name})\n  test key: ${out.test_key}\n  live key: ${out.live_key}`);
       return 0;
+    }
+    if (area === 'accounts' && action === 'gateways') {
+      if (!values.account) throw new UsageError('accounts gateways needs --account ACCT');
+      if (!isMode(values.mode)) throw new UsageError('accounts gateways needs --mode test|live');
+      const ctx: CommandContext = { accountId: values.account, mode: values.mode, requestId: null, idempotencyKey: null };
+      const queries = app.get(QueryBus);
+      if (arg === 'list') {
+        await engine.catchUp();
+        const list = await queries.execute<ListGatewaysQuery, ListPage<GatewayObject>>(new ListGatewaysQuery(ctx));
+        if (values.json) io.out(JSON.stringify(list));
+        else if (list.data.length === 0) io.out(`no gateways configured on ${ctx.accountId} in ${ctx.mode} mode`);
+        else for (const g of list.data) io.out(`${g.id.padEnd(10)} ${g.connector.padEnd(10)} ${g.methods.join(', ') || '(free-form methods)'}`);
+        return 0;
+      }
+      if (arg === 'add' || arg === 'remove') {
+        if (!values.gateway) throw new UsageError(`accounts gateways ${arg} needs --gateway G`);
+        const command = arg === 'add' ? new ConfigureGatewayCommand(ctx, values.gateway) : new RemoveGatewayCommand(ctx, values.gateway);
+        await app.get(CommandBus).execute(command);
+        await engine.catchUp(); // the read model answers the service's GET at once, running or not
+        if (arg === 'add') {
+          const g = await queries.execute<GetGatewayQuery, GatewayObject>(new GetGatewayQuery(ctx, values.gateway));
+          io.out(values.json ? JSON.stringify(g) : `configured ${g.id} (${g.connector}) on ${ctx.accountId} in ${ctx.mode} mode`);
+        } else {
+          const out = { id: values.gateway, object: 'gateway', deleted: true };
+          io.out(values.json ? JSON.stringify(out) : `removed ${out.id} from ${ctx.accountId} in ${ctx.mode} mode`);
+        }
+        return 0;
+      }
+      throw new UsageError(`unknown command: ${positionals.join(' ')}`);
     }
     if (area === 'projections' && action === 'rebuild') {
       const started = performance.now();

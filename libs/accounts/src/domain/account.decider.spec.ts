@@ -1,5 +1,6 @@
 import { given } from '../../../shared/src/testing/given.js';
-import { type AccountCommand, accountDecider } from './account.decider.js';
+import { ALL_GATEWAYS } from '../../../payments/src/domain/gateways.js';
+import { type AccountCommand, type AccountEvent, accountDecider, configuredGateways } from './account.decider.js';
 import { hashSecret, issueApiKey, parseApiKey, secretMatches } from './api-key.js';
 
 const now = new Date('2026-11-23T10:00:00.000Z');
@@ -13,11 +14,82 @@ describe('account decider', () => {
   test('creates an account with its two keys', () => {
     given(accountDecider)
       .when(create())
-      .then([{ type: 'account.created', data: { account_id: 'acct_1', name: 'Acme', created_at: now.toISOString(), api_keys: keys } }]);
+      .then([
+        {
+          type: 'account.created',
+          data: { account_id: 'acct_1', name: 'Acme', created_at: now.toISOString(), api_keys: keys, gateways: { test: [...ALL_GATEWAYS], live: [] } },
+        },
+      ]);
   });
   test('refuses a second creation and an empty name', () => {
     given(accountDecider, accountDecider.decide(create(), accountDecider.initialState)).when(create()).thenRejects('resource_already_exists');
     given(accountDecider).when(create('  ')).thenRejects('parameter_invalid', 'name');
+  });
+});
+
+const created = (gateways = true): AccountEvent => ({
+  type: 'account.created',
+  data: {
+    account_id: 'acct_1',
+    name: 'Acme',
+    created_at: now.toISOString(),
+    api_keys: keys,
+    ...(gateways ? { gateways: { test: [...ALL_GATEWAYS], live: [] } } : {}),
+  },
+});
+const configure = (gateway: string, mode: 'test' | 'live' = 'test'): AccountCommand => ({ type: 'ConfigureGateway', accountId: 'acct_1', mode, gateway, now });
+const remove = (gateway: string, mode: 'test' | 'live' = 'test'): AccountCommand => ({ type: 'RemoveGateway', accountId: 'acct_1', mode, gateway, now });
+const configured = (gateway: string, mode: 'test' | 'live', connector: 'simulator' | 'offline' = 'simulator'): AccountEvent => ({
+  type: 'account.gateway_configured',
+  data: { account_id: 'acct_1', mode, gateway: gateway as never, connector, configured_at: now.toISOString() },
+});
+const removed = (gateway: string, mode: 'test' | 'live'): AccountEvent => ({
+  type: 'account.gateway_removed',
+  data: { account_id: 'acct_1', mode, gateway: gateway as never, removed_at: now.toISOString() },
+});
+const stateAfter = (events: AccountEvent[]) => events.reduce(accountDecider.evolve, accountDecider.initialState);
+
+describe('account gateways', () => {
+  test('a new account has all 11 gateways in test mode (offline included) and none in live mode', () => {
+    const state = stateAfter([created()]);
+    expect(configuredGateways(state, 'test')).toEqual(ALL_GATEWAYS);
+    expect(configuredGateways(state, 'test')).toHaveLength(11);
+    expect(configuredGateways(state, 'live')).toEqual([]);
+  });
+
+  test('an account.created written before gateways existed means the same defaults', () => {
+    expect(stateAfter([created(false)]).gateways).toEqual({ test: ALL_GATEWAYS, live: [] });
+  });
+
+  test('configuring a live gateway records the simulator connector; offline records offline', () => {
+    given(accountDecider, [created()]).when(configure('gateway_b', 'live')).then([configured('gateway_b', 'live')]);
+    given(accountDecider, [created()]).when(configure('offline', 'live')).then([configured('offline', 'live', 'offline')]);
+  });
+
+  test('configuring a gateway already configured records nothing', () => {
+    given(accountDecider, [created()]).when(configure('gateway_a')).then([]);
+    given(accountDecider, [created(), configured('gateway_c', 'live')]).when(configure('gateway_c', 'live')).then([]);
+  });
+
+  test('removing a configured gateway; removing one not configured is 404 naming gateway', () => {
+    given(accountDecider, [created()]).when(remove('gateway_j')).then([removed('gateway_j', 'test')]);
+    const error = given(accountDecider, [created(), removed('gateway_j', 'test')]).when(remove('gateway_j')).thenRejects('resource_missing', 'gateway');
+    expect(error.status).toBe(404);
+    expect(error.message).toBe('The gateway gateway_j is not configured in the account');
+    given(accountDecider, [created()]).when(remove('gateway_a', 'live')).thenRejects('resource_missing', 'gateway');
+  });
+
+  test('an unknown gateway id is a 400 naming gateway; an unknown account is 404', () => {
+    given(accountDecider, [created()]).when(configure('gateway_z')).thenRejects('parameter_invalid', 'gateway');
+    given(accountDecider, [created()]).when(remove('paypal')).thenRejects('parameter_invalid', 'gateway');
+    expect(given(accountDecider).when(configure('gateway_a')).thenRejects('resource_missing').status).toBe(404);
+  });
+
+  test('the state follows configure and remove per mode, in catalogue order', () => {
+    const state = stateAfter([created(), configured('gateway_h', 'live'), configured('gateway_a', 'live'), removed('gateway_a', 'test'), removed('offline', 'test')]);
+    expect(configuredGateways(state, 'live')).toEqual(['gateway_a', 'gateway_h']);
+    expect(configuredGateways(state, 'test')).toEqual(ALL_GATEWAYS.filter((g) => g !== 'gateway_a' && g !== 'offline'));
+    given(accountDecider, [created(), removed('gateway_a', 'test')]).when(configure('gateway_a')).then([configured('gateway_a', 'test')]);
   });
 });
 
