@@ -58,13 +58,15 @@ export type CustomerChanges = Partial<Omit<CustomerFields, 'default_payment_meth
 
 export type CustomerCommand =
   | { type: 'CreateCustomer'; owner: Owner; customerId: string; fields: CustomerChanges & { email: string }; now: Date }
-  | { type: 'UpdateCustomer'; owner: Owner; customerId: string; changes: CustomerChanges; now: Date };
+  | { type: 'UpdateCustomer'; owner: Owner; customerId: string; changes: CustomerChanges; now: Date }
+  /** `onlyIfUnset`: set it only when the customer has none (a first saved method becomes the default). */
+  | { type: 'SetDefaultPaymentMethod'; owner: Owner; customerId: string; paymentMethodId: string | null; onlyIfUnset?: boolean; expectCurrent?: string; now: Date };
 
 export type CustomerCreated = DomainEvent<
   'customer.created',
   CustomerFields & { id: string; account_id: string; is_test: boolean; created_at: string }
 >;
-export type CustomerUpdated = DomainEvent<'customer.updated', { id: string; changes: CustomerChanges }>;
+export type CustomerUpdated = DomainEvent<'customer.updated', { id: string; changes: CustomerChanges & { default_payment_method?: string | null } }>;
 export type CustomerEvent = CustomerCreated | CustomerUpdated;
 
 export interface CustomerState {
@@ -148,7 +150,7 @@ export function normalizeCustomerChanges(c: CustomerChanges): CustomerChanges {
   return out;
 }
 
-export function applyCustomerChanges<F extends CustomerFields>(fields: F, changes: CustomerChanges): F {
+export function applyCustomerChanges<F extends CustomerFields>(fields: F, changes: CustomerChanges & { default_payment_method?: string | null }): F {
   const { meta_data, billing_address, ...rest } = changes;
   return {
     ...fields,
@@ -206,6 +208,14 @@ export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEv
         const changes = normalizeCustomerChanges(command.changes);
         if (Object.keys(changes).length === 0) return [];
         return [{ type: 'customer.updated', data: { id: command.customerId, changes } }];
+      }
+      case 'SetDefaultPaymentMethod': {
+        const current = state.fields!.default_payment_method;
+        if (command.onlyIfUnset && current !== null) return [];
+        // Clearing on a method's deletion only clears that method.
+        if (command.expectCurrent !== undefined && current !== command.expectCurrent) return [];
+        if (current === command.paymentMethodId) return [];
+        return [{ type: 'customer.updated', data: { id: command.customerId, changes: { default_payment_method: command.paymentMethodId } } }];
       }
     }
   },

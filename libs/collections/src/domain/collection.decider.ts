@@ -1,0 +1,728 @@
+import { addDays } from 'date-fns';
+import { Decider, DomainEvent } from '../../../shared/src/decider.js';
+import { DomainError, invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
+import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
+import { type Currency, Money, currency as currencyOf, formatAmount, isDecimalString, decimalPlaces } from '../../../shared/src/money.js';
+import type { Owner } from '../../../platform/src/read-models.js';
+import type { BillingAddress } from '../../../customers/src/domain/customer.decider.js';
+import type { ExchangeRate } from '../exchange-rates/exchange-rates.port.js';
+import { type Discount, type Item, type LineInput, priceLine, totals } from './pricing.js';
+
+export const COLLECTION_STATUSES = ['pending', 'processing', 'paid', 'past_due', 'uncollectible', 'voided', 'refunded'] as const;
+export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];
+export type CollectionMethod = 'charge' | 'collect';
+
+/** At most this many gateway-level tries (charges) per transaction: the first and one retry. */
+export const MAX_CHARGES_PER_TRANSACTION = 2;
+
+export interface InvoiceSettings {
+  invoice_document_id: string | null;
+  invoice_cost_center: string | null;
+}
+
+export interface InvoiceRetentions {
+  reteica: string | null;
+  retefte: string | null;
+  reteiva?: string | null;
+}
+
+/** Every field of a collection as the spec's table lists it, plus ours (documented in decisions.md). */
+export interface CollectionFields {
+  items: Item[];
+  discounts: Discount[];
+  description: string | null;
+  subtotal: string;
+  total: string;
+  status: CollectionStatus;
+  currency: string;
+  paid_date: string | null;
+  voided_at_date: string | null;
+  due_date: string | null;
+  next_collection_attempt_date: string | null;
+  collection_method: CollectionMethod;
+  collection_rule_id: string | null;
+  type: 'invoice';
+  meta_data: MetaData;
+  payment_settings: Record<string, unknown> | null;
+  invoice_settings: InvoiceSettings;
+  invoice_retentions: InvoiceRetentions;
+  collection_attempts: number;
+  collecting: boolean;
+  payment_method_gateway: string | null;
+  payment_method_type: string | null;
+  paid_out_of_band: boolean;
+  out_of_band_proof: string | null;
+  customer: string;
+  billing_address: BillingAddress | null;
+  subscription: string | null;
+  invoice: string | null;
+  invoice_number: string | null;
+  checkout_url: string;
+  invoices: string[];
+  additional_data: Record<string, unknown> | null;
+  // ours
+  payment_method: string | null;
+  latest_transaction: string | null;
+  amount_refunded: string;
+  exchange_rates: ExchangeRate[];
+  /** What each discount took off this collection, by discount id. */
+  discount_amounts: Record<string, string>;
+  /** `subscription_create`, `subscription_cycle`, `subscription_trial`, `manual`. */
+  billing_reason: string;
+}
+
+/** How a payment attempt pays: a stored method or one-off `payment_information` (token already made). */
+export interface PaymentSource {
+  payment_method: string | null;
+  gateway: string;
+  type: string;
+  /** Stored/tokenized token (never public); null for methods that need customer action. */
+  token: string | null;
+  details: Record<string, string>;
+  /** A tokenizable one-off method is saved as this payment method once a charge succeeds. */
+  save_as: { payment_method_id: string; card: unknown; wallet: unknown } | null;
+}
+
+export type ChargeStatus = 'in_progress' | 'succeeded' | 'failed' | 'pending';
+export type TransactionStatus = 'in_progress' | 'succeeded' | 'failed' | 'pending';
+
+export interface ChargeState {
+  id: string;
+  try: number;
+  status: ChargeStatus;
+  started_at: string;
+  retryable: boolean;
+}
+
+export interface TransactionState {
+  id: string;
+  status: TransactionStatus;
+  started_at: string;
+  source: PaymentSource;
+  amount: string;
+  charges: ChargeState[];
+}
+
+export interface CollectionState {
+  exists: boolean;
+  owner: Owner | null;
+  fields: CollectionFields | null;
+  transactions: TransactionState[];
+}
+
+export interface CreateCollectionInput {
+  customer: { id: string; billing_address: BillingAddress | null };
+  subscription: string | null;
+  currency: string;
+  lines: LineInput[];
+  discounts: Discount[];
+  collection_method: CollectionMethod;
+  days_until_due: number | null;
+  description: string | null;
+  meta_data: MetaData;
+  invoice_settings: InvoiceSettings;
+  invoice_retentions: InvoiceRetentions;
+  collection_rule_id: string | null;
+  billing_reason: string;
+  checkout_url: string;
+}
+
+export type ChargeOutcome =
+  | { status: 'succeeded'; gateway_reference: string }
+  | { status: 'failed'; gateway_reference: string | null; failure_code: string; failure_message: string; decline_code: string | null; retryable: boolean }
+  | { status: 'pending'; gateway_reference: string; additional_data: Record<string, unknown> };
+
+export type CollectionCommand =
+  | { type: 'CreateCollection'; owner: Owner; collectionId: string; input: CreateCollectionInput; now: Date }
+  | { type: 'StartPayment'; owner: Owner; collectionId: string; transactionId: string; chargeId: string; source: PaymentSource; initiatedBy: 'merchant' | 'customer' | 'automatic'; now: Date }
+  | { type: 'RetryCharge'; owner: Owner; collectionId: string; transactionId: string; chargeId: string; now: Date }
+  | { type: 'AbandonTransaction'; owner: Owner; collectionId: string; transactionId: string; now: Date }
+  | { type: 'RecordChargeOutcome'; owner: Owner; collectionId: string; chargeId: string; outcome: ChargeOutcome; now: Date }
+  | { type: 'PayOutOfBand'; owner: Owner; collectionId: string; proof: string | null; now: Date }
+  | { type: 'VoidCollection'; owner: Owner; collectionId: string; now: Date }
+  | { type: 'MarkUncollectible'; owner: Owner; collectionId: string; now: Date }
+  | { type: 'RefundCollection'; owner: Owner; collectionId: string; refundId: string; amount: string | null; reason: string | null; now: Date }
+  | { type: 'SendCollection'; owner: Owner; collectionId: string; now: Date }
+  | { type: 'UpdateCollectionItems'; owner: Owner; collectionId: string; lines: LineInput[]; now: Date }
+  | { type: 'UpdateCollectionDiscounts'; owner: Owner; collectionId: string; discounts: Discount[]; now: Date }
+  | { type: 'DeleteCollectionDiscount'; owner: Owner; collectionId: string; discountId: string; now: Date };
+
+type Ref = { id: string; subscription: string | null; customer: string };
+type ChargeRef = Ref & { collection: string; transaction: string; charge: string };
+
+export type CollectionCreated = DomainEvent<'collection.created', CollectionFields & { id: string; account_id: string; is_test: boolean; created_at: string }>;
+export type CollectionSent = DomainEvent<'collection.sent', Ref & { sent_at: string; checkout_url: string }>;
+export type CollectionUpdated = DomainEvent<
+  'collection.updated',
+  Ref & { changes: Pick<CollectionFields, 'items' | 'discounts' | 'subtotal' | 'total' | 'exchange_rates' | 'discount_amounts'> }
+>;
+export type TransactionCreated = DomainEvent<
+  'transaction.created',
+  Ref & {
+    collection: string;
+    transaction: string;
+    amount: string;
+    currency: string;
+    payment_method: string | null;
+    gateway: string;
+    payment_method_type: string;
+    initiated_by: string;
+    created_at: string;
+    /** Internal: the gateway token and one-off details (never projected). */
+    source: PaymentSource;
+  }
+>;
+export type ChargeCreated = DomainEvent<
+  'charge.created',
+  ChargeRef & { try: number; amount: string; currency: string; payment_method: string | null; gateway: string; payment_method_type: string; created_at: string }
+>;
+export type ChargePaid = DomainEvent<'charge.paid', ChargeRef & { gateway_reference: string; paid_at: string }>;
+export type ChargeFailed = DomainEvent<
+  'charge.failed',
+  ChargeRef & { gateway_reference: string | null; failure_code: string; failure_message: string; decline_code: string | null; retryable: boolean; failed_at: string }
+>;
+export type ChargePending = DomainEvent<'charge.pending', ChargeRef & { gateway_reference: string; additional_data: Record<string, unknown> }>;
+export type CollectionPaid = DomainEvent<
+  'collection.paid',
+  Ref & {
+    paid_date: string;
+    transaction: string | null;
+    charge: string | null;
+    payment_method: string | null;
+    payment_method_gateway: string | null;
+    payment_method_type: string | null;
+    paid_out_of_band: boolean;
+    out_of_band_proof: string | null;
+    /** The payment method saved from one-off `payment_information`, when there was one. */
+    saved_payment_method: string | null;
+    meta_data: MetaData;
+  }
+>;
+export type CollectionPaymentFailed = DomainEvent<
+  'collection.payment_failed',
+  Ref & { transaction: string; charge: string; failure_code: string; failure_message: string; decline_code: string | null; meta_data: MetaData }
+>;
+export type CollectionVoided = DomainEvent<'collection.voided', Ref & { voided_at_date: string }>;
+export type CollectionUncollectible = DomainEvent<'collection.uncollectible', Ref & { marked_at: string }>;
+export type CollectionRefunded = DomainEvent<
+  'collection.refunded',
+  Ref & { refund: string; amount: string; amount_refunded: string; status: CollectionStatus; charge: string | null; reason: string | null; refunded_at: string }
+>;
+
+export type CollectionEvent =
+  | CollectionCreated
+  | CollectionSent
+  | CollectionUpdated
+  | TransactionCreated
+  | ChargeCreated
+  | ChargePaid
+  | ChargeFailed
+  | ChargePending
+  | CollectionPaid
+  | CollectionPaymentFailed
+  | CollectionVoided
+  | CollectionUncollectible
+  | CollectionRefunded;
+
+export const collectionStream = (collectionId: string) => `collection-${collectionId}`;
+
+const owns = (state: CollectionState, owner: Owner) =>
+  state.owner !== null && state.owner.accountId === owner.accountId && state.owner.mode === owner.mode;
+
+/** The 409 for an operation the collection's state does not allow; the message names the state. */
+export const refusedInState = (what: string, id: string, status: string, code = 'invalid_state') =>
+  new DomainError(code, `Cannot ${what} collection ${id}: its status is ${status}`, null, 409);
+
+const inFlight = (state: CollectionState) => state.transactions.find((t) => t.status === 'in_progress') ?? null;
+const awaitingCustomer = (state: CollectionState) => state.transactions.find((t) => t.status === 'pending') ?? null;
+
+/** Lines priced, discounts applied, rates kept: what a collection's money fields are. */
+export function priceCollection(lines: LineInput[], discounts: Discount[], cur: Currency) {
+  const items = lines.map((l) => priceLine(l, cur));
+  const t = totals(items, discounts, cur);
+  const rates = new Map<string, ExchangeRate>();
+  for (const l of lines) if (l.rate && !rates.has(`${l.rate.from}:${l.rate.to}`)) rates.set(`${l.rate.from}:${l.rate.to}`, l.rate);
+  return { items, discounts, subtotal: t.subtotal, total: t.total, discount_amounts: t.discount_amounts, exchange_rates: [...rates.values()] };
+}
+
+/** Checks discounts: a code, and exactly one of `amount` (in the collection's currency) or `percent` (0–100]. */
+export function checkDiscounts(discounts: Discount[], cur: Currency, param = 'discounts'): void {
+  if (!Array.isArray(discounts)) throw invalidParam(param, `${param} must be an array`);
+  if (discounts.length > 20) throw invalidParam(param, `${param} can have at most 20 entries`);
+  discounts.forEach((d, i) => {
+    const p = `${param}[${i}]`;
+    if (typeof d.code !== 'string' || d.code.trim().length === 0 || d.code.length > 100) throw invalidParam(`${p}[code]`, `${p}[code] must be 1 to 100 characters long`);
+    if ((d.amount === null) === (d.percent === null)) throw invalidParam(p, `${p} needs exactly one of amount or percent`);
+    if (d.amount !== null) {
+      if (!isDecimalString(d.amount) || new Money(d.amount).lte(0)) throw invalidParam(`${p}[amount]`, `${p}[amount] must be a positive decimal amount`);
+      if (decimalPlaces(d.amount) > cur.exponent) throw invalidParam(`${p}[amount]`, `${p}[amount] has more decimals than ${cur.code} allows (${cur.exponent})`);
+    }
+    if (d.percent !== null && (!isDecimalString(d.percent) || new Money(d.percent).lte(0) || new Money(d.percent).gt(100))) {
+      throw invalidParam(`${p}[percent]`, `${p}[percent] must be a decimal greater than 0 and at most 100`);
+    }
+  });
+}
+
+export const normalizeDiscount = (d: Discount, cur: Currency): Discount => ({
+  id: d.id,
+  code: d.code.trim(),
+  amount: d.amount === null ? null : formatAmount(d.amount, cur),
+  percent: d.percent === null ? null : new Money(d.percent).toFixed(),
+});
+
+function ref(state: CollectionState, id: string): Ref {
+  return { id, subscription: state.fields!.subscription, customer: state.fields!.customer };
+}
+
+/** The fields after an event: shared by `evolve` and the collections projection. */
+export function applyCollectionEvent(fields: CollectionFields, event: CollectionEvent): CollectionFields {
+  switch (event.type) {
+    case 'collection.created': {
+      const { id, account_id, is_test, created_at, ...f } = event.data;
+      return f;
+    }
+    case 'collection.updated':
+      return { ...fields, ...event.data.changes };
+    case 'transaction.created':
+      return {
+        ...fields,
+        collecting: true,
+        collection_attempts: fields.collection_attempts + 1,
+        latest_transaction: event.data.transaction,
+        payment_method: event.data.payment_method,
+        payment_method_gateway: event.data.gateway,
+        payment_method_type: event.data.payment_method_type,
+        additional_data: null,
+      };
+    case 'charge.pending':
+      return { ...fields, status: 'processing', collecting: false, additional_data: event.data.additional_data };
+    case 'collection.payment_failed':
+      return { ...fields, status: fields.status === 'processing' ? 'pending' : fields.status, collecting: false, additional_data: null };
+    case 'collection.paid':
+      return {
+        ...fields,
+        status: 'paid',
+        collecting: false,
+        paid_date: event.data.paid_date,
+        paid_out_of_band: event.data.paid_out_of_band,
+        out_of_band_proof: event.data.out_of_band_proof,
+        payment_method: event.data.saved_payment_method ?? event.data.payment_method ?? fields.payment_method,
+        payment_method_gateway: event.data.payment_method_gateway ?? fields.payment_method_gateway,
+        payment_method_type: event.data.payment_method_type ?? fields.payment_method_type,
+        additional_data: null,
+        next_collection_attempt_date: null,
+      };
+    case 'collection.voided':
+      return { ...fields, status: 'voided', voided_at_date: event.data.voided_at_date, next_collection_attempt_date: null };
+    case 'collection.uncollectible':
+      return { ...fields, status: 'uncollectible', next_collection_attempt_date: null };
+    case 'collection.refunded':
+      return { ...fields, status: event.data.status, amount_refunded: event.data.amount_refunded };
+    default:
+      return fields;
+  }
+}
+
+function evolveTransactions(txs: TransactionState[], event: CollectionEvent): TransactionState[] {
+  const update = (id: string, f: (t: TransactionState) => TransactionState) => txs.map((t) => (t.id === id ? f(t) : t));
+  const setCharge = (t: TransactionState, chargeId: string, status: ChargeStatus, retryable = false) => ({
+    ...t,
+    charges: t.charges.map((c) => (c.id === chargeId ? { ...c, status, retryable } : c)),
+  });
+  switch (event.type) {
+    case 'transaction.created':
+      return [...txs, { id: event.data.transaction, status: 'in_progress', started_at: event.data.created_at, source: event.data.source, amount: event.data.amount, charges: [] }];
+    case 'charge.created':
+      return update(event.data.transaction, (t) => ({
+        ...t,
+        status: 'in_progress',
+        charges: [...t.charges, { id: event.data.charge, try: event.data.try, status: 'in_progress', started_at: event.data.created_at, retryable: false }],
+      }));
+    case 'charge.paid':
+      return update(event.data.transaction, (t) => ({ ...setCharge(t, event.data.charge, 'succeeded'), status: 'succeeded' }));
+    case 'charge.pending':
+      return update(event.data.transaction, (t) => ({ ...setCharge(t, event.data.charge, 'pending'), status: 'pending' }));
+    case 'charge.failed':
+      // The transaction stays open until the collection records the failure (a retry may follow).
+      return update(event.data.transaction, (t) => setCharge(t, event.data.charge, 'failed', event.data.retryable));
+    case 'collection.payment_failed':
+      return update(event.data.transaction, (t) => ({ ...t, status: 'failed' }));
+    default:
+      return txs;
+  }
+}
+
+/** Statuses in which the collection can still be paid. */
+const PAYABLE: CollectionStatus[] = ['pending', 'past_due', 'uncollectible'];
+
+/**
+ * A collection: the object that is paid. It holds its transactions (payment attempts) and their
+ * charges (gateway-level tries), so that "one successful charge per collection" is decided in one
+ * stream: a payment starts only when no other attempt is in flight or awaiting the customer, and
+ * that start is appended with the stream's expected revision.
+ */
+export const collectionDecider: Decider<CollectionCommand, CollectionState, CollectionEvent> = {
+  initialState: { exists: false, owner: null, fields: null, transactions: [] },
+
+  decide(command, state) {
+    if (command.type === 'CreateCollection') return decideCreate(command, state);
+    if (!state.exists || !owns(state, command.owner)) throw notFound('collection', command.collectionId);
+    const f = state.fields!;
+    const id = command.collectionId;
+    const now = command.now.toISOString();
+    const cur = currencyOf(f.currency)!;
+    switch (command.type) {
+      case 'StartPayment': {
+        if (f.status === 'paid' || f.status === 'refunded') throw refusedInState('pay', id, f.status, 'collection_already_paid');
+        if (f.status === 'processing' || awaitingCustomer(state)) throw refusedInState('pay', id, 'processing (a payment awaits the customer)', 'payment_in_progress');
+        if (!PAYABLE.includes(f.status)) throw refusedInState('pay', id, f.status);
+        if (inFlight(state)) {
+          throw new DomainError('payment_in_progress', `Cannot pay collection ${id}: another payment attempt is in progress`, null, 409);
+        }
+        if (new Money(f.total).lte(0)) throw refusedInState('pay', id, `${f.status} with a total of 0`);
+        const base = { ...ref(state, id), collection: id, transaction: command.transactionId };
+        return [
+          {
+            type: 'transaction.created',
+            data: {
+              ...base,
+              amount: f.total,
+              currency: f.currency,
+              payment_method: command.source.payment_method,
+              gateway: command.source.gateway,
+              payment_method_type: command.source.type,
+              initiated_by: command.initiatedBy,
+              created_at: now,
+              source: command.source,
+            },
+          },
+          {
+            type: 'charge.created',
+            data: {
+              ...base,
+              charge: command.chargeId,
+              try: 1,
+              amount: f.total,
+              currency: f.currency,
+              payment_method: command.source.payment_method,
+              gateway: command.source.gateway,
+              payment_method_type: command.source.type,
+              created_at: now,
+            },
+          },
+        ];
+      }
+      case 'RetryCharge': {
+        const tx = state.transactions.find((t) => t.id === command.transactionId);
+        if (!tx || tx.status !== 'in_progress') throw invalidState(`Transaction ${command.transactionId} is not in progress`);
+        const last = tx.charges[tx.charges.length - 1];
+        if (!last || last.status !== 'failed' || !last.retryable || tx.charges.length >= MAX_CHARGES_PER_TRANSACTION) {
+          throw invalidState(`Transaction ${command.transactionId} cannot be retried`);
+        }
+        return [
+          {
+            type: 'charge.created',
+            data: {
+              ...ref(state, id),
+              collection: id,
+              transaction: tx.id,
+              charge: command.chargeId,
+              try: last.try + 1,
+              amount: tx.amount,
+              currency: f.currency,
+              payment_method: tx.source.payment_method,
+              gateway: tx.source.gateway,
+              payment_method_type: tx.source.type,
+              created_at: now,
+            },
+          },
+        ];
+      }
+      case 'RecordChargeOutcome':
+        return decideOutcome(command, state);
+      case 'AbandonTransaction':
+        return decideAbandon(state, id, command.transactionId);
+      case 'PayOutOfBand': {
+        if (f.status === 'paid' || f.status === 'refunded') throw refusedInState('pay', id, f.status, 'collection_already_paid');
+        if (inFlight(state) || f.status === 'processing') throw refusedInState('pay out of band', id, f.collecting ? 'collecting' : 'processing', 'payment_in_progress');
+        if (!PAYABLE.includes(f.status)) throw refusedInState('pay', id, f.status);
+        if (command.proof !== null && !/^https?:\/\/\S+$/.test(command.proof)) throw invalidParam('out_of_band_proof', 'out_of_band_proof must be an http(s) URL');
+        return [paidEvent(state, id, now, { paid_out_of_band: true, out_of_band_proof: command.proof })];
+      }
+      case 'VoidCollection': {
+        if (!PAYABLE.includes(f.status)) throw refusedInState('void', id, f.status);
+        if (inFlight(state)) throw refusedInState('void', id, 'collecting', 'payment_in_progress');
+        return [{ type: 'collection.voided', data: { ...ref(state, id), voided_at_date: now } }];
+      }
+      case 'MarkUncollectible': {
+        if (f.status !== 'pending' && f.status !== 'past_due') throw refusedInState('mark uncollectible', id, f.status);
+        if (inFlight(state)) throw refusedInState('mark uncollectible', id, 'collecting', 'payment_in_progress');
+        return [{ type: 'collection.uncollectible', data: { ...ref(state, id), marked_at: now } }];
+      }
+      case 'RefundCollection': {
+        if (f.status !== 'paid') throw refusedInState('refund', id, f.status);
+        const remaining = new Money(f.total).minus(f.amount_refunded);
+        let amount = remaining;
+        if (command.amount !== null) {
+          if (!isDecimalString(command.amount) || new Money(command.amount).lte(0)) throw invalidParam('amount', 'amount must be a positive decimal amount');
+          if (decimalPlaces(command.amount) > cur.exponent) throw invalidParam('amount', `amount has more decimals than ${cur.code} allows (${cur.exponent})`);
+          amount = new Money(command.amount);
+          if (amount.gt(remaining)) throw invalidParam('amount', `amount must be at most the refundable ${formatAmount(remaining, cur)} ${cur.code}`);
+        }
+        if (amount.lte(0)) throw refusedInState('refund', id, `${f.status} with nothing left to refund`);
+        const refunded = new Money(f.amount_refunded).plus(amount);
+        const paidCharge = state.transactions.flatMap((t) => t.charges).find((c) => c.status === 'succeeded');
+        return [
+          {
+            type: 'collection.refunded',
+            data: {
+              ...ref(state, id),
+              refund: command.refundId,
+              amount: formatAmount(amount, cur),
+              amount_refunded: formatAmount(refunded, cur),
+              status: refunded.gte(f.total) ? 'refunded' : 'paid',
+              charge: paidCharge?.id ?? null,
+              reason: command.reason,
+              refunded_at: now,
+            },
+          },
+        ];
+      }
+      case 'SendCollection': {
+        if (!['pending', 'past_due', 'processing'].includes(f.status)) throw refusedInState('send', id, f.status);
+        return [{ type: 'collection.sent', data: { ...ref(state, id), sent_at: now, checkout_url: f.checkout_url } }];
+      }
+      case 'UpdateCollectionItems':
+      case 'UpdateCollectionDiscounts':
+      case 'DeleteCollectionDiscount': {
+        const what = command.type === 'UpdateCollectionItems' ? 'modify the items of' : 'modify the discounts of';
+        if (f.status !== 'pending' && f.status !== 'past_due') throw refusedInState(what, id, f.status);
+        if (inFlight(state)) throw refusedInState(what, id, 'collecting', 'payment_in_progress');
+        let lines: LineInput[] | null = null;
+        let discounts = f.discounts;
+        if (command.type === 'UpdateCollectionItems') {
+          if (command.lines.length === 0) throw invalidParam('items', 'items must have at least one item');
+          lines = command.lines;
+        } else if (command.type === 'UpdateCollectionDiscounts') {
+          checkDiscounts(command.discounts, cur);
+          discounts = command.discounts.map((d) => normalizeDiscount(d, cur));
+        } else {
+          if (!f.discounts.some((d) => d.id === command.discountId)) throw notFound('discount', command.discountId);
+          discounts = f.discounts.filter((d) => d.id !== command.discountId);
+        }
+        const priced = lines
+          ? priceCollection(lines, discounts, cur)
+          : { items: f.items, discounts, exchange_rates: f.exchange_rates, ...totals(f.items, discounts, cur) };
+        return [
+          {
+            type: 'collection.updated',
+            data: {
+              ...ref(state, id),
+              changes: {
+                items: priced.items,
+                discounts: priced.discounts,
+                subtotal: priced.subtotal,
+                total: priced.total,
+                exchange_rates: priced.exchange_rates,
+                discount_amounts: priced.discount_amounts,
+              },
+            },
+          },
+        ];
+      }
+    }
+  },
+
+  evolve(state, event) {
+    if (event.type === 'collection.created') {
+      return {
+        exists: true,
+        owner: { accountId: event.data.account_id, mode: event.data.is_test ? 'test' : 'live' },
+        fields: applyCollectionEvent(null as unknown as CollectionFields, event),
+        transactions: [],
+      };
+    }
+    if (!state.fields) return state;
+    return { ...state, fields: applyCollectionEvent(state.fields, event), transactions: evolveTransactions(state.transactions, event) };
+  },
+};
+
+function paidEvent(
+  state: CollectionState,
+  id: string,
+  now: string,
+  extra: Partial<CollectionPaid['data']>,
+): CollectionPaid {
+  return {
+    type: 'collection.paid',
+    data: {
+      ...ref(state, id),
+      paid_date: now,
+      transaction: null,
+      charge: null,
+      payment_method: null,
+      payment_method_gateway: null,
+      payment_method_type: null,
+      paid_out_of_band: false,
+      out_of_band_proof: null,
+      saved_payment_method: null,
+      meta_data: state.fields!.meta_data,
+      ...extra,
+    },
+  };
+}
+
+function decideCreate(command: Extract<CollectionCommand, { type: 'CreateCollection' }>, state: CollectionState): CollectionEvent[] {
+  if (state.exists) throw invalidState(`Collection ${command.collectionId} already exists`);
+  const input = command.input;
+  const cur = currencyOf(input.currency);
+  if (!cur) throw invalidParam('currency', `currency must be an ISO 4217 currency code (got ${input.currency})`);
+  if (input.lines.length === 0) throw missingParam('items', 'items must have at least one item');
+  checkDiscounts(input.discounts, cur);
+  checkMetaData(input.meta_data);
+  if (input.collection_method === 'collect' && (input.days_until_due === null || input.days_until_due === undefined)) {
+    throw missingParam('days_until_due', 'days_until_due is required with collection_method collect');
+  }
+  const discounts = input.discounts.map((d) => normalizeDiscount(d, cur));
+  const priced = priceCollection(input.lines, discounts, cur);
+  const now = command.now.toISOString();
+  const fields: CollectionFields = {
+    items: priced.items,
+    discounts: priced.discounts,
+    description: input.description,
+    subtotal: priced.subtotal,
+    total: priced.total,
+    status: 'pending',
+    currency: cur.code,
+    paid_date: null,
+    voided_at_date: null,
+    due_date: input.collection_method === 'collect' ? addDays(command.now, input.days_until_due!).toISOString() : null,
+    next_collection_attempt_date: null,
+    collection_method: input.collection_method,
+    collection_rule_id: input.collection_rule_id,
+    type: 'invoice',
+    meta_data: input.meta_data,
+    payment_settings: null,
+    invoice_settings: input.invoice_settings,
+    invoice_retentions: input.invoice_retentions,
+    collection_attempts: 0,
+    collecting: false,
+    payment_method_gateway: null,
+    payment_method_type: null,
+    paid_out_of_band: false,
+    out_of_band_proof: null,
+    customer: input.customer.id,
+    billing_address: input.customer.billing_address,
+    subscription: input.subscription,
+    invoice: null,
+    invoice_number: null,
+    checkout_url: input.checkout_url,
+    invoices: [],
+    additional_data: null,
+    payment_method: null,
+    latest_transaction: null,
+    amount_refunded: formatAmount('0', cur),
+    exchange_rates: priced.exchange_rates,
+    discount_amounts: priced.discount_amounts,
+    billing_reason: input.billing_reason,
+  };
+  const created: CollectionCreated = {
+    type: 'collection.created',
+    data: { id: command.collectionId, account_id: command.owner.accountId, is_test: command.owner.mode === 'test', created_at: now, ...fields },
+  };
+  const events: CollectionEvent[] = [created];
+  const r = { id: command.collectionId, subscription: input.subscription, customer: input.customer.id };
+  if (new Money(fields.total).isZero()) {
+    // Nothing to collect (a trial's first collection without one-time items): paid at once.
+    const after = collectionDecider.evolve(state, created);
+    events.push(paidEvent(after, command.collectionId, now, {}));
+  } else if (input.collection_method === 'collect') {
+    events.push({ type: 'collection.sent', data: { ...r, sent_at: now, checkout_url: input.checkout_url } });
+  }
+  return events;
+}
+
+function decideOutcome(command: Extract<CollectionCommand, { type: 'RecordChargeOutcome' }>, state: CollectionState): CollectionEvent[] {
+  const tx = state.transactions.find((t) => t.charges.some((c) => c.id === command.chargeId));
+  if (!tx) throw notFound('charge', command.chargeId);
+  const charge = tx.charges.find((c) => c.id === command.chargeId)!;
+  const id = command.collectionId;
+  const now = command.now.toISOString();
+  const o = command.outcome;
+  // Idempotent: an outcome already recorded (a retry after a crash, a racing settle) changes nothing.
+  if (charge.status === 'succeeded' || charge.status === 'failed') return [];
+  if (charge.status === 'pending' && o.status === 'pending') return [];
+  const base = { ...ref(state, id), collection: id, transaction: tx.id, charge: charge.id };
+  if (o.status === 'pending') {
+    return [{ type: 'charge.pending', data: { ...base, gateway_reference: o.gateway_reference, additional_data: o.additional_data } }];
+  }
+  if (o.status === 'succeeded') {
+    const f = state.fields!;
+    if (f.status === 'paid' || f.status === 'refunded') {
+      // Cannot happen while one attempt runs at a time; recorded so the money is visible, flagged for refund.
+      return [{ type: 'charge.paid', data: { ...base, gateway_reference: o.gateway_reference, paid_at: now } }];
+    }
+    return [
+      { type: 'charge.paid', data: { ...base, gateway_reference: o.gateway_reference, paid_at: now } },
+      paidEvent(state, id, now, {
+        transaction: tx.id,
+        charge: charge.id,
+        payment_method: tx.source.payment_method,
+        payment_method_gateway: tx.source.gateway,
+        payment_method_type: tx.source.type,
+        saved_payment_method: tx.source.save_as?.payment_method_id ?? null,
+      }),
+    ];
+  }
+  const retry = o.retryable && charge.status === 'in_progress' && tx.charges.length < MAX_CHARGES_PER_TRANSACTION;
+  const failed: ChargeFailed = {
+    type: 'charge.failed',
+    data: {
+      ...base,
+      gateway_reference: o.gateway_reference,
+      failure_code: o.failure_code,
+      failure_message: o.failure_message,
+      decline_code: o.decline_code,
+      retryable: retry,
+      failed_at: now,
+    },
+  };
+  if (retry) return [failed];
+  return [failed, paymentFailed(state, id, tx.id, charge.id, o)];
+}
+
+function paymentFailed(
+  state: CollectionState,
+  id: string,
+  transaction: string,
+  charge: string,
+  o: { failure_code: string; failure_message: string; decline_code: string | null },
+): CollectionPaymentFailed {
+  return {
+    type: 'collection.payment_failed',
+    data: {
+      ...ref(state, id),
+      transaction,
+      charge,
+      failure_code: o.failure_code,
+      failure_message: o.failure_message,
+      decline_code: o.decline_code,
+      meta_data: state.fields!.meta_data,
+    },
+  };
+}
+
+/**
+ * Closes a transaction whose last charge failed but which was left open (its retry never ran, e.g.
+ * the process stopped): the attempt is recorded as failed so a new one can start.
+ */
+export function decideAbandon(state: CollectionState, collectionId: string, transactionId: string): CollectionEvent[] {
+  const tx = state.transactions.find((t) => t.id === transactionId);
+  if (!tx || tx.status !== 'in_progress') return [];
+  const last = tx.charges[tx.charges.length - 1];
+  if (!last || last.status !== 'failed') return [];
+  return [paymentFailed(state, collectionId, tx.id, last.id, { failure_code: 'processing_error', failure_message: 'The payment attempt was not completed.', decline_code: null })];
+}
+
+/** The transaction in flight (started, no outcome yet), for the handler's stale-attempt recovery. */
+export const transactionInFlight = inFlight;

@@ -1,0 +1,35 @@
+import { addDays, addMonths, addWeeks, addYears } from 'date-fns';
+import type { BillingPeriod } from '../../../catalog/src/domain/price.decider.js';
+
+/**
+ * The end of cycle `n` counted from `anchor`: anchor + n × interval periods, computed from the anchor
+ * each time (never from the previous date), so a subscription anchored on the 31st renews on the last
+ * day of shorter months and on the 31st again after them. Time of day is kept; all UTC.
+ */
+export function cycleBoundary(anchor: Date, period: BillingPeriod, interval: number, n: number): Date {
+  const steps = interval * n;
+  switch (period) {
+    case 'day':
+      return addDays(anchor, steps);
+    case 'week':
+      return addWeeks(anchor, steps);
+    case 'month':
+      return utcAddMonths(anchor, steps);
+    case 'year':
+      return utcAddMonths(anchor, steps * 12);
+  }
+}
+
+/** date-fns' addMonths works in local time; do it on the UTC calendar so the anchor day is UTC's. */
+function utcAddMonths(date: Date, months: number): Date {
+  const y = date.getUTCFullYear();
+  const m = date.getUTCMonth() + months;
+  const targetYear = y + Math.floor(m / 12);
+  const targetMonth = ((m % 12) + 12) % 12;
+  const lastDay = new Date(Date.UTC(targetYear, targetMonth + 1, 0)).getUTCDate();
+  const day = Math.min(date.getUTCDate(), lastDay);
+  return new Date(Date.UTC(targetYear, targetMonth, day, date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds()));
+}
+
+// Kept for symmetry with date-fns in other callers (day/week arithmetic is timezone-free in ms).
+export const _unused = { addMonths, addYears };

@@ -1,0 +1,651 @@
+import { addDays, addHours } from 'date-fns';
+import { Decider, DomainEvent } from '../../../shared/src/decider.js';
+import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
+import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
+import { currency as currencyOf } from '../../../shared/src/money.js';
+import type { Owner } from '../../../platform/src/read-models.js';
+import type { BillingPeriod } from '../../../catalog/src/domain/price.decider.js';
+import { type Discount, type PriceSnapshot, type ProductSnapshot, checkNtpAmount } from '../../../collections/src/domain/pricing.js';
+import { checkDiscounts, normalizeDiscount, type InvoiceSettings, type InvoiceRetentions } from '../../../collections/src/domain/collection.decider.js';
+import { gatewayOffers, isGatewayId } from '../../../payments/src/domain/gateways.js';
+import { cycleBoundary } from './billing-period.js';
+
+export const SUBSCRIPTION_STATUSES = [
+  'incomplete',
+  'trialing',
+  'scheduled',
+  'active',
+  'past_due',
+  'unpaid',
+  'paused',
+  'pending_cancel',
+  'canceled',
+  'ended',
+  'expired',
+] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** The first-payment window of a `charge` subscription (the spec's "about 23 hours"). */
+export const FIRST_PAYMENT_WINDOW_HOURS = 23;
+
+/** States in which nothing more can happen to a subscription. */
+export const FINAL_STATES: SubscriptionStatus[] = ['canceled', 'ended', 'expired'];
+
+export interface SubscriptionItem {
+  id: string;
+  price: PriceSnapshot;
+  product: ProductSnapshot;
+  quantity: number;
+  /** `ntp` prices: the amount the customer chose. */
+  amount: string | null;
+}
+
+export interface SubscriptionDiscount extends Discount {
+  /** Cycles the discount applies to; null = every cycle. */
+  duration_in_collections: number | null;
+}
+
+export interface Shipping {
+  name: string;
+  phone: string | null;
+  address: { address_1: string; address_2: string | null; city: string; state: string; postcode: string | null; country: string };
+}
+
+export interface ShippingItem {
+  description: string;
+  amount: string;
+}
+
+export interface SubscriptionFields {
+  customer: string;
+  status: SubscriptionStatus;
+  items: SubscriptionItem[];
+  currency: string;
+  billing_period: BillingPeriod;
+  billing_interval: number;
+  collection_method: 'charge' | 'collect';
+  payment_method: string | null;
+  /** Only `gateway` and `type` are kept (never card data). */
+  payment_information: { gateway: string; type: string } | null;
+  days_until_due: number | null;
+  first_payment_invoicing: 'create' | 'after';
+  renewal_invoicing: boolean;
+  schedule_date: string | null;
+  trial_days: number | null;
+  trial_end: string | null;
+  duration: number | null;
+  commitment_periods: number | null;
+  usage_based: boolean;
+  discounts: SubscriptionDiscount[];
+  switch_to_charge: boolean;
+  invoice_settings: InvoiceSettings;
+  invoice_retentions: InvoiceRetentions;
+  meta_data: MetaData;
+  latest_collection: string | null;
+  next_renewal_date: string | null;
+  current_period_start: string | null;
+  current_period_end: string | null;
+  billing_cycle_anchor: string | null;
+  /** Billing cycles collected so far (a trial's first collection is not a cycle). */
+  collections_count: number;
+  /** `incomplete` only: when the first-payment window closes. */
+  first_payment_expires_at: string | null;
+  activated_at: string | null;
+  cancel_at: string | null;
+  canceled_at: string | null;
+  paused_at: string | null;
+  resumes_at: string | null;
+  ended_at: string | null;
+  shipping: Shipping | null;
+  shipping_item: ShippingItem | null;
+  migrated: boolean;
+}
+
+/** One item of a create or update request, its price already looked up. */
+export interface ItemInput {
+  /** Existing item to change; absent for a new item (then `newId` names it). */
+  id?: string;
+  newId?: string;
+  price?: PriceSnapshot;
+  product?: ProductSnapshot;
+  quantity?: number;
+  amount?: string | null;
+  deleted?: boolean;
+}
+
+export interface DiscountInput {
+  code: string;
+  amount?: string | null;
+  percent?: string | null;
+  duration_in_collections?: number | null;
+}
+
+export interface SubscriptionInput {
+  customer: string;
+  items: ItemInput[];
+  currency?: string;
+  collection_method?: 'charge' | 'collect';
+  payment_method?: string | null;
+  payment_information?: { gateway: string; type: string } | null;
+  days_until_due?: number | null;
+  first_payment_invoicing?: 'create' | 'after';
+  renewal_invoicing?: boolean;
+  schedule_date?: string | null;
+  trial_days?: number | null;
+  duration?: number | null;
+  commitment_periods?: number | null;
+  usage_based?: boolean;
+  discounts?: DiscountInput[];
+  switch_to_charge?: boolean;
+  invoice_settings?: Partial<InvoiceSettings>;
+  invoice_retentions?: Partial<InvoiceRetentions>;
+  meta_data?: MetaData;
+  /** Migration only. */
+  next_renewal_date?: string;
+}
+
+export interface SubscriptionChanges {
+  items?: ItemInput[];
+  discounts?: DiscountInput[];
+  payment_method?: string | null;
+  meta_data?: MetaData;
+  days_until_due?: number;
+  renewal_invoicing?: boolean;
+  invoice_settings?: Partial<InvoiceSettings>;
+  invoice_retentions?: Partial<InvoiceRetentions>;
+}
+
+/** What the handler found out about the customer's payment methods (the decider cannot look). */
+export interface PaymentMethodFacts {
+  /** The customer's default method, if any. */
+  customerDefault: string | null;
+  /** Whether the `payment_method` sent (if any) is a usable stored method of this customer. */
+  requestedUsable: boolean;
+}
+
+export type SubscriptionCommand =
+  | {
+      type: 'CreateSubscription';
+      owner: Owner;
+      subscriptionId: string;
+      firstCollectionId: string;
+      discountIds: string[];
+      input: SubscriptionInput;
+      paymentMethods: PaymentMethodFacts;
+      migrate: boolean;
+      now: Date;
+    }
+  | { type: 'RecordCollectionPaid'; owner: Owner; subscriptionId: string; collectionId: string; paymentMethod: string | null; tokenizable: boolean; now: Date }
+  | { type: 'UpdateSubscription'; owner: Owner; subscriptionId: string; changes: SubscriptionChanges; discountIds: string[]; paymentMethods: PaymentMethodFacts; now: Date }
+  | { type: 'DeleteSubscriptionDiscount'; owner: Owner; subscriptionId: string; discountId: string; now: Date }
+  | { type: 'CancelSubscription'; owner: Owner; subscriptionId: string; cancelAt: 'period_end' | 'now'; now: Date }
+  | { type: 'PauseSubscription'; owner: Owner; subscriptionId: string; resumesAt: string | null; now: Date }
+  | { type: 'ResumeSubscription'; owner: Owner; subscriptionId: string; now: Date }
+  | { type: 'SetShipping'; owner: Owner; subscriptionId: string; shipping: Shipping | null; now: Date }
+  | { type: 'SetShippingItem'; owner: Owner; subscriptionId: string; shippingItem: ShippingItem | null; now: Date };
+
+type Base = { id: string; customer: string; status: SubscriptionStatus; meta_data: MetaData };
+export type SubscriptionCreated = DomainEvent<
+  'subscription.created' | 'subscription.scheduled',
+  SubscriptionFields & { id: string; account_id: string; is_test: boolean; created_at: string; first_collection: string | null }
+>;
+export type SubscriptionActivated = DomainEvent<'subscription.activated', Base & { activated_at: string; collection: string }>;
+export type SubscriptionUpdated = DomainEvent<'subscription.updated', Base & { changes: Partial<SubscriptionFields>; reason: string | null }>;
+export type SubscriptionPendingCanceled = DomainEvent<'subscription.pending_canceled', Base & { cancel_at: string | null }>;
+export type SubscriptionCanceled = DomainEvent<'subscription.canceled', Base & { canceled_at: string }>;
+export type SubscriptionPaused = DomainEvent<'subscription.paused', Base & { paused_at: string; resumes_at: string | null }>;
+export type SubscriptionResumed = DomainEvent<'subscription.resumed', Base & { resumed_at: string }>;
+
+export type SubscriptionEvent =
+  | SubscriptionCreated
+  | SubscriptionActivated
+  | SubscriptionUpdated
+  | SubscriptionPendingCanceled
+  | SubscriptionCanceled
+  | SubscriptionPaused
+  | SubscriptionResumed;
+
+export interface SubscriptionState {
+  exists: boolean;
+  owner: Owner | null;
+  fields: SubscriptionFields | null;
+  /** The trial's zero-amount first collection: paying it does not activate. */
+  trialCollection: string | null;
+}
+
+export const subscriptionStream = (id: string) => `subscription-${id}`;
+
+/** The spec's messages, word for word. */
+export const MESSAGES = {
+  daysUntilDueWithCharge: 'days_until_due is only allowed for collection_method charge',
+  sameFrequency: 'All prices must have the same frequency (billing_period and billing_interval)',
+  paymentMethodXorInformation: 'payment_method and payment_information are mutually exclusive; send only one',
+  firstPaymentInvoicingCreateWithCharge: 'first_payment_invoicing create is not allowed with collection_method charge; only after is valid',
+  paymentInformationWithSchedule: 'payment_information is not allowed with schedule_date',
+  trialWithSchedule: 'trial_days cannot be combined with schedule_date',
+} as const;
+
+const owns = (state: SubscriptionState, owner: Owner) =>
+  state.owner !== null && state.owner.accountId === owner.accountId && state.owner.mode === owner.mode;
+
+export const refusedInState = (what: string, id: string, status: string) =>
+  new DomainError('invalid_state', `Cannot ${what} subscription ${id}: its status is ${status}`, null, 409);
+
+const isInt = (v: unknown, min: number, max: number) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+
+function checkInt(param: string, v: number | null | undefined, min: number, max: number) {
+  if (v === undefined || v === null) return;
+  if (!isInt(v, min, max)) throw invalidParam(param, `${param} must be an integer from ${min} to ${max}`);
+}
+
+function parseDate(param: string, v: string): Date {
+  const d = new Date(v);
+  if (typeof v !== 'string' || Number.isNaN(d.getTime())) throw invalidParam(param, `${param} must be an ISO 8601 timestamp`);
+  return d;
+}
+
+/**
+ * Applies an items patch to the current items and checks the result: at least one recurring item,
+ * all recurring prices on one frequency, quantities, ntp amounts. Prices may be in another currency
+ * (converted when a collection is made).
+ */
+export function applyItems(current: SubscriptionItem[], patch: ItemInput[], param = 'items'): SubscriptionItem[] {
+  if (!Array.isArray(patch)) throw invalidParam(param, `${param} must be an array`);
+  let items = [...current];
+  patch.forEach((p, i) => {
+    const at = `${param}[${i}]`;
+    if (p.id !== undefined) {
+      const idx = items.findIndex((it) => it.id === p.id);
+      if (idx === -1) throw notFound('subscription item', p.id, `${at}[id]`);
+      if (p.deleted) {
+        items = items.filter((it) => it.id !== p.id);
+        return;
+      }
+      const next = { ...items[idx] };
+      if (p.price) {
+        next.price = p.price;
+        next.product = p.product!;
+        next.amount = null;
+      }
+      if (p.quantity !== undefined) next.quantity = p.quantity;
+      if (p.amount !== undefined) next.amount = p.amount;
+      checkInt(`${at}[quantity]`, next.quantity, 1, 1_000_000);
+      checkNtpAmount(next.price, next.amount, `${at}[amount]`);
+      items[idx] = next;
+      return;
+    }
+    if (p.deleted) throw invalidParam(`${at}[deleted]`, `${at}[deleted] needs ${at}[id]`);
+    if (!p.price || !p.newId) throw missingParam(`${at}[price]`);
+    const quantity = p.quantity ?? 1;
+    checkInt(`${at}[quantity]`, quantity, 1, 1_000_000);
+    checkNtpAmount(p.price, p.amount, `${at}[amount]`);
+    if (!p.price.active) throw invalidParam(`${at}[price]`, `Price ${p.price.id} is not active`);
+    items.push({ id: p.newId, price: p.price, product: p.product!, quantity, amount: p.price.pricing_model === 'ntp' ? p.amount ?? p.price.ntp_pricing?.suggested_amount ?? null : null });
+  });
+  if (items.length > 20) throw invalidParam(param, `${param} can have at most 20 items`);
+  const recurring = items.filter((it) => it.price.type === 'recurring');
+  if (recurring.length === 0) throw invalidParam(param, 'A subscription needs at least one recurring price');
+  const first = recurring[0].price;
+  if (recurring.some((it) => it.price.billing_period !== first.billing_period || it.price.billing_interval !== first.billing_interval)) {
+    throw invalidParam(param, MESSAGES.sameFrequency);
+  }
+  return items;
+}
+
+function buildDiscounts(input: DiscountInput[] | undefined, ids: string[], currency: string): SubscriptionDiscount[] {
+  if (input === undefined) return [];
+  const cur = currencyOf(currency)!;
+  if (!Array.isArray(input)) throw invalidParam('discounts', 'discounts must be an array');
+  const base: Discount[] = input.map((d, i) => ({ id: ids[i], code: d.code, amount: d.amount ?? null, percent: d.percent ?? null }));
+  checkDiscounts(base, cur);
+  return input.map((d, i) => {
+    checkInt(`discounts[${i}][duration_in_collections]`, d.duration_in_collections, 1, 1000);
+    return { ...normalizeDiscount(base[i], cur), duration_in_collections: d.duration_in_collections ?? null };
+  });
+}
+
+const settings = (s: Partial<InvoiceSettings> | undefined, prev?: InvoiceSettings): InvoiceSettings => ({
+  invoice_document_id: s?.invoice_document_id ?? prev?.invoice_document_id ?? null,
+  invoice_cost_center: s?.invoice_cost_center ?? prev?.invoice_cost_center ?? null,
+});
+const retentions = (r: Partial<InvoiceRetentions> | undefined, prev?: InvoiceRetentions): InvoiceRetentions => ({
+  reteiva: r?.reteiva ?? prev?.reteiva ?? null,
+  reteica: r?.reteica ?? prev?.reteica ?? null,
+  retefte: r?.retefte ?? prev?.retefte ?? null,
+});
+
+function checkRetentions(r: Partial<InvoiceRetentions> | undefined) {
+  for (const k of ['reteiva', 'reteica', 'retefte'] as const) {
+    const v = r?.[k];
+    if (v !== undefined && v !== null && !/^\d{1,3}(\.\d{1,4})?$/.test(v)) throw invalidParam(`invoice_retentions[${k}]`, `invoice_retentions[${k}] must be a decimal percentage such as "2.5"`);
+  }
+}
+
+/** The payment method a subscription will charge, per the spec's rule; null for `collect`. */
+function choosePaymentMethod(input: SubscriptionInput | SubscriptionChanges, facts: PaymentMethodFacts, method: 'charge' | 'collect'): string | null {
+  if (method === 'collect') return null;
+  if (input.payment_method) {
+    if (!facts.requestedUsable) throw invalidParam('payment_method', `No such payment method for this customer: '${input.payment_method}'`);
+    return input.payment_method;
+  }
+  return facts.customerDefault;
+}
+
+function decideCreate(c: Extract<SubscriptionCommand, { type: 'CreateSubscription' }>, state: SubscriptionState): SubscriptionEvent[] {
+  if (state.exists) throw new DomainError('resource_already_exists', `Subscription ${c.subscriptionId} already exists`, null, 409);
+  const i = c.input;
+  const method = i.collection_method ?? 'charge';
+  if (method !== 'charge' && method !== 'collect') throw invalidParam('collection_method', 'collection_method must be charge or collect');
+  // The spec's rejections, in the order a reader of the table meets them.
+  if (method === 'charge' && i.days_until_due !== undefined && i.days_until_due !== null) throw invalidParam('days_until_due', MESSAGES.daysUntilDueWithCharge);
+  if (method === 'collect' && (i.days_until_due === undefined || i.days_until_due === null)) {
+    throw missingParam('days_until_due', 'days_until_due is required with collection_method collect');
+  }
+  checkInt('days_until_due', i.days_until_due, 0, 365);
+  if (i.payment_method && i.payment_information) throw invalidParam('payment_information', MESSAGES.paymentMethodXorInformation);
+  if (method === 'collect' && i.payment_method) throw invalidParam('payment_method', 'payment_method is only allowed with collection_method charge');
+  if (method === 'collect' && i.payment_information) throw invalidParam('payment_information', 'payment_information is only allowed with collection_method charge');
+  if (i.first_payment_invoicing !== undefined && !['create', 'after'].includes(i.first_payment_invoicing)) {
+    throw invalidParam('first_payment_invoicing', 'first_payment_invoicing must be create or after');
+  }
+  if (method === 'charge' && i.first_payment_invoicing === 'create') throw invalidParam('first_payment_invoicing', MESSAGES.firstPaymentInvoicingCreateWithCharge);
+  if (i.switch_to_charge && method !== 'collect') throw invalidParam('switch_to_charge', 'switch_to_charge is only allowed with collection_method collect');
+  let schedule: Date | null = null;
+  if (i.schedule_date !== undefined && i.schedule_date !== null) {
+    if (c.migrate) throw invalidParam('schedule_date', 'schedule_date is not allowed when migrating; send next_renewal_date');
+    if (i.payment_information) throw invalidParam('payment_information', MESSAGES.paymentInformationWithSchedule);
+    if (i.trial_days !== undefined && i.trial_days !== null) throw invalidParam('trial_days', MESSAGES.trialWithSchedule);
+    schedule = parseDate('schedule_date', i.schedule_date);
+    if (schedule.getTime() <= c.now.getTime()) throw invalidParam('schedule_date', 'schedule_date must be in the future');
+  }
+  checkInt('trial_days', i.trial_days, 1, 730);
+  checkInt('duration', i.duration, 1, 1000);
+  checkInt('commitment_periods', i.commitment_periods, 1, 1000);
+  if (i.duration && i.commitment_periods && i.commitment_periods > i.duration) {
+    throw invalidParam('commitment_periods', 'commitment_periods cannot exceed duration');
+  }
+  if (i.payment_information) {
+    const pi = i.payment_information;
+    if (!isGatewayId(pi.gateway)) throw invalidParam('payment_information[gateway]', `Unknown gateway ${pi.gateway}`);
+    if (!gatewayOffers(pi.gateway, pi.type)) throw invalidParam('payment_information[type]', `${pi.gateway} does not offer ${pi.type}`);
+  }
+  if (i.meta_data !== undefined) checkMetaData(i.meta_data);
+  checkRetentions(i.invoice_retentions);
+  const items = applyItems([], i.items ?? []);
+  const recurring = items.find((it) => it.price.type === 'recurring')!.price;
+  const currency = (i.currency ?? recurring.currency).toUpperCase();
+  if (!currencyOf(currency)) throw invalidParam('currency', `currency must be an ISO 4217 currency code (got ${i.currency})`);
+  if (items.some((it) => it.price.pricing_model === 'ntp') && i.trial_days) {
+    throw invalidParam('trial_days', 'A subscription with an ntp price cannot have a free trial');
+  }
+  const discounts = buildDiscounts(i.discounts, c.discountIds, currency);
+
+  const paymentMethod = i.payment_information ? null : choosePaymentMethod(i, c.paymentMethods, method);
+  if (method === 'charge' && !i.payment_information && paymentMethod === null) {
+    throw new DomainError(
+      'payment_method_required',
+      `Customer ${i.customer} has no default payment method; send payment_method or payment_information`,
+      'payment_method',
+      400,
+    );
+  }
+
+  const now = c.now;
+  const period = recurring.billing_period!;
+  const interval = recurring.billing_interval!;
+  let status: SubscriptionStatus;
+  let anchor: Date | null;
+  let nextRenewal: Date | null;
+  let trialEnd: string | null = null;
+  let firstCollection: string | null = c.firstCollectionId;
+  if (c.migrate) {
+    if (!i.next_renewal_date) throw missingParam('next_renewal_date', 'next_renewal_date is required when migrating a subscription');
+    const next = parseDate('next_renewal_date', i.next_renewal_date);
+    if (next.getTime() <= now.getTime()) throw invalidParam('next_renewal_date', 'next_renewal_date must be in the future');
+    if (i.trial_days) throw invalidParam('trial_days', 'trial_days is not allowed when migrating; send next_renewal_date');
+    status = 'active';
+    anchor = next;
+    nextRenewal = next;
+    firstCollection = null;
+  } else if (schedule) {
+    status = 'scheduled';
+    anchor = schedule;
+    nextRenewal = schedule;
+    firstCollection = null;
+  } else if (i.trial_days) {
+    status = 'trialing';
+    const end = addDays(now, i.trial_days);
+    trialEnd = end.toISOString();
+    anchor = end;
+    nextRenewal = end;
+  } else {
+    status = method === 'charge' ? 'incomplete' : 'active';
+    anchor = now;
+    nextRenewal = cycleBoundary(now, period, interval, 1);
+  }
+  if (!c.migrate && i.next_renewal_date !== undefined) throw invalidParam('next_renewal_date', 'next_renewal_date is only allowed when migrating');
+
+  const fields: SubscriptionFields = {
+    customer: i.customer,
+    status,
+    items,
+    currency,
+    billing_period: period,
+    billing_interval: interval,
+    collection_method: method,
+    payment_method: paymentMethod,
+    payment_information: i.payment_information ? { gateway: i.payment_information.gateway, type: i.payment_information.type } : null,
+    days_until_due: method === 'collect' ? i.days_until_due! : null,
+    first_payment_invoicing: i.first_payment_invoicing ?? 'after',
+    renewal_invoicing: i.renewal_invoicing ?? true,
+    schedule_date: schedule ? schedule.toISOString() : null,
+    trial_days: i.trial_days ?? null,
+    trial_end: trialEnd,
+    duration: i.duration ?? null,
+    commitment_periods: i.commitment_periods ?? null,
+    usage_based: i.usage_based ?? false,
+    discounts,
+    switch_to_charge: i.switch_to_charge ?? false,
+    invoice_settings: settings(i.invoice_settings),
+    invoice_retentions: retentions(i.invoice_retentions),
+    meta_data: i.meta_data ?? {},
+    latest_collection: firstCollection,
+    next_renewal_date: nextRenewal ? nextRenewal.toISOString() : null,
+    current_period_start: status === 'scheduled' ? null : status === 'trialing' ? now.toISOString() : c.migrate ? null : now.toISOString(),
+    current_period_end: status === 'scheduled' ? null : nextRenewal?.toISOString() ?? null,
+    billing_cycle_anchor: anchor ? anchor.toISOString() : null,
+    collections_count: firstCollection && status !== 'trialing' ? 1 : 0,
+    first_payment_expires_at: status === 'incomplete' ? addHours(now, FIRST_PAYMENT_WINDOW_HOURS).toISOString() : null,
+    activated_at: status === 'active' ? now.toISOString() : null,
+    cancel_at: null,
+    canceled_at: null,
+    paused_at: null,
+    resumes_at: null,
+    ended_at: null,
+    shipping: null,
+    shipping_item: null,
+    migrated: c.migrate,
+  };
+  return [
+    {
+      type: status === 'scheduled' ? 'subscription.scheduled' : 'subscription.created',
+      data: {
+        id: c.subscriptionId,
+        account_id: c.owner.accountId,
+        is_test: c.owner.mode === 'test',
+        created_at: now.toISOString(),
+        first_collection: firstCollection,
+        ...fields,
+      },
+    },
+  ];
+}
+
+/** Discounts that still apply to the next collection (cycle `collections_count + 1`). */
+export function discountsForNextCollection(f: SubscriptionFields, forTrial = false): SubscriptionDiscount[] {
+  if (forTrial) return f.discounts;
+  return f.discounts.filter((d) => d.duration_in_collections === null || f.collections_count < d.duration_in_collections);
+}
+
+/** The fields after an event: shared by `evolve` and the subscriptions projection. */
+export function applySubscriptionEvent(fields: SubscriptionFields, event: SubscriptionEvent): SubscriptionFields {
+  switch (event.type) {
+    case 'subscription.created':
+    case 'subscription.scheduled': {
+      const { id, account_id, is_test, created_at, first_collection, ...f } = event.data;
+      return f;
+    }
+    case 'subscription.activated':
+      return { ...fields, status: 'active', activated_at: event.data.activated_at, first_payment_expires_at: null };
+    case 'subscription.updated':
+      return { ...fields, ...event.data.changes };
+    case 'subscription.pending_canceled':
+      return { ...fields, status: 'pending_cancel', cancel_at: event.data.cancel_at };
+    case 'subscription.canceled':
+      return { ...fields, status: 'canceled', canceled_at: event.data.canceled_at, next_renewal_date: null, first_payment_expires_at: null };
+    case 'subscription.paused':
+      return { ...fields, status: 'paused', paused_at: event.data.paused_at, resumes_at: event.data.resumes_at };
+    case 'subscription.resumed':
+      return { ...fields, status: 'active', paused_at: null, resumes_at: null };
+    default:
+      return fields;
+  }
+}
+
+function base(state: SubscriptionState, id: string, status: SubscriptionStatus, meta?: MetaData): Base {
+  return { id, customer: state.fields!.customer, status, meta_data: meta ?? state.fields!.meta_data };
+}
+
+/**
+ * A subscription: the agreement. It never charges itself; its collections are paid. Status follows
+ * the spec's transition table; time-driven transitions (renewal, due dates, expiry) come with the
+ * scheduler.
+ */
+export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState, SubscriptionEvent> = {
+  initialState: { exists: false, owner: null, fields: null, trialCollection: null },
+
+  decide(command, state) {
+    if (command.type === 'CreateSubscription') return decideCreate(command, state);
+    if (!state.exists || !owns(state, command.owner)) throw notFound('subscription', command.subscriptionId);
+    const f = state.fields!;
+    const id = command.subscriptionId;
+    const now = command.now.toISOString();
+    const refuseFinal = (what: string) => {
+      if (FINAL_STATES.includes(f.status)) throw refusedInState(what, id, f.status);
+    };
+    switch (command.type) {
+      case 'RecordCollectionPaid': {
+        const events: SubscriptionEvent[] = [];
+        const isTrialCollection = command.collectionId === state.trialCollection;
+        if (
+          command.collectionId === f.latest_collection &&
+          !isTrialCollection &&
+          (f.status === 'incomplete' || f.status === 'trialing')
+        ) {
+          events.push({ type: 'subscription.activated', data: { ...base(state, id, 'active'), activated_at: now, collection: command.collectionId } });
+        }
+        if (f.switch_to_charge && f.collection_method === 'collect' && command.tokenizable && command.paymentMethod && !FINAL_STATES.includes(f.status)) {
+          events.push({
+            type: 'subscription.updated',
+            data: {
+              ...base(state, id, events.length ? 'active' : f.status),
+              changes: { collection_method: 'charge', payment_method: command.paymentMethod, days_until_due: null },
+              reason: 'switch_to_charge',
+            },
+          });
+        }
+        return events;
+      }
+      case 'UpdateSubscription': {
+        refuseFinal('update');
+        const c = command.changes;
+        const changes: Partial<SubscriptionFields> = {};
+        if (c.items !== undefined) changes.items = applyItems(f.items, c.items);
+        if (changes.items) {
+          const recurring = changes.items.find((it) => it.price.type === 'recurring')!.price;
+          if (recurring.billing_period !== f.billing_period || recurring.billing_interval !== f.billing_interval) {
+            throw invalidParam('items', MESSAGES.sameFrequency);
+          }
+        }
+        if (c.discounts !== undefined) changes.discounts = buildDiscounts(c.discounts, command.discountIds, f.currency);
+        if (c.payment_method !== undefined) {
+          if (f.collection_method !== 'charge') throw invalidParam('payment_method', 'payment_method is only allowed with collection_method charge');
+          if (c.payment_method === null) throw invalidParam('payment_method', 'payment_method cannot be removed from a charge subscription');
+          changes.payment_method = choosePaymentMethod(c, command.paymentMethods, 'charge');
+          changes.payment_information = null;
+        }
+        if (c.days_until_due !== undefined) {
+          if (f.collection_method !== 'collect') throw invalidParam('days_until_due', MESSAGES.daysUntilDueWithCharge);
+          checkInt('days_until_due', c.days_until_due, 0, 365);
+          changes.days_until_due = c.days_until_due;
+        }
+        if (c.renewal_invoicing !== undefined) changes.renewal_invoicing = c.renewal_invoicing;
+        if (c.invoice_settings !== undefined) changes.invoice_settings = settings(c.invoice_settings, f.invoice_settings);
+        if (c.invoice_retentions !== undefined) {
+          checkRetentions(c.invoice_retentions);
+          changes.invoice_retentions = retentions(c.invoice_retentions, f.invoice_retentions);
+        }
+        if (c.meta_data !== undefined) changes.meta_data = mergeMetaData(f.meta_data, checkMetaData(c.meta_data)!);
+        if (Object.keys(changes).length === 0) return [];
+        return [{ type: 'subscription.updated', data: { ...base(state, id, f.status, changes.meta_data), changes, reason: 'api' } }];
+      }
+      case 'DeleteSubscriptionDiscount': {
+        refuseFinal('delete a discount of');
+        if (!f.discounts.some((d) => d.id === command.discountId)) throw notFound('subscription discount', command.discountId);
+        return [{ type: 'subscription.updated', data: { ...base(state, id, f.status), changes: { discounts: f.discounts.filter((d) => d.id !== command.discountId) }, reason: 'api' } }];
+      }
+      case 'CancelSubscription': {
+        if (command.cancelAt === 'period_end') {
+          if (f.status === 'pending_cancel') return [];
+          if (f.status !== 'active') throw refusedInState('cancel at period end', id, f.status);
+          return [{ type: 'subscription.pending_canceled', data: { ...base(state, id, 'pending_cancel'), cancel_at: f.current_period_end ?? f.next_renewal_date } }];
+        }
+        if (command.cancelAt !== 'now') throw invalidParam('cancel_at', 'cancel_at must be period_end or now');
+        refuseFinal('cancel');
+        return [{ type: 'subscription.canceled', data: { ...base(state, id, 'canceled'), canceled_at: now } }];
+      }
+      case 'PauseSubscription': {
+        if (f.status !== 'active') throw refusedInState('pause', id, f.status);
+        let resumesAt: string | null = null;
+        if (command.resumesAt !== null) {
+          const d = parseDate('resumes_at', command.resumesAt);
+          if (d.getTime() <= command.now.getTime()) throw invalidParam('resumes_at', 'resumes_at must be in the future');
+          resumesAt = d.toISOString();
+        }
+        return [{ type: 'subscription.paused', data: { ...base(state, id, 'paused'), paused_at: now, resumes_at: resumesAt } }];
+      }
+      case 'ResumeSubscription': {
+        if (f.status !== 'paused') throw refusedInState('resume', id, f.status);
+        return [{ type: 'subscription.resumed', data: { ...base(state, id, 'active'), resumed_at: now } }];
+      }
+      case 'SetShipping': {
+        refuseFinal('change the shipping of');
+        return [{ type: 'subscription.updated', data: { ...base(state, id, f.status), changes: { shipping: command.shipping }, reason: 'api' } }];
+      }
+      case 'SetShippingItem': {
+        refuseFinal('change the shipping item of');
+        const item = command.shippingItem;
+        if (item) {
+          const cur = currencyOf(f.currency)!;
+          checkDiscounts([{ id: 'x', code: 'shipping', amount: item.amount, percent: null }], cur, 'shipping_item');
+          if (typeof item.description !== 'string' || !item.description.trim()) throw missingParam('description');
+        }
+        const normalized = item ? { description: item.description.trim(), amount: normalizeDiscount({ id: 'x', code: 'x', amount: item.amount, percent: null }, currencyOf(f.currency)!).amount! } : null;
+        return [{ type: 'subscription.updated', data: { ...base(state, id, f.status), changes: { shipping_item: normalized }, reason: 'api' } }];
+      }
+    }
+  },
+
+  evolve(state, event) {
+    if (event.type === 'subscription.created' || event.type === 'subscription.scheduled') {
+      return {
+        exists: true,
+        owner: { accountId: event.data.account_id, mode: event.data.is_test ? 'test' : 'live' },
+        fields: applySubscriptionEvent(null as unknown as SubscriptionFields, event),
+        trialCollection: event.data.status === 'trialing' ? event.data.first_collection : null,
+      };
+    }
+    if (!state.fields) return state;
+    return { ...state, fields: applySubscriptionEvent(state.fields, event) };
+  },
+};
