@@ -25,20 +25,40 @@ export interface FeedEntry extends PublicEvent, Doc {
   _seq: string;
   _object_id: string;
   _type_prefix: string;
+  _subscription: string | null;
 }
 
-/** Public stream categories and the resource projection that renders each (built once, read per event). */
-const RESOURCES = new Map(publicResourceProjections().map((p) => [p.category!, p]));
+const RESOURCE_PROJECTIONS = publicResourceProjections();
 
-/** The resource projection that renders a stream category's objects, if the category is public. */
-const resourceFor = (event: RecordedEvent): Projection | undefined => RESOURCES.get(categoryOf(event.streamId));
+/** Public resources by `object` name: the prefix of the event types they are the subject of. */
+const BY_OBJECT = new Map(RESOURCE_PROJECTIONS.map((p) => [p.object ?? p.category!, p]));
 
-function isPublic(event: RecordedEvent): boolean {
-  return Boolean(event.metadata.account_id && event.metadata.mode && resourceFor(event));
+/** The resource an event is about (`charge.paid` → charges), if it is a public resource. */
+const subjectOf = (event: RecordedEvent): Projection | undefined => BY_OBJECT.get(event.type.slice(0, event.type.indexOf('.')));
+
+/** Every public object an event changes, with the projection that renders each (ids carry their prefix, so never clash). */
+const touchedCache = new WeakMap<RecordedEvent, Map<string, Projection>>();
+function touched(event: RecordedEvent): Map<string, Projection> {
+  let map = touchedCache.get(event);
+  if (!map) {
+    map = new Map();
+    if (event.metadata.account_id && event.metadata.mode && subjectOf(event)) {
+      for (const p of RESOURCE_PROJECTIONS) for (const id of p.documentIds(event)) if (!map.has(id)) map.set(id, p);
+    }
+    touchedCache.set(event, map);
+  }
+  return map;
 }
 
-/** The object an event is about: its stream's aggregate. */
-const objectIdOf = (event: RecordedEvent) => event.streamId.slice(categoryOf(event.streamId).length + 1);
+/** The id of the object an event is about: the first document its subject projection names. */
+const objectIdOf = (event: RecordedEvent): string | undefined => subjectOf(event)?.documentIds(event)[0];
+
+/** The subscription an object belongs to (itself for a subscription), for `GET /v1/subscriptions/{id}/history`. */
+function subscriptionOf(object: Record<string, unknown> | null): string | null {
+  if (!object) return null;
+  if (object.object === 'subscription') return String(object.id);
+  return typeof object.subscription === 'string' ? object.subscription : null;
+}
 
 /**
  * The public `evt_` feed. Keeps its own copy of every public object (collection `event_objects`,
@@ -57,14 +77,18 @@ export const eventFeedProjection: Projection = {
         { fields: ['_account', 'is_test', 'type', '_seq'] },
         { fields: ['_account', 'is_test', '_type_prefix', '_seq'] },
         { fields: ['_account', 'is_test', '_object_id', '_seq'] },
+        { fields: ['_account', 'is_test', '_subscription', '_seq'] },
       ],
     },
   ],
-  documentIds: (event) => (isPublic(event) ? [objectIdOf(event)] : []),
-  project: (doc, event, id) => resourceFor(event)!.project(doc, event, id),
+  documentIds: (event) => [...touched(event).keys()],
+  project: (doc, event, id) => touched(event).get(id)!.project(doc, event, id),
   derive(event, after, before) {
+    // Every touched object's copy is kept current; the feed entry is written once, for the subject.
+    const subjectId = objectIdOf(event);
     const state = after ?? before;
-    const object = state ? toPublic(state) : { id: objectIdOf(event) };
+    if (subjectId === undefined || (state ? state.id !== subjectId : true)) return [];
+    const object = toPublic(state!);
     if (state?._deleted) (object as Record<string, unknown>).deleted = true;
     const entry: FeedEntry = {
       id: eventIdFromUuid(event.id),
@@ -76,8 +100,9 @@ export const eventFeedProjection: Projection = {
       request: { id: event.metadata.request_id ?? null, idempotency_key: event.metadata.idempotency_key ?? null },
       _account: String(event.metadata.account_id),
       _seq: event.position,
-      _object_id: objectIdOf(event),
+      _object_id: subjectId,
       _type_prefix: event.type.split('.')[0],
+      _subscription: subscriptionOf(state),
     };
     return [{ collection: 'events', id: entry.id, doc: entry }];
   },

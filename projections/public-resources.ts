@@ -1,12 +1,27 @@
+import { chargesProjection } from './charges.projection.js';
+import { collectionsProjection } from './collections.projection.js';
 import { customersProjection } from './customers.projection.js';
+import { paymentMethodsProjection } from './payment-methods.projection.js';
 import { pricesProjection } from './prices.projection.js';
 import { productsProjection } from './products.projection.js';
 import type { Projection } from './runtime/projection.js';
+import { subscriptionsProjection } from './subscriptions.projection.js';
+import { transactionsProjection } from './transactions.projection.js';
 
 /**
  * The projections of public resources (products, prices, customers, …). Each also tells the event
- * feed what `data.object` looks like after one of its events (matched by stream category).
+ * feed what `data.object` looks like after one of its events: the resource whose `object` name is
+ * the event type's prefix (`charge.paid` → the charge).
  */
 export function publicResourceProjections(): Projection[] {
-  return [productsProjection, pricesProjection, customersProjection] as Projection[];
+  return [
+    productsProjection,
+    pricesProjection,
+    customersProjection,
+    paymentMethodsProjection,
+    subscriptionsProjection,
+    collectionsProjection,
+    transactionsProjection,
+    chargesProjection,
+  ] as Projection[];
 }

@@ -19,6 +19,11 @@ export interface Projection<D extends Doc = Doc> {
    * (`product` for streams `product-prod_…`). The event feed uses it for `data.object`.
    */
   readonly category?: string;
+  /**
+   * For public resources: the `object` name, which is also the prefix of the event types whose
+   * `data.object` in the feed is this resource (`charge.paid` → the charge). Defaults to `category`.
+   */
+  readonly object?: string;
   /** The collection `project` writes to, and any others `derive` writes to. */
   readonly collection: string;
   readonly collections: CollectionSpec[];

@@ -6,6 +6,9 @@ import { BasicAuthGuard } from '../../../libs/accounts/src/http/basic-auth.guard
 import { CatalogModule } from '../../../libs/catalog/src/catalog.module.js';
 import { CustomersModule } from '../../../libs/customers/src/customers.module.js';
 import { EventsModule } from '../../../libs/events/src/events.module.js';
+import { CollectionsModule } from '../../../libs/collections/src/collections.module.js';
+import { PaymentsModule } from '../../../libs/payments/src/payments.module.js';
+import { SubscriptionsModule } from '../../../libs/subscriptions/src/subscriptions.module.js';
 import { ApiExceptionFilter } from '../../../libs/http/src/api-exception.filter.js';
 import { IdempotencyInterceptor } from '../../../libs/http/src/idempotency.js';
 import { apiValidationPipe } from '../../../libs/http/src/validation.js';
@@ -18,7 +21,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule],
       controllers: [HealthController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },

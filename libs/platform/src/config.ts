@@ -16,6 +16,8 @@ export interface Config {
   checkoutUrl: string;
   portalUrl: string;
   logLevel: string;
+  /** Exchange-rate table for the embedded adapter, `FROM:TO=rate,…` (null: the built-in defaults). */
+  exchangeRates: string | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -33,6 +35,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkoutUrl: (env.CHECKOUT_URL ?? `http://localhost:${port}/checkout`).replace(/\/$/, ''),
     portalUrl: (env.PORTAL_URL ?? `http://localhost:${port}/portal`).replace(/\/$/, ''),
     logLevel: env.LOG_LEVEL ?? 'info',
+    exchangeRates: env.EXCHANGE_RATES || null,
   };
 }
 

@@ -6,6 +6,8 @@ export type ErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
   | 'idempotency_error'
+  /** A payment attempt was made and failed (declined card, insufficient funds): HTTP 402. */
+  | 'payment_error'
   | 'api_error';
 
 export class ApiError extends Error {
@@ -15,13 +17,15 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly param: string | null = null,
+    /** Further fields of the error body (e.g. `decline_code`, `collection`, `charge` on a payment error). */
+    readonly extra: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'ApiError';
   }
 
   toBody() {
-    return { error: { type: this.type, code: this.code, message: this.message, param: this.param } };
+    return { error: { type: this.type, code: this.code, message: this.message, param: this.param, ...this.extra } };
   }
 }
 
@@ -42,3 +46,7 @@ export const alreadyExists = (message: string, param: string | null) =>
   new DomainError('resource_already_exists', message, param, 409);
 export const invalidState = (message: string, param: string | null = null) =>
   new DomainError('invalid_state', message, param, 409);
+
+/** A payment attempt failed at the gateway (recorded on the collection): 402 with the decline details. */
+export const paymentFailed = (code: string, message: string, extra: Record<string, unknown>) =>
+  new ApiError(402, 'payment_error', code, message, null, extra);

@@ -1,5 +1,5 @@
 import { invalidParam } from '../../../shared/src/errors.js';
-import { type Currency, Money, formatAmount } from '../../../shared/src/money.js';
+import { type Currency, Money, formatAmount, isDecimalString } from '../../../shared/src/money.js';
 import type { PriceFields } from '../../../catalog/src/domain/price.decider.js';
 import type { ExchangeRate } from '../exchange-rates/exchange-rates.port.js';
 
@@ -82,6 +82,7 @@ export function checkNtpAmount(price: PriceSnapshot, amount: string | null | und
   }
   const chosen = amount ?? price.ntp_pricing?.suggested_amount ?? null;
   if (chosen === null) throw invalidParam(param, `${param} is required: price ${price.id} lets the customer choose the amount`);
+  if (!isDecimalString(chosen)) throw invalidParam(param, `${param} must be a decimal amount such as "50000.00"`);
   const value = new Money(chosen);
   if (value.lte(0)) throw invalidParam(param, `${param} must be greater than 0`);
   const { min_amount, max_amount } = price.ntp_pricing ?? { min_amount: null, max_amount: null };

@@ -1,8 +1,8 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import { type ListPage, listPage } from '../../../http/src/list.js';
-import { invalidParam } from '../../../shared/src/errors.js';
+import type { ListPage } from '../../../http/src/list.js';
 import type { CustomerDoc } from '../../../../projections/customers.projection.js';
+import type { PaymentMethodDoc } from '../../../../projections/payment-methods.projection.js';
 
 export class ListCustomerPaymentMethodsQuery {
   constructor(
@@ -12,21 +12,13 @@ export class ListCustomerPaymentMethodsQuery {
   ) {}
 }
 
-/**
- * The payment methods stored against a customer (404 for a customer the caller cannot see).
- * No payment method exists yet (they arrive with tokenization), so the list is empty.
- */
+/** The payment methods stored against a customer, newest first (404 for a customer the caller cannot see). */
 @QueryHandler(ListCustomerPaymentMethodsQuery)
-export class ListCustomerPaymentMethodsHandler
-  implements IQueryHandler<ListCustomerPaymentMethodsQuery, ListPage<Record<string, unknown>>>
-{
+export class ListCustomerPaymentMethodsHandler implements IQueryHandler<ListCustomerPaymentMethodsQuery, ListPage<PaymentMethodDoc>> {
   constructor(private readonly readModels: ReadModels) {}
 
-  async execute({ owner, customerId, params }: ListCustomerPaymentMethodsQuery): Promise<ListPage<Record<string, unknown>>> {
+  async execute({ owner, customerId, params }: ListCustomerPaymentMethodsQuery): Promise<ListPage<PaymentMethodDoc>> {
     await this.readModels.get<CustomerDoc>('customers', 'customer', customerId, owner);
-    if (params.starting_after !== undefined) {
-      throw invalidParam('starting_after', `No such payment method: '${params.starting_after}'`);
-    }
-    return listPage(`/v1/customers/${customerId}/payment_methods`, [], params.limit ?? 10);
+    return this.readModels.list<PaymentMethodDoc>('payment_methods', `/v1/customers/${customerId}/payment_methods`, owner, params, { customer: customerId });
   }
 }

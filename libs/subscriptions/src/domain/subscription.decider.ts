@@ -190,7 +190,10 @@ export type SubscriptionCreated = DomainEvent<
   SubscriptionFields & { id: string; account_id: string; is_test: boolean; created_at: string; first_collection: string | null }
 >;
 export type SubscriptionActivated = DomainEvent<'subscription.activated', Base & { activated_at: string; collection: string }>;
-export type SubscriptionUpdated = DomainEvent<'subscription.updated', Base & { changes: Partial<SubscriptionFields>; reason: string | null }>;
+export type SubscriptionUpdated = DomainEvent<
+  'subscription.updated',
+  Base & { changes: Partial<SubscriptionFields>; reason: string | null; /** Items the change removed. */ removed_items?: string[] }
+>;
 export type SubscriptionPendingCanceled = DomainEvent<'subscription.pending_canceled', Base & { cancel_at: string | null }>;
 export type SubscriptionCanceled = DomainEvent<'subscription.canceled', Base & { canceled_at: string }>;
 export type SubscriptionPaused = DomainEvent<'subscription.paused', Base & { paused_at: string; resumes_at: string | null }>;
@@ -414,7 +417,8 @@ function decideCreate(c: Extract<SubscriptionCommand, { type: 'CreateSubscriptio
     firstCollection = null;
   } else if (i.trial_days) {
     status = 'trialing';
-    const end = addDays(now, i.trial_days);
+    // Whole 24-hour days (date-fns' addDays works in the host's time zone and shifts across DST).
+    const end = new Date(now.getTime() + i.trial_days * 86_400_000);
     trialEnd = end.toISOString();
     anchor = end;
     nextRenewal = end;
@@ -544,6 +548,23 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
         ) {
           events.push({ type: 'subscription.activated', data: { ...base(state, id, 'active'), activated_at: now, collection: command.collectionId } });
         }
+        if (
+          f.collection_method === 'charge' &&
+          f.payment_method === null &&
+          command.tokenizable &&
+          command.paymentMethod &&
+          !FINAL_STATES.includes(f.status)
+        ) {
+          // Paid with one-off card or wallet data: the saved method pays the renewals.
+          events.push({
+            type: 'subscription.updated',
+            data: {
+              ...base(state, id, events.length ? 'active' : f.status),
+              changes: { payment_method: command.paymentMethod, payment_information: null },
+              reason: 'payment_method_saved',
+            },
+          });
+        }
         if (f.switch_to_charge && f.collection_method === 'collect' && command.tokenizable && command.paymentMethod && !FINAL_STATES.includes(f.status)) {
           events.push({
             type: 'subscription.updated',
@@ -587,7 +608,8 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
         }
         if (c.meta_data !== undefined) changes.meta_data = mergeMetaData(f.meta_data, checkMetaData(c.meta_data)!);
         if (Object.keys(changes).length === 0) return [];
-        return [{ type: 'subscription.updated', data: { ...base(state, id, f.status, changes.meta_data), changes, reason: 'api' } }];
+        const removed = changes.items ? f.items.filter((it) => !changes.items!.some((n) => n.id === it.id)).map((it) => it.id) : [];
+        return [{ type: 'subscription.updated', data: { ...base(state, id, f.status, changes.meta_data), changes, reason: 'api', removed_items: removed } }];
       }
       case 'DeleteSubscriptionDiscount': {
         refuseFinal('delete a discount of');

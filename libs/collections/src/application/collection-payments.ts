@@ -1,0 +1,162 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import { newId } from '../../../shared/src/ids.js';
+import { isTokenizable } from '../../../payments/src/domain/gateways.js';
+import { PAYMENT_GATEWAY, type PaymentGateway } from '../../../payments/src/gateways/payment-gateway.port.js';
+import { SavePaymentMethod } from '../../../payments/src/application/save-payment-method.js';
+import {
+  type ChargeOutcome,
+  type CollectionEvent,
+  type CollectionPaid,
+  type CollectionPaymentFailed,
+  type CollectionState,
+  type PaymentSource,
+  collectionDecider,
+  collectionStream,
+  transactionInFlight,
+} from '../domain/collection.decider.js';
+import { PaymentFollowUps } from './payment-follow-ups.js';
+
+/** An attempt in flight longer than this is presumed abandoned (its process stopped) and is reconciled. */
+export const STALE_ATTEMPT_MS = 60_000;
+
+export interface AttemptResult {
+  /** Position of the last event written (for read-your-writes). */
+  position: string | null;
+  /** What the attempt ended as. */
+  outcome: 'paid' | 'failed' | 'processing';
+  failure: CollectionPaymentFailed['data'] | null;
+  collection: CollectionState;
+}
+
+const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
+
+/**
+ * Paying a collection: one attempt at a time. The attempt is started in the collection's stream with
+ * its expected revision (so of twenty concurrent pays one starts, the others are refused), the
+ * gateway is called with the charge id as its idempotency key, and the outcome is recorded; a
+ * retryable technical failure is tried once more inside the same transaction. A paid collection
+ * then saves a one-off tokenizable method and tells its subscription.
+ */
+@Injectable()
+export class CollectionPayments {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    @Inject(PAYMENT_GATEWAY) private readonly gateway: PaymentGateway,
+    private readonly savePaymentMethod: SavePaymentMethod,
+    private readonly followUps: PaymentFollowUps,
+  ) {}
+
+  async attempt(ctx: CommandContext, collectionId: string, source: PaymentSource, initiatedBy: 'merchant' | 'customer' | 'automatic'): Promise<AttemptResult> {
+    await this.reconcileStale(ctx, collectionId);
+    const transactionId = newId('tx');
+    const started = await this.executor.execute(
+      collectionDecider,
+      collectionStream(collectionId),
+      (now) => ({ type: 'StartPayment' as const, owner: ctx, collectionId, transactionId, chargeId: newChargeId(transactionId), source, initiatedBy, now }),
+      ctx,
+    );
+    const tx = started.state.transactions.find((t) => t.id === transactionId)!;
+    return this.runCharge(ctx, collectionId, tx.charges[0].id, 1, started.state, started.position);
+  }
+
+  /** Calls the gateway for a charge already recorded as started, records the outcome, retries once if retryable. */
+  private async runCharge(ctx: CommandContext, collectionId: string, chargeId: string, tryNumber: number, state: CollectionState, position: string | null): Promise<AttemptResult> {
+    const tx = state.transactions.find((t) => t.charges.some((c) => c.id === chargeId))!;
+    const outcome = await this.gateway.charge({
+      idempotencyKey: chargeId,
+      tryNumber,
+      accountId: ctx.accountId,
+      mode: ctx.mode,
+      gateway: tx.source.gateway,
+      method: tx.source.type,
+      token: tx.source.token,
+      details: tx.source.details,
+      amount: tx.amount,
+      currency: state.fields!.currency,
+      description: `Collection ${collectionId}`,
+    });
+    return this.record(ctx, collectionId, chargeId, outcome, position);
+  }
+
+  /** Records a charge's outcome (from the gateway, or from the settle/fail test helper) and its follow-ups. */
+  async record(ctx: CommandContext, collectionId: string, chargeId: string, outcome: ChargeOutcome, position: string | null = null): Promise<AttemptResult> {
+    const recorded = await this.executor.execute(
+      collectionDecider,
+      collectionStream(collectionId),
+      (now) => ({ type: 'RecordChargeOutcome' as const, owner: ctx, collectionId, chargeId, outcome, now }),
+      ctx,
+    );
+    position = later(position, recorded.position);
+    const events = recorded.events as unknown as CollectionEvent[];
+    const state = recorded.state;
+    const tx = state.transactions.find((t) => t.charges.some((c) => c.id === chargeId))!;
+    const failed = events.find((e): e is CollectionPaymentFailed => e.type === 'collection.payment_failed');
+    const paid = events.find((e): e is CollectionPaid => e.type === 'collection.paid');
+    if (outcome.status === 'failed' && !failed && !paid && events.length > 0) {
+      // Retryable technical failure: a second gateway-level try inside the same transaction.
+      const retryId = newChargeId(tx.id);
+      const retried = await this.executor.execute(
+        collectionDecider,
+        collectionStream(collectionId),
+        (now) => ({ type: 'RetryCharge' as const, owner: ctx, collectionId, transactionId: tx.id, chargeId: retryId, now }),
+        ctx,
+      );
+      const charge = retried.state.transactions.find((t) => t.id === tx.id)!.charges.find((c) => c.id === retryId)!;
+      return this.runCharge(ctx, collectionId, retryId, charge.try, retried.state, later(position, retried.position));
+    }
+    if (paid) position = later(position, await this.afterPaid(ctx, state, paid.data, tx.source));
+    const status = state.fields!.status;
+    return {
+      position,
+      outcome: status === 'paid' || status === 'refunded' ? 'paid' : status === 'processing' ? 'processing' : 'failed',
+      failure: failed?.data ?? null,
+      collection: state,
+    };
+  }
+
+  /** What follows a payment: save the one-off method, tell the subscription. Idempotent. */
+  async afterPaid(ctx: CommandContext, state: CollectionState, paid: CollectionPaid['data'], source: PaymentSource | null): Promise<string | null> {
+    let position: string | null = null;
+    if (source?.save_as) position = await this.savePaymentMethod.afterPayment(ctx, paid.customer, source);
+    const paymentMethod = paid.saved_payment_method ?? paid.payment_method;
+    const notice = {
+      collectionId: paid.id,
+      subscriptionId: state.fields!.subscription,
+      customerId: paid.customer,
+      paymentMethod,
+      tokenizable: paymentMethod !== null && isTokenizable(paid.payment_method_type ?? ''),
+    };
+    return later(position, await this.followUps.collectionPaid(ctx, notice));
+  }
+
+  /**
+   * An attempt left in flight by a process that stopped: ask the gateway again with the same charge
+   * id (it answers with the first outcome, never charging twice), or close a transaction whose retry
+   * never ran.
+   */
+  private async reconcileStale(ctx: CommandContext, collectionId: string): Promise<void> {
+    const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    const tx = state.exists ? transactionInFlight(state) : null;
+    if (!tx) return;
+    const last = tx.charges[tx.charges.length - 1];
+    const since = Date.parse(last?.started_at ?? tx.started_at);
+    if (this.executor.now().getTime() - since < STALE_ATTEMPT_MS) return;
+    if (last && last.status === 'in_progress') {
+      await this.runCharge(ctx, collectionId, last.id, last.try, state, null);
+      return;
+    }
+    await this.executor.execute(
+      collectionDecider,
+      collectionStream(collectionId),
+      (now) => ({ type: 'AbandonTransaction' as const, owner: ctx, collectionId, transactionId: tx.id, now }),
+      ctx,
+    );
+  }
+}
+
+/** Charge ids are ordinary `ch_` ids; the transaction is named in the charge's events. */
+function newChargeId(_transactionId: string): string {
+  return newId('ch');
+}

@@ -1,0 +1,94 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { Config } from '../../../platform/src/config.js';
+import { CONFIG } from '../../../platform/src/tokens.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { newId } from '../../../shared/src/ids.js';
+import { invalidParam } from '../../../shared/src/errors.js';
+import { currency as currencyOf } from '../../../shared/src/money.js';
+import type { MetaData } from '../../../shared/src/meta-data.js';
+import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
+import { notFound } from '../../../shared/src/errors.js';
+import { type CollectionMethod, type InvoiceRetentions, type InvoiceSettings, collectionDecider, collectionStream } from '../domain/collection.decider.js';
+import { CollectionLines, type ItemRequest } from './collection-lines.js';
+
+export interface CreateCollectionBody {
+  customer: string;
+  items: ItemRequest[];
+  currency?: string;
+  discounts?: Array<{ code: string; amount?: string; percent?: string }>;
+  collection_method?: CollectionMethod;
+  days_until_due?: number;
+  description?: string;
+  collection_rule_id?: string;
+  invoice_settings?: Partial<InvoiceSettings>;
+  invoice_retentions?: Partial<InvoiceRetentions>;
+  meta_data?: MetaData;
+}
+
+export class CreateCollectionCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly body: CreateCollectionBody,
+  ) {}
+}
+
+/** The hosted page of a collection: `{checkout_url}/col/<collection_id>`. */
+export const collectionCheckoutUrl = (config: Config, collectionId: string) => `${config.checkoutUrl}/col/${collectionId}`;
+
+/**
+ * A standalone collection: one-time items for a customer, no subscription. `collect` (default) sends
+ * it with its hosted page; `charge` leaves it pending for `POST /v1/collections/{id}/pay`.
+ */
+@CommandHandler(CreateCollectionCommand)
+export class CreateCollectionHandler implements ICommandHandler<CreateCollectionCommand, CommandResult> {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly lines: CollectionLines,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  async execute({ ctx, body }: CreateCollectionCommand): Promise<CommandResult> {
+    const customer = await this.executor.load(customerDecider, customerStream(body.customer));
+    const c = customer.state;
+    if (!c.exists || c.owner?.accountId !== ctx.accountId || c.owner.mode !== ctx.mode) throw notFound('customer', body.customer, 'customer');
+    const method = body.collection_method ?? 'collect';
+    if (method === 'charge' && body.days_until_due !== undefined) throw invalidParam('days_until_due', 'days_until_due is only allowed for collection_method collect');
+    const now = this.executor.now();
+    const firstPrice = body.items?.[0]?.price ? await this.lines.priceSnapshot(ctx, body.items[0].price, 'items[0][price]') : null;
+    const currency = (body.currency ?? firstPrice?.price.currency ?? 'COP').toUpperCase();
+    if (!currencyOf(currency)) throw invalidParam('currency', `currency must be an ISO 4217 currency code (got ${body.currency})`);
+    const lines = await this.lines.fromRequests(ctx, body.items, currency, now, { oneTimeOnly: true });
+    const collectionId = newId('col');
+    const { position } = await this.executor.execute(
+      collectionDecider,
+      collectionStream(collectionId),
+      (at) => ({
+        type: 'CreateCollection' as const,
+        owner: ctx,
+        collectionId,
+        input: {
+          customer: { id: body.customer, billing_address: c.fields!.billing_address },
+          subscription: null,
+          currency,
+          lines,
+          discounts: (body.discounts ?? []).map((d) => ({ id: newId('sd'), code: d.code, amount: d.amount ?? null, percent: d.percent ?? null })),
+          collection_method: method,
+          days_until_due: method === 'collect' ? body.days_until_due ?? null : null,
+          description: body.description ?? null,
+          meta_data: body.meta_data ?? {},
+          invoice_settings: { invoice_document_id: body.invoice_settings?.invoice_document_id ?? null, invoice_cost_center: body.invoice_settings?.invoice_cost_center ?? null },
+          invoice_retentions: { reteica: body.invoice_retentions?.reteica ?? null, retefte: body.invoice_retentions?.retefte ?? null },
+          collection_rule_id: body.collection_rule_id ?? null,
+          billing_reason: 'manual',
+          checkout_url: collectionCheckoutUrl(this.config, collectionId),
+        },
+        now: at,
+      }),
+      ctx,
+    );
+    return { id: collectionId, position };
+  }
+}

@@ -1,0 +1,23 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { onCollection } from './collection-command.js';
+
+export class DeleteCollectionDiscountCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly collectionId: string,
+    readonly discountId: string,
+  ) {}
+}
+
+/** Removes one discount from a pending or past_due collection; totals are recomputed. */
+@CommandHandler(DeleteCollectionDiscountCommand)
+export class DeleteCollectionDiscountHandler implements ICommandHandler<DeleteCollectionDiscountCommand, CommandResult> {
+  constructor(private readonly executor: AggregateExecutor) {}
+
+  execute({ ctx, collectionId, discountId }: DeleteCollectionDiscountCommand): Promise<CommandResult> {
+    return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'DeleteCollectionDiscount', owner: ctx, collectionId, discountId, now }));
+  }
+}

@@ -1,0 +1,33 @@
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
+import type { ListPage } from '../../../http/src/list.js';
+import type { Scalar } from '../../../read-store/src/read-store.port.js';
+import type { ChargeDoc } from '../../../../projections/charges.projection.js';
+
+export interface ListChargesParams {
+  limit?: number;
+  starting_after?: string;
+  collection?: string;
+  customer?: string;
+  transaction?: string;
+  status?: string;
+}
+
+export class ListChargesQuery {
+  constructor(
+    readonly owner: Owner,
+    readonly params: ListChargesParams,
+  ) {}
+}
+
+/** Charges, newest first; filters `collection`, `customer`, `transaction`, `status`. */
+@QueryHandler(ListChargesQuery)
+export class ListChargesHandler implements IQueryHandler<ListChargesQuery, ListPage<ChargeDoc>> {
+  constructor(private readonly readModels: ReadModels) {}
+
+  execute({ owner, params }: ListChargesQuery): Promise<ListPage<ChargeDoc>> {
+    const where: Record<string, Scalar> = {};
+    for (const k of ['collection', 'customer', 'transaction', 'status'] as const) if (params[k]) where[k] = params[k]!;
+    return this.readModels.list<ChargeDoc>('charges', '/v1/charges', owner, params, where);
+  }
+}

@@ -1,0 +1,34 @@
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
+import type { ListPage } from '../../../http/src/list.js';
+import type { Scalar } from '../../../read-store/src/read-store.port.js';
+import type { CollectionDoc } from '../../../../projections/collections.projection.js';
+
+export interface ListCollectionsParams {
+  limit?: number;
+  starting_after?: string;
+  customer?: string;
+  subscription?: string;
+  status?: string;
+}
+
+export class ListCollectionsQuery {
+  constructor(
+    readonly owner: Owner,
+    readonly params: ListCollectionsParams,
+  ) {}
+}
+
+/** Collections, newest first; filters `customer`, `subscription`, `status`. */
+@QueryHandler(ListCollectionsQuery)
+export class ListCollectionsHandler implements IQueryHandler<ListCollectionsQuery, ListPage<CollectionDoc>> {
+  constructor(private readonly readModels: ReadModels) {}
+
+  execute({ owner, params }: ListCollectionsQuery): Promise<ListPage<CollectionDoc>> {
+    const where: Record<string, Scalar> = {};
+    if (params.customer) where.customer = params.customer;
+    if (params.subscription) where.subscription = params.subscription;
+    if (params.status) where.status = params.status;
+    return this.readModels.list<CollectionDoc>('collections', '/v1/collections', owner, params, where);
+  }
+}

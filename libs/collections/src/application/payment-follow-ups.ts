@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+
+/** What other contexts learn when a collection is paid. */
+export interface CollectionPaidNotice {
+  collectionId: string;
+  subscriptionId: string | null;
+  customerId: string;
+  /** The stored method that paid (saved from one-off data, or the one charged); null otherwise. */
+  paymentMethod: string | null;
+  tokenizable: boolean;
+}
+
+export interface CollectionPaidListener {
+  /** Returns the position of the last event it wrote, if any. Must be idempotent. */
+  collectionPaid(ctx: CommandContext, notice: CollectionPaidNotice): Promise<string | null>;
+}
+
+/**
+ * Collections do not know subscriptions; subscriptions register here to hear of paid collections
+ * (e.g. to activate, or switch to charge). Called inline after the payment, so the response that
+ * reports the payment already shows its consequences.
+ */
+@Injectable()
+export class PaymentFollowUps {
+  private readonly listeners: CollectionPaidListener[] = [];
+
+  register(listener: CollectionPaidListener): void {
+    this.listeners.push(listener);
+  }
+
+  async collectionPaid(ctx: CommandContext, notice: CollectionPaidNotice): Promise<string | null> {
+    let position: string | null = null;
+    for (const l of this.listeners) position = (await l.collectionPaid(ctx, notice)) ?? position;
+    return position;
+  }
+}

@@ -1,0 +1,53 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { randomBase62 } from '../../../shared/src/ids.js';
+import { PAYMENT_GATEWAY, type PaymentGateway } from '../../../payments/src/gateways/payment-gateway.port.js';
+import { type CollectionRefunded, collectionDecider, collectionStream } from '../domain/collection.decider.js';
+
+export class RefundCollectionCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly collectionId: string,
+    readonly body: { amount?: string; reason?: string },
+    /** Mark refunded: the money went back outside the service; no gateway call. */
+    readonly outOfBand = false,
+  ) {}
+}
+
+/**
+ * Refunds a paid collection, fully (no `amount`) or partly: `collection.refunded`. The refund is
+ * decided first (so two refunds can never exceed what was paid), then sent to the gateway with the
+ * refund id as its idempotency key; out-of-band payments are refunded out of band.
+ */
+@CommandHandler(RefundCollectionCommand)
+export class RefundCollectionHandler implements ICommandHandler<RefundCollectionCommand, CommandResult> {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    @Inject(PAYMENT_GATEWAY) private readonly gateway: PaymentGateway,
+  ) {}
+
+  async execute({ ctx, collectionId, body, outOfBand }: RefundCollectionCommand): Promise<CommandResult> {
+    const refundId = `re_${randomBase62(24)}`;
+    const result = await this.executor.execute(
+      collectionDecider,
+      collectionStream(collectionId),
+      (now) => ({ type: 'RefundCollection' as const, owner: ctx, collectionId, refundId, amount: body.amount ?? null, reason: body.reason ?? null, now }),
+      ctx,
+    );
+    const refunded = (result.events as unknown as CollectionRefunded[]).find((e) => e.type === 'collection.refunded');
+    const f = result.state.fields!;
+    if (refunded && !outOfBand && !f.paid_out_of_band && f.payment_method_gateway) {
+      await this.gateway.refund({
+        idempotencyKey: refundId,
+        gateway: f.payment_method_gateway,
+        gateway_reference: refunded.data.charge,
+        amount: refunded.data.amount,
+        currency: f.currency,
+      });
+    }
+    return { id: collectionId, position: result.position };
+  }
+}

@@ -1,0 +1,50 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { DomainError, notFound } from '../../../shared/src/errors.js';
+import { collectionDecider, collectionStream, refusedInState } from '../domain/collection.decider.js';
+import { CollectionPayments } from './collection-payments.js';
+
+export class SettleProcessingPaymentCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly collectionId: string,
+    readonly result: 'succeeded' | 'failed',
+  ) {}
+}
+
+/**
+ * Test mode only: plays the customer's side of a `processing` attempt (PSE redirect completed, cash
+ * voucher paid, or abandoned): the pending charge is recorded as succeeded or failed exactly as a
+ * gateway notification would record it.
+ */
+@CommandHandler(SettleProcessingPaymentCommand)
+export class SettleProcessingPaymentHandler implements ICommandHandler<SettleProcessingPaymentCommand, CommandResult> {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly payments: CollectionPayments,
+  ) {}
+
+  async execute({ ctx, collectionId, result }: SettleProcessingPaymentCommand): Promise<CommandResult> {
+    if (ctx.mode !== 'test') throw new DomainError('test_mode_only', 'Test helpers are only available with a test key', null, 403);
+    const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    if (!state.exists || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) throw notFound('collection', collectionId);
+    const pending = state.transactions.find((t) => t.status === 'pending');
+    const charge = pending?.charges.find((c) => c.status === 'pending');
+    if (!pending || !charge) throw refusedInState(result === 'succeeded' ? 'settle' : 'fail', collectionId, state.fields!.status);
+    const outcome =
+      result === 'succeeded'
+        ? { status: 'succeeded' as const, gateway_reference: `sim_settled_${charge.id}` }
+        : {
+            status: 'failed' as const,
+            gateway_reference: null,
+            failure_code: 'payment_not_completed',
+            failure_message: 'The customer did not complete the payment.',
+            decline_code: null,
+            retryable: false,
+          };
+    const recorded = await this.payments.record(ctx, collectionId, charge.id, outcome);
+    return { id: collectionId, position: recorded.position };
+  }
+}

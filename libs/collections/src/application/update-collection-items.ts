@@ -1,0 +1,33 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { notFound } from '../../../shared/src/errors.js';
+import { collectionDecider, collectionStream } from '../domain/collection.decider.js';
+import { CollectionLines, type ItemRequest } from './collection-lines.js';
+import { onCollection } from './collection-command.js';
+
+export class UpdateCollectionItemsCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly collectionId: string,
+    readonly items: ItemRequest[],
+  ) {}
+}
+
+/** Replaces the items of a pending or past_due collection; totals are recomputed at today's rates. */
+@CommandHandler(UpdateCollectionItemsCommand)
+export class UpdateCollectionItemsHandler implements ICommandHandler<UpdateCollectionItemsCommand, CommandResult> {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly lines: CollectionLines,
+  ) {}
+
+  async execute({ ctx, collectionId, items }: UpdateCollectionItemsCommand): Promise<CommandResult> {
+    const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    if (!state.exists || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) throw notFound('collection', collectionId);
+    const f = state.fields!;
+    const lines = await this.lines.fromRequests(ctx, items, f.currency, this.executor.now(), { oneTimeOnly: f.subscription === null });
+    return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'UpdateCollectionItems', owner: ctx, collectionId, lines, now }));
+  }
+}

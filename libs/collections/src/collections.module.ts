@@ -1,0 +1,58 @@
+import { Module } from '@nestjs/common';
+import type { Config } from '../../platform/src/config.js';
+import { CONFIG } from '../../platform/src/tokens.js';
+import { PaymentsModule } from '../../payments/src/payments.module.js';
+import { CollectionLines } from './application/collection-lines.js';
+import { CollectionPayments } from './application/collection-payments.js';
+import { CreateCollectionHandler } from './application/create-collection.js';
+import { DeleteCollectionDiscountHandler } from './application/delete-collection-discount.js';
+import { GetChargeHandler } from './application/get-charge.js';
+import { GetCollectionHandler } from './application/get-collection.js';
+import { GetTransactionHandler } from './application/get-transaction.js';
+import { ListChargesHandler } from './application/list-charges.js';
+import { ListCollectionsHandler } from './application/list-collections.js';
+import { ListTransactionsHandler } from './application/list-transactions.js';
+import { MarkCollectionUncollectibleHandler } from './application/mark-collection-uncollectible.js';
+import { PayCollectionHandler } from './application/pay-collection.js';
+import { PaymentFollowUps } from './application/payment-follow-ups.js';
+import { RefundCollectionHandler } from './application/refund-collection.js';
+import { SendCollectionHandler } from './application/send-collection.js';
+import { SettleProcessingPaymentHandler } from './application/settle-processing-payment.js';
+import { UpdateCollectionDiscountsHandler } from './application/update-collection-discounts.js';
+import { UpdateCollectionItemsHandler } from './application/update-collection-items.js';
+import { VoidCollectionHandler } from './application/void-collection.js';
+import { EXCHANGE_RATES } from './exchange-rates/exchange-rates.port.js';
+import { TableExchangeRates } from './exchange-rates/table-exchange-rates.js';
+import { ChargesController } from './http/charges.controller.js';
+import { CollectionTestHelpersController } from './http/collection-test-helpers.controller.js';
+import { CollectionsController } from './http/collections.controller.js';
+
+/** Collections: what is paid. Transactions and charges, totals and conversion, the pay/void/refund life cycle. */
+@Module({
+  imports: [PaymentsModule],
+  controllers: [CollectionsController, ChargesController, CollectionTestHelpersController],
+  providers: [
+    { provide: EXCHANGE_RATES, inject: [CONFIG], useFactory: (config: Config) => new TableExchangeRates(config.exchangeRates ?? undefined) },
+    CollectionLines,
+    CollectionPayments,
+    PaymentFollowUps,
+    CreateCollectionHandler,
+    GetCollectionHandler,
+    ListCollectionsHandler,
+    PayCollectionHandler,
+    VoidCollectionHandler,
+    RefundCollectionHandler,
+    MarkCollectionUncollectibleHandler,
+    SendCollectionHandler,
+    UpdateCollectionItemsHandler,
+    UpdateCollectionDiscountsHandler,
+    DeleteCollectionDiscountHandler,
+    SettleProcessingPaymentHandler,
+    GetChargeHandler,
+    ListChargesHandler,
+    GetTransactionHandler,
+    ListTransactionsHandler,
+  ],
+  exports: [CollectionLines, CollectionPayments, PaymentFollowUps, PaymentsModule],
+})
+export class CollectionsModule {}

@@ -1,0 +1,81 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AccountGateways } from '../../../accounts/src/application/account-gateways.js';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
+import { newId } from '../../../shared/src/ids.js';
+import type { PaymentSource } from '../../../collections/src/domain/collection.decider.js';
+import { gatewayOffers, isGatewayId, isTokenizable } from '../domain/gateways.js';
+import { paymentMethodDecider, paymentMethodStream } from '../domain/payment-method.decider.js';
+import { PAYMENT_GATEWAY, type PaymentGateway, type PaymentInformation } from '../gateways/payment-gateway.port.js';
+
+/**
+ * Turns what a caller sends (a stored `payment_method`, or one-off `payment_information`) into the
+ * source a payment attempt uses: the gateway must be configured on the account, the method offered
+ * by the gateway, a stored method must belong to the customer; tokenizable data is tokenized here
+ * (raw card data goes no further than the gateway).
+ */
+@Injectable()
+export class ResolvePaymentSource {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly gateways: AccountGateways,
+    @Inject(PAYMENT_GATEWAY) private readonly gateway: PaymentGateway,
+  ) {}
+
+  /** A stored method of `customerId` that can be charged automatically (param names the field for errors). */
+  async stored(ctx: CommandContext, customerId: string, paymentMethodId: string, param = 'payment_method'): Promise<PaymentSource> {
+    const { state } = await this.executor.load(paymentMethodDecider, paymentMethodStream(paymentMethodId));
+    const f = state.fields;
+    if (!state.exists || !f || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) {
+      throw notFound('payment method', paymentMethodId, param);
+    }
+    if (f.customer !== customerId) throw invalidParam(param, `Payment method ${paymentMethodId} does not belong to customer ${customerId}`);
+    if (f.status !== 'active') throw invalidParam(param, `Payment method ${paymentMethodId} is detached and cannot be charged`);
+    await this.gateways.assertConfigured(ctx.accountId, ctx.mode, f.gateway, param);
+    return { payment_method: paymentMethodId, gateway: f.gateway, type: f.type, token: state.token, details: {}, save_as: null };
+  }
+
+  /** Whether `paymentMethodId` is an active stored method of the customer (for the subscription decider). */
+  async usable(ctx: CommandContext, customerId: string, paymentMethodId: string | null | undefined): Promise<boolean> {
+    if (!paymentMethodId) return false;
+    try {
+      await this.stored(ctx, customerId, paymentMethodId);
+      return true;
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'gateway_not_configured') throw error;
+      return false;
+    }
+  }
+
+  /** One-off `payment_information`: checked, tokenized when it can be (and saved once a charge succeeds). */
+  async oneOff(ctx: CommandContext, info: PaymentInformation, param = 'payment_information'): Promise<PaymentSource> {
+    if (!info || typeof info !== 'object') throw invalidParam(param, `${param} must be an object`);
+    if (!info.gateway) throw missingParam(`${param}[gateway]`);
+    if (!info.type) throw missingParam(`${param}[type]`);
+    if (!isGatewayId(info.gateway)) throw invalidParam(`${param}[gateway]`, `Unknown gateway ${info.gateway}`);
+    await this.gateways.assertConfigured(ctx.accountId, ctx.mode, info.gateway, `${param}[gateway]`);
+    if (!gatewayOffers(info.gateway, info.type)) throw invalidParam(`${param}[type]`, `${info.gateway} does not offer ${info.type}`);
+    if (isTokenizable(info.type)) {
+      const tokenized = await this.gateway.tokenize(ctx.mode, info, param);
+      return {
+        payment_method: null,
+        gateway: info.gateway,
+        type: info.type,
+        token: tokenized.token,
+        details: {},
+        save_as: { payment_method_id: newId('pm'), card: tokenized.card, wallet: tokenized.wallet },
+      };
+    }
+    if (info.card || info.wallet) throw invalidParam(`${param}[type]`, `${info.type} takes no card or wallet data`);
+    if (info.type === 'pse' && !info.bank_code) throw missingParam(`${param}[bank_code]`, `${param}[bank_code] is required for pse payments`);
+    return {
+      payment_method: null,
+      gateway: info.gateway,
+      type: info.type,
+      token: null,
+      details: info.bank_code ? { bank_code: String(info.bank_code) } : {},
+      save_as: null,
+    };
+  }
+}

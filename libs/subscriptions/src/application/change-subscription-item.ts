@@ -1,0 +1,61 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { DomainError, notFound } from '../../../shared/src/errors.js';
+import type { SubscriptionItemDoc } from '../../../../projections/subscription-items.projection.js';
+import { type ItemRequest, SubscriptionInputs } from './subscription-inputs.js';
+import { onSubscription } from './subscription-command.js';
+
+/** Create (`subscription` + `price`), update (`id` + changes) or delete (`id` + `deleted`) one subscription item. */
+export class ChangeSubscriptionItemCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly change: ItemRequest & { subscription?: string },
+  ) {}
+}
+
+/** The subscription an item belongs to (404 naming the item when the caller cannot see it). */
+export async function subscriptionOfItem(readModels: ReadModels, owner: Owner, itemId: string): Promise<string> {
+  const item = await readModels.find<SubscriptionItemDoc>('subscription_items', itemId, owner);
+  if (!item) throw notFound('subscription item', itemId);
+  return item.subscription;
+}
+
+/**
+ * Subscription items are entities of their subscription: each change is an items patch decided by
+ * the subscription (same rules as an update: frequency, at least one recurring price, quantities).
+ */
+@CommandHandler(ChangeSubscriptionItemCommand)
+export class ChangeSubscriptionItemHandler implements ICommandHandler<ChangeSubscriptionItemCommand, CommandResult> {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly readModels: ReadModels,
+    private readonly inputs: SubscriptionInputs,
+  ) {}
+
+  async execute({ ctx, change }: ChangeSubscriptionItemCommand): Promise<CommandResult> {
+    const { subscription, ...request } = change;
+    const subscriptionId = request.id ? await subscriptionOfItem(this.readModels, ctx, request.id) : subscription!;
+    try {
+      const [item] = await this.inputs.items(ctx, [request]);
+      const result = await onSubscription(this.executor, ctx, subscriptionId, (now) => ({
+        type: 'UpdateSubscription',
+        owner: ctx,
+        subscriptionId,
+        changes: { items: [item] },
+        discountIds: [],
+        paymentMethods: { customerDefault: null, requestedUsable: false },
+        now,
+      }));
+      return { id: request.id ?? item.newId!, position: result.position };
+    } catch (error) {
+      // The patch speaks of `items[0][price]`; this endpoint's fields are the item's own (`price`).
+      if (error instanceof DomainError && error.param?.startsWith('items[0][')) {
+        throw new DomainError(error.code, error.message.replaceAll('items[0][', '').replace(/\]/, ''), error.param.slice(9, -1), error.status);
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { newId } from '../../../shared/src/ids.js';
+import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
+import type { PaymentInformation } from '../../../payments/src/gateways/payment-gateway.port.js';
+import type { PaymentSource } from '../../../collections/src/domain/collection.decider.js';
+import { type SubscriptionInput, subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
+import { SubscriptionBilling } from './subscription-billing.js';
+import { type ItemRequest, SubscriptionInputs } from './subscription-inputs.js';
+
+export type CreateSubscriptionBody = Omit<SubscriptionInput, 'items' | 'payment_information'> & {
+  items: ItemRequest[];
+  payment_information?: PaymentInformation;
+};
+
+export class CreateSubscriptionCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly body: CreateSubscriptionBody,
+    /** `POST /v1/subscriptions/migrate`: no collection, no payment, `next_renewal_date` honoured. */
+    readonly migrate = false,
+  ) {}
+}
+
+const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
+
+/**
+ * Creates a subscription, then (unless scheduled or migrated) its first collection, and for `charge`
+ * attempts it in the same request: `subscription.created`, `collection.created`, then on approval
+ * `charge.paid`, `collection.paid`, `subscription.activated`, in that order.
+ */
+@CommandHandler(CreateSubscriptionCommand)
+export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscriptionCommand, CommandResult> {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly inputs: SubscriptionInputs,
+    private readonly sources: ResolvePaymentSource,
+    private readonly billing: SubscriptionBilling,
+  ) {}
+
+  async execute({ ctx, body, migrate }: CreateSubscriptionCommand): Promise<CommandResult> {
+    const customer = await this.inputs.customer(ctx, body.customer);
+    const items = await this.inputs.items(ctx, body.items);
+    const paymentMethods = await this.inputs.paymentMethodFacts(ctx, body.customer, customer.default_payment_method, body.payment_method);
+    const subscriptionId = newId('sub');
+    const firstCollectionId = newId('col');
+    const discountIds = (body.discounts ?? []).map(() => newId('sd'));
+    const input: SubscriptionInput = {
+      ...body,
+      items,
+      payment_information: body.payment_information ? { gateway: body.payment_information.gateway, type: body.payment_information.type } : body.payment_information,
+    };
+    const command = (now: Date) => ({
+      type: 'CreateSubscription' as const,
+      owner: ctx,
+      subscriptionId,
+      firstCollectionId,
+      discountIds,
+      input,
+      paymentMethods,
+      migrate,
+      now,
+    });
+    // Every rule first (pure, nothing written), then the payment data is checked and tokenized.
+    subscriptionDecider.decide(command(this.executor.now()), subscriptionDecider.initialState);
+    let source: PaymentSource | null = null;
+    if (body.payment_information && (body.collection_method ?? 'charge') === 'charge') source = await this.sources.oneOff(ctx, body.payment_information);
+    else if (paymentMethods.customerDefault && !body.payment_method && (body.collection_method ?? 'charge') === 'charge') {
+      // Falling back to the default: it must still be chargeable on a configured gateway.
+      await this.sources.stored(ctx, body.customer, paymentMethods.customerDefault, 'payment_method');
+    }
+
+    const created = await this.executor.execute(subscriptionDecider, subscriptionStream(subscriptionId), command, ctx);
+    let position = created.position;
+    const sub = created.state.fields!;
+    if (!sub.latest_collection) return { id: subscriptionId, position };
+    const reason = sub.status === 'trialing' ? 'subscription_trial' : 'subscription_create';
+    position = later(position, await this.billing.createCollection(ctx, subscriptionId, sub, sub.latest_collection, reason));
+    position = later(position, await this.billing.attempt(ctx, sub, sub.latest_collection, source));
+    return { id: subscriptionId, position };
+  }
+}

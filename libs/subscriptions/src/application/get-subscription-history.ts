@@ -1,0 +1,33 @@
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
+import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
+import type { ListPage } from '../../../http/src/list.js';
+import type { PublicEvent } from '../../../../projections/event-feed.projection.js';
+import type { SubscriptionDoc } from '../../../../projections/subscriptions.projection.js';
+import { ListEventsQuery } from '../../../events/src/application/list-events.js';
+
+export class GetSubscriptionHistoryQuery {
+  constructor(
+    readonly owner: Owner,
+    readonly id: string,
+    readonly params: { limit?: number; starting_after?: string },
+  ) {}
+}
+
+/**
+ * Every event of the subscription and of its collections, transactions and charges, oldest first
+ * (the feed's entries tagged with the subscription), paged like the feed.
+ */
+@QueryHandler(GetSubscriptionHistoryQuery)
+export class GetSubscriptionHistoryHandler implements IQueryHandler<GetSubscriptionHistoryQuery, ListPage<PublicEvent>> {
+  constructor(
+    private readonly readModels: ReadModels,
+    private readonly queries: QueryBus,
+  ) {}
+
+  async execute({ owner, id, params }: GetSubscriptionHistoryQuery): Promise<ListPage<PublicEvent>> {
+    await this.readModels.get<SubscriptionDoc>('subscriptions', 'subscription', id, owner);
+    return this.queries.execute(
+      new ListEventsQuery(owner, { limit: params.limit ?? 100, starting_after: params.starting_after, subscription: id }, `/v1/subscriptions/${id}/history`),
+    );
+  }
+}

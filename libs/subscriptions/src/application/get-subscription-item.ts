@@ -1,0 +1,19 @@
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
+import type { SubscriptionItemDoc } from '../../../../projections/subscription-items.projection.js';
+
+export class GetSubscriptionItemQuery {
+  constructor(
+    readonly owner: Owner,
+    readonly id: string,
+  ) {}
+}
+
+@QueryHandler(GetSubscriptionItemQuery)
+export class GetSubscriptionItemHandler implements IQueryHandler<GetSubscriptionItemQuery, SubscriptionItemDoc> {
+  constructor(private readonly readModels: ReadModels) {}
+
+  execute({ owner, id }: GetSubscriptionItemQuery): Promise<SubscriptionItemDoc> {
+    return this.readModels.get<SubscriptionItemDoc>('subscription_items', 'subscription item', id, owner);
+  }
+}

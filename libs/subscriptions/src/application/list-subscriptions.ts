@@ -1,0 +1,25 @@
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
+import type { ListPage } from '../../../http/src/list.js';
+import type { Scalar } from '../../../read-store/src/read-store.port.js';
+import type { SubscriptionDoc } from '../../../../projections/subscriptions.projection.js';
+
+export class ListSubscriptionsQuery {
+  constructor(
+    readonly owner: Owner,
+    readonly params: { limit?: number; starting_after?: string; customer?: string; status?: string },
+  ) {}
+}
+
+/** Subscriptions, newest first; filters `customer` and `status`. */
+@QueryHandler(ListSubscriptionsQuery)
+export class ListSubscriptionsHandler implements IQueryHandler<ListSubscriptionsQuery, ListPage<SubscriptionDoc>> {
+  constructor(private readonly readModels: ReadModels) {}
+
+  execute({ owner, params }: ListSubscriptionsQuery): Promise<ListPage<SubscriptionDoc>> {
+    const where: Record<string, Scalar> = {};
+    if (params.customer) where.customer = params.customer;
+    if (params.status) where.status = params.status;
+    return this.readModels.list<SubscriptionDoc>('subscriptions', '/v1/subscriptions', owner, params, where);
+  }
+}

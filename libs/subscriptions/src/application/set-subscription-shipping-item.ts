@@ -1,0 +1,24 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import type { ShippingItem } from '../domain/subscription.decider.js';
+import { onSubscription } from './subscription-command.js';
+
+export class SetSubscriptionShippingItemCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly subscriptionId: string,
+    readonly shippingItem: ShippingItem | null,
+  ) {}
+}
+
+/** The shipping charge (description, amount in the subscription currency) billed with each next collection; null removes it. */
+@CommandHandler(SetSubscriptionShippingItemCommand)
+export class SetSubscriptionShippingItemHandler implements ICommandHandler<SetSubscriptionShippingItemCommand, CommandResult> {
+  constructor(private readonly executor: AggregateExecutor) {}
+
+  execute({ ctx, subscriptionId, shippingItem }: SetSubscriptionShippingItemCommand): Promise<CommandResult> {
+    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'SetShippingItem', owner: ctx, subscriptionId, shippingItem, now }));
+  }
+}

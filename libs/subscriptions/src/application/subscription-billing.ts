@@ -1,0 +1,87 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { Config } from '../../../platform/src/config.js';
+import { CONFIG } from '../../../platform/src/tokens.js';
+import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
+import { CollectionLines } from '../../../collections/src/application/collection-lines.js';
+import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
+import { collectionCheckoutUrl } from '../../../collections/src/application/create-collection.js';
+import { type CollectionPaid, type PaymentSource, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
+import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
+import { type SubscriptionFields, discountsForNextCollection } from '../domain/subscription.decider.js';
+
+const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
+
+/**
+ * A subscription's collections: build one from the subscription's items (recurring items at 0 during
+ * a trial), its discounts still in force and today's exchange rates; then, for `charge`, attempt it
+ * with the subscription's method. `collect` collections are sent by the collection itself.
+ */
+@Injectable()
+export class SubscriptionBilling {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly lines: CollectionLines,
+    private readonly payments: CollectionPayments,
+    private readonly sources: ResolvePaymentSource,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  /** Creates collection `collectionId` for the subscription; idempotent (an existing collection is left alone). */
+  async createCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string): Promise<string | null> {
+    const existing = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    if (existing.state.exists) return null;
+    const trial = sub.status === 'trialing';
+    const customer = await this.executor.load(customerDecider, customerStream(sub.customer));
+    const now = this.executor.now();
+    const lines = await this.lines.fromSnapshots(sub.items, sub.currency, now, (item) => trial && item.price.type === 'recurring');
+    const { position } = await this.executor.execute(
+      collectionDecider,
+      collectionStream(collectionId),
+      (at) => ({
+        type: 'CreateCollection' as const,
+        owner: ctx,
+        collectionId,
+        input: {
+          customer: { id: sub.customer, billing_address: customer.state.fields?.billing_address ?? null },
+          subscription: subscriptionId,
+          currency: sub.currency,
+          lines,
+          discounts: trial ? [] : discountsForNextCollection(sub).map(({ id, code, amount, percent }) => ({ id, code, amount, percent })),
+          collection_method: sub.collection_method,
+          days_until_due: sub.days_until_due,
+          description: null,
+          meta_data: sub.meta_data,
+          invoice_settings: sub.invoice_settings,
+          invoice_retentions: { reteica: sub.invoice_retentions.reteica ?? null, retefte: sub.invoice_retentions.retefte ?? null },
+          collection_rule_id: null,
+          billing_reason: reason,
+          checkout_url: collectionCheckoutUrl(this.config, collectionId),
+        },
+        now: at,
+      }),
+      ctx,
+    );
+    return position;
+  }
+
+  /**
+   * Attempts a `charge` subscription's collection with `source` (one-off data given at creation) or
+   * the subscription's stored method. A collection that is already paid (total 0) is reported to the
+   * subscription instead. Declines are recorded on the collection, not thrown.
+   */
+  async attempt(ctx: CommandContext, sub: SubscriptionFields, collectionId: string, source: PaymentSource | null): Promise<string | null> {
+    const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    const f = state.fields!;
+    if (f.status === 'paid') {
+      const paid = (await this.executor.load(collectionDecider, collectionStream(collectionId))).history.find((e) => e.type === 'collection.paid');
+      return paid ? this.payments.afterPaid(ctx, state, paid.data as unknown as CollectionPaid['data'], null) : null;
+    }
+    if (sub.collection_method !== 'charge' || f.status !== 'pending') return null;
+    const chosen = source ?? (sub.payment_method ? await this.sources.stored(ctx, sub.customer, sub.payment_method) : null);
+    if (!chosen) return null;
+    const result = await this.payments.attempt(ctx, collectionId, chosen, 'automatic');
+    return later(null, result.position);
+  }
+}

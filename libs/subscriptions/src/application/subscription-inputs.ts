@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import { notFound, invalidParam } from '../../../shared/src/errors.js';
+import { newId } from '../../../shared/src/ids.js';
+import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
+import { CollectionLines } from '../../../collections/src/application/collection-lines.js';
+import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
+import type { ItemInput, PaymentMethodFacts } from '../domain/subscription.decider.js';
+
+/** An item as a request sends it: a new one (`price`), or a change to an existing one (`id`). */
+export interface ItemRequest {
+  id?: string;
+  price?: string;
+  quantity?: number;
+  amount?: string | null;
+  deleted?: boolean;
+}
+
+/**
+ * What the subscription decider needs from outside its stream, looked up before deciding: the
+ * customer, price snapshots for items, the facts about payment methods.
+ */
+@Injectable()
+export class SubscriptionInputs {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly lines: CollectionLines,
+    private readonly sources: ResolvePaymentSource,
+  ) {}
+
+  async customer(ctx: CommandContext, customerId: string) {
+    if (typeof customerId !== 'string' || !customerId) throw invalidParam('customer', 'customer is required');
+    const { state } = await this.executor.load(customerDecider, customerStream(customerId));
+    if (!state.exists || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) throw notFound('customer', customerId, 'customer');
+    return state.fields!;
+  }
+
+  async items(ctx: CommandContext, requests: ItemRequest[] | undefined, param = 'items'): Promise<ItemInput[]> {
+    if (requests === undefined) return [];
+    const out: ItemInput[] = [];
+    for (const [i, r] of requests.entries()) {
+      const item: ItemInput = {};
+      if (r.id !== undefined) item.id = r.id;
+      else item.newId = newId('si');
+      if (r.price !== undefined) Object.assign(item, await this.lines.priceSnapshot(ctx, r.price, `${param}[${i}][price]`));
+      if (r.quantity !== undefined) item.quantity = r.quantity;
+      if (r.amount !== undefined) item.amount = r.amount;
+      if (r.deleted) item.deleted = true;
+      out.push(item);
+    }
+    return out;
+  }
+
+  async paymentMethodFacts(ctx: CommandContext, customerId: string, defaultMethod: string | null, requested: string | null | undefined): Promise<PaymentMethodFacts> {
+    return {
+      customerDefault: defaultMethod,
+      requestedUsable: requested ? await this.sources.usable(ctx, customerId, requested) : false,
+    };
+  }
+}

@@ -1,0 +1,52 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { newId } from '../../../shared/src/ids.js';
+import { notFound } from '../../../shared/src/errors.js';
+import { type SubscriptionChanges, subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
+import { type ItemRequest, SubscriptionInputs } from './subscription-inputs.js';
+import { onSubscription } from './subscription-command.js';
+
+export type UpdateSubscriptionBody = Omit<SubscriptionChanges, 'items'> & { items?: ItemRequest[] };
+
+export class UpdateSubscriptionCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly subscriptionId: string,
+    readonly body: UpdateSubscriptionBody,
+  ) {}
+}
+
+/**
+ * Changes items (`{price, quantity}` adds, `{id, quantity|price}` changes, `{id, deleted: true}`
+ * removes), discounts (replaced), the payment method, invoicing settings and meta_data. Applies from
+ * the next collection.
+ */
+@CommandHandler(UpdateSubscriptionCommand)
+export class UpdateSubscriptionHandler implements ICommandHandler<UpdateSubscriptionCommand, CommandResult> {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly inputs: SubscriptionInputs,
+  ) {}
+
+  async execute({ ctx, subscriptionId, body }: UpdateSubscriptionCommand): Promise<CommandResult> {
+    const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
+    if (!state.exists || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) throw notFound('subscription', subscriptionId);
+    const customerId = state.fields!.customer;
+    const items = body.items === undefined ? undefined : await this.inputs.items(ctx, body.items);
+    const paymentMethods = await this.inputs.paymentMethodFacts(ctx, customerId, null, body.payment_method);
+    const discountIds = (body.discounts ?? []).map(() => newId('sd'));
+    const changes: SubscriptionChanges = { ...body, items };
+    if (items === undefined) delete changes.items;
+    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({
+      type: 'UpdateSubscription',
+      owner: ctx,
+      subscriptionId,
+      changes,
+      discountIds,
+      paymentMethods,
+      now,
+    }));
+  }
+}
