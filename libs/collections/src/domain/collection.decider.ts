@@ -596,7 +596,8 @@ function decideCreate(command: Extract<CollectionCommand, { type: 'CreateCollect
     currency: cur.code,
     paid_date: null,
     voided_at_date: null,
-    due_date: input.collection_method === 'collect' ? addDays(command.now, input.days_until_due!).toISOString() : null,
+    // Whole 24-hour days (date-fns' addDays works in the host's time zone and shifts across DST).
+    due_date: input.collection_method === 'collect' ? new Date(command.now.getTime() + input.days_until_due! * 86_400_000).toISOString() : null,
     next_collection_attempt_date: null,
     collection_method: input.collection_method,
     collection_rule_id: input.collection_rule_id,

@@ -148,3 +148,46 @@ describe('customer decider: tenancy', () => {
 test('the uniqueness key of an email is trimmed and lower-case', () => {
   expect(emailKey('  Ana@Example.COM ')).toBe('ana@example.com');
 });
+
+describe('customer decider: default payment method', () => {
+  const setDefault = (paymentMethodId: string | null, extra: { onlyIfUnset?: boolean; expectCurrent?: string } = {}, o: typeof owner | { accountId: string; mode: 'live' | 'test' } = owner) =>
+    ({ type: 'SetDefaultPaymentMethod' as const, owner: o, customerId: id, paymentMethodId, now, ...extra });
+  const withDefault = (pm: string): CustomerEvent => ({ type: 'customer.updated', data: { id, changes: { default_payment_method: pm } } });
+
+  test('sets the default payment method', () => {
+    given(customerDecider, [created]).when(setDefault('pm_1')).then([withDefault('pm_1')]);
+    const state = [created, withDefault('pm_1')].reduce(customerDecider.evolve, customerDecider.initialState);
+    expect(state.fields?.default_payment_method).toBe('pm_1');
+  });
+
+  test('replaces another default; the same default again records nothing', () => {
+    given(customerDecider, [created, withDefault('pm_1')]).when(setDefault('pm_2')).then([withDefault('pm_2')]);
+    given(customerDecider, [created, withDefault('pm_1')]).when(setDefault('pm_1')).then([]);
+  });
+
+  test('onlyIfUnset: a first saved method becomes the default, a later one does not', () => {
+    given(customerDecider, [created]).when(setDefault('pm_1', { onlyIfUnset: true })).then([withDefault('pm_1')]);
+    given(customerDecider, [created, withDefault('pm_1')]).when(setDefault('pm_2', { onlyIfUnset: true })).then([]);
+  });
+
+  test('clearing on a deletion clears only that method', () => {
+    const cleared: CustomerEvent = { type: 'customer.updated', data: { id, changes: { default_payment_method: null } } };
+    given(customerDecider, [created, withDefault('pm_1')]).when(setDefault(null, { expectCurrent: 'pm_1' })).then([cleared]);
+    expect([created, withDefault('pm_1'), cleared].reduce(customerDecider.evolve, customerDecider.initialState).fields?.default_payment_method).toBeNull();
+    given(customerDecider, [created, withDefault('pm_2')]).when(setDefault(null, { expectCurrent: 'pm_1' })).then([]);
+    given(customerDecider, [created]).when(setDefault(null, { expectCurrent: 'pm_1' })).then([]);
+    given(customerDecider, [created]).when(setDefault(null)).then([]);
+  });
+
+  test('an update cannot set the default payment method', () => {
+    given(customerDecider, [created])
+      .when({ type: 'UpdateCustomer', owner, customerId: id, now, changes: { name: 'Ana', default_payment_method: 'pm_x' } as never })
+      .then([{ type: 'customer.updated', data: { id, changes: { name: 'Ana' } } }]);
+  });
+
+  test('a customer that does not exist, or of another account or mode, is not found', () => {
+    given(customerDecider).when(setDefault('pm_1')).thenRejects('resource_missing', 'id');
+    given(customerDecider, [created]).when(setDefault('pm_1', {}, { accountId: 'acct_2', mode: 'test' })).thenRejects('resource_missing', 'id');
+    given(customerDecider, [created]).when(setDefault('pm_1', {}, { accountId: 'acct_1', mode: 'live' })).thenRejects('resource_missing', 'id');
+  });
+});

@@ -1,5 +1,7 @@
-import { addDays, addMonths, addWeeks, addYears } from 'date-fns';
+import { addMonths, addYears } from 'date-fns';
 import type { BillingPeriod } from '../../../catalog/src/domain/price.decider.js';
+
+const DAY_MS = 86_400_000;
 
 /**
  * The end of cycle `n` counted from `anchor`: anchor + n × interval periods, computed from the anchor
@@ -9,10 +11,12 @@ import type { BillingPeriod } from '../../../catalog/src/domain/price.decider.js
 export function cycleBoundary(anchor: Date, period: BillingPeriod, interval: number, n: number): Date {
   const steps = interval * n;
   switch (period) {
+    // Whole days in milliseconds: date-fns' addDays/addWeeks work in the host's local time and
+    // would move the UTC time of day across a daylight-saving change.
     case 'day':
-      return addDays(anchor, steps);
+      return new Date(anchor.getTime() + steps * DAY_MS);
     case 'week':
-      return addWeeks(anchor, steps);
+      return new Date(anchor.getTime() + steps * 7 * DAY_MS);
     case 'month':
       return utcAddMonths(anchor, steps);
     case 'year':
