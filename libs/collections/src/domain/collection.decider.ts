@@ -238,6 +238,12 @@ const awaitingCustomer = (state: CollectionState) => state.transactions.find((t)
 
 /** Lines priced, discounts applied, rates kept: what a collection's money fields are. */
 export function priceCollection(lines: LineInput[], discounts: Discount[], cur: Currency) {
+  lines.forEach((l, i) => {
+    const from = l.price.currency.toUpperCase();
+    if (from !== cur.code && (!l.rate || l.rate.from !== from || l.rate.to !== cur.code)) {
+      throw new DomainError('currency_conversion_unavailable', `No exchange rate from ${from} to ${cur.code} was given for items[${i}]`, `items[${i}][price]`, 400);
+    }
+  });
   const items = lines.map((l) => priceLine(l, cur));
   const t = totals(items, discounts, cur);
   const rates = new Map<string, ExchangeRate>();

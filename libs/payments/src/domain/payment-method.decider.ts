@@ -82,6 +82,7 @@ export const paymentMethodDecider: Decider<PaymentMethodCommand, PaymentMethodSt
       if (state.exists) return []; // created once: a replayed save is harmless
       const f = command.fields;
       if (!isGatewayId(f.gateway)) throw invalidParam('gateway', `Unknown gateway ${f.gateway}`);
+      if (f.gateway === 'offline') throw invalidParam('gateway', 'offline payments cannot be stored as a payment method');
       if (!isTokenizable(f.type)) throw invalidParam('type', `${f.type} payment methods cannot be stored; only card, wallet_a and wallet_b can`);
       if (!gatewayOffers(f.gateway, f.type)) throw invalidParam('type', `${f.gateway} does not offer ${f.type}`);
       if (f.meta_data !== undefined) checkMetaData(f.meta_data);

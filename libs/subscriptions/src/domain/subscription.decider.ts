@@ -2,7 +2,7 @@ import { addDays, addHours } from 'date-fns';
 import { Decider, DomainEvent } from '../../../shared/src/decider.js';
 import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
 import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
-import { currency as currencyOf } from '../../../shared/src/money.js';
+import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString } from '../../../shared/src/money.js';
 import type { Owner } from '../../../platform/src/read-models.js';
 import type { BillingPeriod } from '../../../catalog/src/domain/price.decider.js';
 import { type Discount, type PriceSnapshot, type ProductSnapshot, checkNtpAmount } from '../../../collections/src/domain/pricing.js';
@@ -266,9 +266,10 @@ export function applyItems(current: SubscriptionItem[], patch: ItemInput[], para
       }
       const next = { ...items[idx] };
       if (p.price) {
+        if (!p.price.active && p.price.id !== next.price.id) throw invalidParam(`${at}[price]`, `Price ${p.price.id} is not active`);
         next.price = p.price;
         next.product = p.product!;
-        next.amount = null;
+        next.amount = p.price.pricing_model === 'ntp' ? p.price.ntp_pricing?.suggested_amount ?? null : null;
       }
       if (p.quantity !== undefined) next.quantity = p.quantity;
       if (p.amount !== undefined) next.amount = p.amount;
@@ -647,12 +648,13 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
       case 'SetShippingItem': {
         refuseFinal('change the shipping item of');
         const item = command.shippingItem;
+        const cur = currencyOf(f.currency)!;
         if (item) {
-          const cur = currencyOf(f.currency)!;
-          checkDiscounts([{ id: 'x', code: 'shipping', amount: item.amount, percent: null }], cur, 'shipping_item');
           if (typeof item.description !== 'string' || !item.description.trim()) throw missingParam('description');
+          if (!isDecimalString(item.amount) || new Money(item.amount).lte(0)) throw invalidParam('amount', 'amount must be a decimal amount greater than 0');
+          if (decimalPlaces(item.amount) > cur.exponent) throw invalidParam('amount', `amount has more decimals than ${cur.code} allows (${cur.exponent})`);
         }
-        const normalized = item ? { description: item.description.trim(), amount: normalizeDiscount({ id: 'x', code: 'x', amount: item.amount, percent: null }, currencyOf(f.currency)!).amount! } : null;
+        const normalized = item ? { description: item.description.trim(), amount: formatAmount(item.amount, cur) } : null;
         return [{ type: 'subscription.updated', data: { ...base(state, id, f.status), changes: { shipping_item: normalized }, reason: 'api' } }];
       }
     }
