@@ -8,8 +8,36 @@ import { CollectionLines } from '../../../collections/src/application/collection
 import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
 import { collectionCheckoutUrl } from '../../../collections/src/application/create-collection.js';
 import { type CollectionPaid, type PaymentSource, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
+import type { LineInput } from '../../../collections/src/domain/pricing.js';
+import { newId } from '../../../shared/src/ids.js';
 import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
 import { type SubscriptionFields, discountsForNextCollection } from '../domain/subscription.decider.js';
+
+/** The subscription's shipping charge as a collection line (a one-time, standard "price" of its own). */
+function shippingLine(sub: SubscriptionFields, id: string): LineInput {
+  const item = sub.shipping_item!;
+  return {
+    id,
+    quantity: 1,
+    rate: null,
+    product: { id: 'shipping', object: 'shipping', name: item.description },
+    price: {
+      id: 'shipping',
+      object: 'shipping',
+      product_id: 'shipping',
+      type: 'one_time',
+      pricing_model: 'standard',
+      currency: sub.currency,
+      unit_price: item.amount,
+      billing_period: null,
+      billing_interval: null,
+      pricing_tiers: null,
+      ntp_pricing: null,
+      active: true,
+      meta_data: {},
+    },
+  };
+}
 
 const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
@@ -36,6 +64,7 @@ export class SubscriptionBilling {
     const customer = await this.executor.load(customerDecider, customerStream(sub.customer));
     const now = this.executor.now();
     const lines = await this.lines.fromSnapshots(sub.items, sub.currency, now, (item) => trial && item.price.type === 'recurring');
+    if (sub.shipping_item) lines.push(shippingLine(sub, newId('si')));
     const { position } = await this.executor.execute(
       collectionDecider,
       collectionStream(collectionId),
@@ -72,10 +101,10 @@ export class SubscriptionBilling {
    * subscription instead. Declines are recorded on the collection, not thrown.
    */
   async attempt(ctx: CommandContext, sub: SubscriptionFields, collectionId: string, source: PaymentSource | null): Promise<string | null> {
-    const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    const { state, history } = await this.executor.load(collectionDecider, collectionStream(collectionId));
     const f = state.fields!;
     if (f.status === 'paid') {
-      const paid = (await this.executor.load(collectionDecider, collectionStream(collectionId))).history.find((e) => e.type === 'collection.paid');
+      const paid = history.find((e) => e.type === 'collection.paid');
       return paid ? this.payments.afterPaid(ctx, state, paid.data as unknown as CollectionPaid['data'], null) : null;
     }
     if (sub.collection_method !== 'charge' || f.status !== 'pending') return null;
