@@ -162,7 +162,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
 /** A stored 4xx answer, replayed as it was first sent. */
 export class ReplayedError extends ApiError {
   constructor(stored: Stored) {
-    const e = (stored.body as { error: { type: ApiError['type']; code: string; message: string; param: string | null } }).error;
-    super(stored.status, e.type, e.code, e.message, e.param);
+    // Every field of the stored error body is replayed (a payment error's decline_code, charge, …).
+    const { type, code, message, param, ...extra } = (stored.body as { error: { type: ApiError['type']; code: string; message: string; param: string | null } }).error;
+    super(stored.status, type, code, message, param, extra);
   }
 }
