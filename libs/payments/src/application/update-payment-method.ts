@@ -21,13 +21,14 @@ export class UpdatePaymentMethodHandler implements ICommandHandler<UpdatePayment
 
   async execute({ ctx, paymentMethodId, body }: UpdatePaymentMethodCommand): Promise<CommandResult> {
     const { default: makeDefault, ...changes } = body;
+    // Checked before anything is written: a refused request changes nothing.
+    if (makeDefault === false) throw invalidParam('default', 'default can only be set to true (make another method the default instead)');
     const updated = await this.executor.execute(
       paymentMethodDecider,
       paymentMethodStream(paymentMethodId),
       (now) => ({ type: 'UpdatePaymentMethod' as const, owner: ctx, paymentMethodId, changes, now }),
       ctx,
     );
-    if (makeDefault === false) throw invalidParam('default', 'default can only be set to true (make another method the default instead)');
     if (!makeDefault) return { id: paymentMethodId, position: updated.position };
     const customerId = updated.state.fields!.customer;
     const set = await this.executor.execute(
