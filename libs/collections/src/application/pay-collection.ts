@@ -59,7 +59,6 @@ export class PayCollectionHandler implements ICommandHandler<PayCollectionComman
       }
       return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'PayOutOfBand', owner: ctx, collectionId, proof: body.out_of_band_proof ?? null, now }));
     }
-    if (body.paid_out_of_band === false && body.out_of_band_proof !== undefined) throw invalidParam('out_of_band_proof', 'out_of_band_proof needs paid_out_of_band: true');
     if (body.out_of_band_proof !== undefined) throw invalidParam('out_of_band_proof', 'out_of_band_proof needs paid_out_of_band: true');
     if (body.payment_method && body.payment_information) {
       throw invalidParam('payment_information', 'payment_method and payment_information are mutually exclusive; send only one');

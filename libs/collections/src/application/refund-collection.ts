@@ -43,7 +43,7 @@ export class RefundCollectionHandler implements ICommandHandler<RefundCollection
       await this.gateway.refund({
         idempotencyKey: refundId,
         gateway: f.payment_method_gateway,
-        gateway_reference: refunded.data.charge,
+        gateway_reference: result.state.transactions.flatMap((t) => t.charges).find((c) => c.id === refunded.data.charge)?.gateway_reference ?? null,
         amount: refunded.data.amount,
         currency: f.currency,
       });

@@ -426,7 +426,7 @@ describe('collection: a payment that succeeds', () => {
     expect(types(all)).toEqual(['collection.created', 'transaction.created', 'charge.created', 'charge.paid', 'collection.paid']);
     expect(fieldsOf(all)).toMatchObject({ status: 'paid', paid_date: iso(2), collecting: false, collection_attempts: 1, additional_data: null });
     expect(stateOf(all).transactions).toEqual([
-      { id: 'tx_1', status: 'succeeded', started_at: iso(1), source: card, amount: '119000.00', charges: [{ id: 'ch_1', try: 1, status: 'succeeded', started_at: iso(1), retryable: false }] },
+      { id: 'tx_1', status: 'succeeded', started_at: iso(1), source: card, amount: '119000.00', charges: [{ id: 'ch_1', try: 1, status: 'succeeded', started_at: iso(1), retryable: false, gateway_reference: 'sim_ok' }] },
     ]);
     expect(transactionInFlight(stateOf(all))).toBeNull();
   });

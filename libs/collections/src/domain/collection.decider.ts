@@ -92,6 +92,8 @@ export interface ChargeState {
   status: ChargeStatus;
   started_at: string;
   retryable: boolean;
+  /** The gateway's reference of a succeeded charge (what a refund names). */
+  gateway_reference?: string | null;
 }
 
 export interface TransactionState {
@@ -345,7 +347,11 @@ function evolveTransactions(txs: TransactionState[], event: CollectionEvent): Tr
         charges: [...t.charges, { id: event.data.charge, try: event.data.try, status: 'in_progress', started_at: event.data.created_at, retryable: false }],
       }));
     case 'charge.paid':
-      return update(event.data.transaction, (t) => ({ ...setCharge(t, event.data.charge, 'succeeded'), status: 'succeeded' }));
+      return update(event.data.transaction, (t) => {
+        const paid = setCharge(t, event.data.charge, 'succeeded');
+        const reference = event.data.gateway_reference;
+        return { ...paid, status: 'succeeded', charges: paid.charges.map((c) => (c.id === event.data.charge ? { ...c, gateway_reference: reference } : c)) };
+      });
     case 'charge.pending':
       return update(event.data.transaction, (t) => ({ ...setCharge(t, event.data.charge, 'pending'), status: 'pending' }));
     case 'charge.failed':
