@@ -77,7 +77,9 @@ export class SubscriptionBilling {
           subscription: subscriptionId,
           currency: sub.currency,
           lines,
-          discounts: trial ? [] : discountsForNextCollection(sub).map(({ id, code, amount, percent }) => ({ id, code, amount, percent })),
+          // `sub` already counts this collection (it is cycle `collections_count`): the discounts in
+          // force are those of that cycle, not of the one after it.
+          discounts: trial ? [] : discountsForNextCollection({ ...sub, collections_count: sub.collections_count - 1 }).map(({ id, code, amount, percent }) => ({ id, code, amount, percent })),
           collection_method: sub.collection_method,
           days_until_due: sub.days_until_due,
           description: null,
