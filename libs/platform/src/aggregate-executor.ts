@@ -28,8 +28,9 @@ export class AggregateExecutor {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  now(): Date {
-    return this.clock.now();
+  /** The time a command for `ctx` is decided at: the context's own time (test clock, deadline), else the clock's. */
+  now(ctx?: Pick<CommandContext, 'now'> | null): Date {
+    return ctx?.now ? new Date(ctx.now.getTime()) : this.clock.now();
   }
 
   async load<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string) {
@@ -46,7 +47,7 @@ export class AggregateExecutor {
   ): Promise<Execution<S>> {
     for (let attempt = 1; ; attempt++) {
       const { state, revision } = await this.load(decider, streamId);
-      const now = this.clock.now();
+      const now = this.now(ctx);
       const decided = decider.decide(command(now), state);
       if (decided.length === 0) return { state, events: [], position: null };
       const events: NewEvent[] = decided.map((e) => ({

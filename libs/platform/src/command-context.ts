@@ -7,6 +7,13 @@ export interface CommandContext {
   /** Id of the event that caused this command, when an event (not a request) caused it. */
   causationId?: string | null;
   correlationId?: string | null;
+  /**
+   * The time commands on behalf of this context are decided at, when it is not the service clock's:
+   * the frozen time of a test clock, or a deadline's time when the scheduler runs it.
+   */
+  now?: Date;
+  /** The test clock the objects concerned live on (test mode only). */
+  testClock?: string | null;
 }
 
 export const isTest = (ctx: Pick<CommandContext, 'mode'>) => ctx.mode === 'test';

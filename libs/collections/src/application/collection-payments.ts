@@ -142,7 +142,7 @@ export class CollectionPayments {
     if (!tx) return;
     const last = tx.charges[tx.charges.length - 1];
     const since = Date.parse(last?.started_at ?? tx.started_at);
-    if (this.executor.now().getTime() - since < STALE_ATTEMPT_MS) return;
+    if (this.executor.now(ctx).getTime() - since < STALE_ATTEMPT_MS) return;
     if (last && last.status === 'in_progress') {
       await this.runCharge(ctx, collectionId, last.id, last.try, state, null);
       return;

@@ -56,7 +56,7 @@ export class CreateCollectionHandler implements ICommandHandler<CreateCollection
     if (!c.exists || c.owner?.accountId !== ctx.accountId || c.owner.mode !== ctx.mode) throw notFound('customer', body.customer, 'customer');
     const method = body.collection_method ?? 'collect';
     if (method === 'charge' && body.days_until_due !== undefined) throw invalidParam('days_until_due', 'days_until_due is only allowed for collection_method charge'); // the spec's text, word for word
-    const now = this.executor.now();
+    const now = this.executor.now(ctx);
     const firstPrice = body.items?.[0]?.price ? await this.lines.priceSnapshot(ctx, body.items[0].price, 'items[0][price]') : null;
     const currency = (body.currency ?? firstPrice?.price.currency ?? 'COP').toUpperCase();
     if (!currencyOf(currency)) throw invalidParam('currency', `currency must be an ISO 4217 currency code (got ${body.currency})`);

@@ -27,7 +27,7 @@ export class UpdateCollectionItemsHandler implements ICommandHandler<UpdateColle
     const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
     if (!state.exists || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) throw notFound('collection', collectionId);
     const f = state.fields!;
-    const lines = await this.lines.fromRequests(ctx, items, f.currency, this.executor.now(), { oneTimeOnly: f.subscription === null });
+    const lines = await this.lines.fromRequests(ctx, items, f.currency, this.executor.now(ctx), { oneTimeOnly: f.subscription === null });
     return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'UpdateCollectionItems', owner: ctx, collectionId, lines, now }));
   }
 }

@@ -55,7 +55,7 @@ export class CreateCustomerHandler implements ICommandHandler<CreateCustomerComm
     const customerId = newId('cus');
     const command = (now: Date) => ({ type: 'CreateCustomer' as const, owner: ctx, customerId, fields, now });
     // Refuse invalid fields before claiming, so that a refused request leaves no claim behind.
-    customerDecider.decide(command(this.executor.now()), customerDecider.initialState);
+    customerDecider.decide(command(this.executor.now(ctx)), customerDecider.initialState);
     await claimCustomerEmail(this.executor, ctx, fields.email, customerId);
     try {
       const { position } = await this.executor.execute(customerDecider, customerStream(customerId), command, ctx);

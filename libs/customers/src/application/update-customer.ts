@@ -26,7 +26,7 @@ export class UpdateCustomerHandler implements ICommandHandler<UpdateCustomerComm
     const command = (now: Date) => ({ type: 'UpdateCustomer' as const, owner: ctx, customerId, changes, now });
     const { state } = await this.executor.load(customerDecider, stream);
     // Not found, another tenant's, or invalid: refused before any claim is taken.
-    customerDecider.decide(command(this.executor.now()), state);
+    customerDecider.decide(command(this.executor.now(ctx)), state);
     const before = state.fields!.email;
     const after = changes.email;
     const moves = after !== undefined && emailKey(after) !== emailKey(before);

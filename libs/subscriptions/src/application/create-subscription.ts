@@ -64,7 +64,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       now,
     });
     // Every rule first (pure, nothing written), then the payment data is checked and tokenized.
-    subscriptionDecider.decide(command(this.executor.now()), subscriptionDecider.initialState);
+    subscriptionDecider.decide(command(this.executor.now(ctx)), subscriptionDecider.initialState);
     let source: PaymentSource | null = null;
     if (body.payment_information && (body.collection_method ?? 'charge') === 'charge') source = await this.sources.oneOff(ctx, body.payment_information);
     else if (paymentMethods.customerDefault && !body.payment_method && (body.collection_method ?? 'charge') === 'charge') {
