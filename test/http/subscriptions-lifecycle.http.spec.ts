@@ -297,7 +297,7 @@ describe('subscription items', () => {
 
     const before = await lastEventId(api());
     const lastOne = await api().delete(`/v1/subscription_items/${sub.items[0].id}`);
-    expectApiError(lastOne, 400, 'parameter_invalid', 'items', 'A subscription needs at least one recurring price');
+    expectApiError(lastOne, 400, 'parameter_invalid', 'id', 'A subscription needs at least one recurring price');
     await api().post('/v1/products', { name: 'sentinel' });
     expect(await typesSince(before)).toEqual(['product.created']);
     expect((await api().get(`/v1/subscription_items/${sub.items[0].id}`)).status).toBe(200);

@@ -55,6 +55,9 @@ export class ChangeSubscriptionItemHandler implements ICommandHandler<ChangeSubs
       if (error instanceof DomainError && error.param?.startsWith('items[0][')) {
         throw new DomainError(error.code, error.message.replaceAll('items[0][', '').replace(/\]/, ''), error.param.slice(9, -1), error.status);
       }
+      if (error instanceof DomainError && error.param === 'items') {
+        throw new DomainError(error.code, error.message, request.id ? 'id' : 'price', error.status);
+      }
       throw error;
     }
   }

@@ -62,7 +62,7 @@ export class SubscriptionBilling {
     if (existing.state.exists) return null;
     const trial = sub.status === 'trialing';
     const customer = await this.executor.load(customerDecider, customerStream(sub.customer));
-    const now = this.executor.now();
+    const now = this.executor.now(ctx);
     const lines = await this.lines.fromSnapshots(sub.items, sub.currency, now, (item) => trial && item.price.type === 'recurring');
     if (sub.shipping_item) lines.push(shippingLine(sub, newId('si')));
     const { position } = await this.executor.execute(
@@ -79,7 +79,7 @@ export class SubscriptionBilling {
           lines,
           // `sub` already counts this collection (it is cycle `collections_count`): the discounts in
           // force are those of that cycle, not of the one after it.
-          discounts: trial ? [] : discountsForNextCollection({ ...sub, collections_count: sub.collections_count - 1 }).map(({ id, code, amount, percent }) => ({ id, code, amount, percent })),
+          discounts: discountsForNextCollection({ ...sub, collections_count: sub.collections_count - 1 }, trial).map(({ id, code, amount, percent }) => ({ id, code, amount, percent })),
           collection_method: sub.collection_method,
           days_until_due: sub.days_until_due,
           description: null,

@@ -247,6 +247,14 @@ function parseDate(param: string, v: string): Date {
   return d;
 }
 
+/** An ntp item's chosen amount written with its price currency's digits (more digits is an error); null otherwise. */
+function ntpAmount(price: PriceSnapshot, amount: string | null | undefined, param: string): string | null {
+  if (price.pricing_model !== 'ntp' || amount === null || amount === undefined) return null;
+  const cur = currencyOf(price.currency)!;
+  if (decimalPlaces(amount) > cur.exponent) throw invalidParam(param, `${param} has more decimals than ${cur.code} allows (${cur.exponent})`);
+  return formatAmount(amount, cur);
+}
+
 /**
  * Applies an items patch to the current items and checks the result: at least one recurring item,
  * all recurring prices on one frequency, quantities, ntp amounts. Prices may be in another currency
@@ -275,6 +283,7 @@ export function applyItems(current: SubscriptionItem[], patch: ItemInput[], para
       if (p.amount !== undefined) next.amount = p.amount;
       checkInt(`${at}[quantity]`, next.quantity, 1, 1_000_000);
       checkNtpAmount(next.price, next.amount, `${at}[amount]`);
+      next.amount = ntpAmount(next.price, next.amount, `${at}[amount]`);
       items[idx] = next;
       return;
     }
@@ -284,7 +293,7 @@ export function applyItems(current: SubscriptionItem[], patch: ItemInput[], para
     checkInt(`${at}[quantity]`, quantity, 1, 1_000_000);
     checkNtpAmount(p.price, p.amount, `${at}[amount]`);
     if (!p.price.active) throw invalidParam(`${at}[price]`, `Price ${p.price.id} is not active`);
-    items.push({ id: p.newId, price: p.price, product: p.product!, quantity, amount: p.price.pricing_model === 'ntp' ? p.amount ?? p.price.ntp_pricing?.suggested_amount ?? null : null });
+    items.push({ id: p.newId, price: p.price, product: p.product!, quantity, amount: ntpAmount(p.price, p.amount ?? p.price.ntp_pricing?.suggested_amount ?? null, `${at}[amount]`) });
   });
   if (items.length > 20) throw invalidParam(param, `${param} can have at most 20 items`);
   const recurring = items.filter((it) => it.price.type === 'recurring');
