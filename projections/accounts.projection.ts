@@ -4,6 +4,10 @@ import {
   type AccountGatewaySets,
   type AccountGatewayConfigured,
   type AccountGatewayRemoved,
+  type AccountRetryPolicySet,
+  copyRetryPolicy,
+  DEFAULT_RETRY_POLICY,
+  type RetryPolicy,
   connectorFor,
   defaultGateways,
   inCatalogueOrder,
@@ -25,9 +29,17 @@ export interface AccountDoc extends Doc {
   created_date: string;
   /** Per mode, in catalogue order. Documents projected before gateways existed lack it: read as the defaults. */
   gateways?: Record<Mode, ConfiguredGatewayEntry[]>;
+  /**
+   * The dunning policy the account set (both modes). null until it sets one, and absent in documents
+   * projected before policies existed: both read as `DEFAULT_RETRY_POLICY` (see `retryPolicyOfDoc`).
+   */
+  retry_policy?: RetryPolicy | null;
 }
 
-const ACCOUNT_EVENTS = new Set(['account.created', 'account.gateway_configured', 'account.gateway_removed']);
+/** The account's retry policy as the read model has it: the default when it never set one. */
+export const retryPolicyOfDoc = (doc: AccountDoc): RetryPolicy => copyRetryPolicy(doc.retry_policy ?? DEFAULT_RETRY_POLICY);
+
+const ACCOUNT_EVENTS = new Set(['account.created', 'account.gateway_configured', 'account.gateway_removed', 'account.retry_policy_set']);
 
 /** Gateway ids with the connector each got when configured by default (events before `connector` was recorded). */
 function entriesOf(sets: AccountGatewaySets): Record<Mode, ConfiguredGatewayEntry[]> {
@@ -44,7 +56,7 @@ function withEntry(list: ConfiguredGatewayEntry[], entry: ConfiguredGatewayEntry
   return inCatalogueOrder(byId.keys()).map((id) => byId.get(id)!);
 }
 
-/** Merchant accounts and their configured gateways (internal: the API does not list accounts). */
+/** Merchant accounts, their configured gateways and retry policy (internal: the API does not list accounts). */
 export const accountsProjection: Projection<AccountDoc> = {
   name: 'accounts',
   collection: 'accounts',
@@ -60,6 +72,7 @@ export const accountsProjection: Projection<AccountDoc> = {
           name: data.name,
           created_date: formatCreatedDate(new Date(data.created_at)),
           gateways: entriesOf(data.gateways ?? defaultGateways()),
+          retry_policy: null,
         };
       }
       case 'account.gateway_configured': {
@@ -73,6 +86,11 @@ export const accountsProjection: Projection<AccountDoc> = {
         const data = event.data as AccountGatewayRemoved['data'];
         const gateways = doc.gateways ?? defaultGatewayEntries();
         return { ...doc, gateways: { ...gateways, [data.mode]: gateways[data.mode].filter((e) => e.id !== data.gateway) } };
+      }
+      case 'account.retry_policy_set': {
+        if (!doc) return doc;
+        const data = event.data as AccountRetryPolicySet['data'];
+        return { ...doc, retry_policy: { retry_days: [...data.retry_days], final_days: data.final_days } };
       }
       default:
         return doc;

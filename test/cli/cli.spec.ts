@@ -119,6 +119,52 @@ describe('cli', () => {
     });
   });
 
+  test('accounts retry-policy get and set; the service answers what the CLI wrote', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
+    const account = JSON.parse((await cli(['accounts', 'create', '--name', 'Dunning SAS', '--json'], dataDir)).lines[0]);
+    const rp = (...args: string[]) => cli(['accounts', 'retry-policy', ...args], dataDir);
+
+    const got = await rp('get', '--account', account.id, '--json');
+    expect(got.code).toBe(0);
+    expect(got.lines).toHaveLength(1);
+    expect(JSON.parse(got.lines[0])).toEqual({ object: 'retry_policy', retry_days: [1, 3, 5], final_days: 7 });
+    expect((await rp('get', '--account', account.id)).lines).toEqual([`retry policy of ${account.id}: retries at due + 1, 3, 5 days; uncollectible at due + 7 days`]);
+
+    const set = await rp('set', '--account', account.id, '--retry-days', '2,4, 8', '--final-days', '14', '--json');
+    expect(set.code).toBe(0);
+    expect(set.lines).toHaveLength(1);
+    expect(JSON.parse(set.lines[0])).toEqual({ object: 'retry_policy', retry_days: [2, 4, 8], final_days: 14 });
+    expect((await rp('set', '--account', account.id, '--retry-days', '', '--final-days', '3')).lines).toEqual([
+      `retry policy of ${account.id}: no retries; uncollectible at due + 3 days`,
+    ]);
+    await expect(rp('set', '--account', account.id, '--retry-days', '1,3,9', '--final-days', '7')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'retry_days' });
+    await expect(rp('set', '--account', account.id, '--retry-days', '1', '--final-days', '91')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'final_days' });
+    await rp('set', '--account', account.id, '--retry-days', '5,10', '--final-days', '20');
+
+    const t = await startTestApp({ dataDir });
+    try {
+      const expected = { object: 'retry_policy', retry_days: [5, 10], final_days: 20 };
+      expect((await t.as(account.test_key).get('/v1/account/retry_policy')).body).toEqual(expected);
+      expect((await t.as(account.live_key).get('/v1/account/retry_policy')).body).toEqual(expected);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('accounts retry-policy needs --account and, to set, --retry-days and --final-days as whole numbers', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
+    await expect(cli(['accounts', 'retry-policy', 'get'], dataDir)).rejects.toBeInstanceOf(UsageError);
+    await expect(cli(['accounts', 'retry-policy', 'set', '--account', 'acct_1', '--final-days', '7'], dataDir)).rejects.toBeInstanceOf(UsageError);
+    await expect(cli(['accounts', 'retry-policy', 'set', '--account', 'acct_1', '--retry-days', '1,3'], dataDir)).rejects.toBeInstanceOf(UsageError);
+    await expect(cli(['accounts', 'retry-policy', 'set', '--account', 'acct_1', '--retry-days', '1,x', '--final-days', '7'], dataDir)).rejects.toBeInstanceOf(UsageError);
+    await expect(cli(['accounts', 'retry-policy', 'set', '--account', 'acct_1', '--retry-days', '1', '--final-days', '7d'], dataDir)).rejects.toBeInstanceOf(UsageError);
+    await expect(cli(['accounts', 'retry-policy', 'reset', '--account', 'acct_1'], dataDir)).rejects.toBeInstanceOf(UsageError);
+    await expect(cli(['accounts', 'retry-policy', 'get', '--account', 'acct_nope'], dataDir)).rejects.toMatchObject({ code: 'resource_missing' });
+    await expect(cli(['accounts', 'retry-policy', 'set', '--account', 'acct_nope', '--retry-days', '1', '--final-days', '7'], dataDir)).rejects.toMatchObject({
+      code: 'resource_missing',
+    });
+  });
+
   test('an unknown command or projection is refused', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
     await expect(cli(['accounts', 'delete'], dataDir)).rejects.toBeInstanceOf(UsageError);

@@ -8,6 +8,8 @@ import { ConfigureGatewayCommand } from '../../../libs/accounts/src/application/
 import { GetGatewayQuery } from '../../../libs/accounts/src/application/get-gateway.js';
 import { type GatewayObject, ListGatewaysQuery } from '../../../libs/accounts/src/application/list-gateways.js';
 import { RemoveGatewayCommand } from '../../../libs/accounts/src/application/remove-gateway.js';
+import { GetRetryPolicyQuery, type RetryPolicyObject } from '../../../libs/accounts/src/application/get-retry-policy.js';
+import { SetRetryPolicyCommand } from '../../../libs/accounts/src/application/set-retry-policy.js';
 import { isMode } from '../../../libs/accounts/src/domain/account.decider.js';
 import type { CommandContext } from '../../../libs/platform/src/command-context.js';
 import type { ListPage } from '../../../libs/http/src/list.js';
@@ -22,6 +24,11 @@ export const USAGE = `usage:
                                                          configure a gateway (gateway_a … gateway_j, offline)
   npm run cli -- accounts gateways remove --account ACCT --mode test|live --gateway G [--json]
                                                          remove a configured gateway
+  npm run cli -- accounts retry-policy get --account ACCT [--json]
+                                                         the account's dunning policy (both modes)
+  npm run cli -- accounts retry-policy set --account ACCT --retry-days 1,3,5 --final-days 7 [--json]
+                                                         set it: retries at due + each day (--retry-days ''
+                                                         for none), uncollectible at due + final days
   npm run cli -- projections rebuild [NAME]              drop read models and rebuild them from the first event
   npm run cli -- projections status                      checkpoint of each projection against the head of the store
 
@@ -42,6 +49,8 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       account: { type: 'string' },
       mode: { type: 'string' },
       gateway: { type: 'string' },
+      'retry-days': { type: 'string' },
+      'final-days': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -93,6 +102,22 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       }
       throw new UsageError(`unknown command: ${positionals.join(' ')}`);
     }
+    if (area === 'accounts' && action === 'retry-policy') {
+      if (!values.account) throw new UsageError('accounts retry-policy needs --account ACCT');
+      // One policy per account: the mode only names the owner for the read model, it does not matter.
+      const ctx: CommandContext = { accountId: values.account, mode: 'test', requestId: null, idempotencyKey: null };
+      if (arg === 'set') {
+        const retryDays = parseDayList(values['retry-days']);
+        const finalDays = parseDays(values['final-days'], '--final-days');
+        await app.get(CommandBus).execute(new SetRetryPolicyCommand(ctx, retryDays, finalDays));
+      } else if (arg !== 'get') {
+        throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+      }
+      await engine.catchUp(); // the read model answers the service's GET at once, running or not
+      const policy = await app.get(QueryBus).execute<GetRetryPolicyQuery, RetryPolicyObject>(new GetRetryPolicyQuery(ctx));
+      io.out(values.json ? JSON.stringify(policy) : describeRetryPolicy(ctx.accountId, policy));
+      return 0;
+    }
     if (area === 'projections' && action === 'rebuild') {
       const started = performance.now();
       const done = await engine.rebuild(arg);
@@ -115,3 +140,22 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
 }
 
 export class UsageError extends Error {}
+
+/** `--final-days 7`: a whole number (the account decider checks its range). */
+function parseDays(value: string | undefined, flag: string): number {
+  if (value === undefined) throw new UsageError(`accounts retry-policy set needs ${flag} N`);
+  if (!/^\s*\d+\s*$/.test(value)) throw new UsageError(`${flag} takes a whole number of days, not '${value}'`);
+  return Number(value);
+}
+
+/** `--retry-days 1,3,5` (or '' / none for no retries): whole numbers (the account decider checks the rules). */
+function parseDayList(value: string | undefined): number[] {
+  if (value === undefined) throw new UsageError("accounts retry-policy set needs --retry-days D1,D2,… ('' for none)");
+  if (value.trim() === '' || value.trim() === 'none') return [];
+  return value.split(',').map((part) => parseDays(part, '--retry-days'));
+}
+
+function describeRetryPolicy(accountId: string, policy: RetryPolicyObject): string {
+  const retries = policy.retry_days.length ? `retries at due + ${policy.retry_days.join(', ')} days` : 'no retries';
+  return `retry policy of ${accountId}: ${retries}; uncollectible at due + ${policy.final_days} days`;
+}

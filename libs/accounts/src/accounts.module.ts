@@ -1,18 +1,22 @@
 import { Module } from '@nestjs/common';
 import { AccountGateways } from './application/account-gateways.js';
+import { AccountRetryPolicy } from './application/account-retry-policy.js';
 import { AuthenticateApiKey } from './application/authenticate-api-key.js';
 import { ConfigureGatewayHandler } from './application/configure-gateway.js';
 import { CreateAccountHandler } from './application/create-account.js';
 import { EnsureDefaultAccount } from './application/ensure-default-account.js';
 import { GetGatewayHandler } from './application/get-gateway.js';
+import { GetRetryPolicyHandler } from './application/get-retry-policy.js';
 import { ListGatewaysHandler } from './application/list-gateways.js';
 import { RemoveGatewayHandler } from './application/remove-gateway.js';
+import { SetRetryPolicyHandler } from './application/set-retry-policy.js';
 import { AccountGatewaysController } from './http/account-gateways.controller.js';
+import { AccountRetryPolicyController } from './http/account-retry-policy.controller.js';
 import { BasicAuthGuard } from './http/basic-auth.guard.js';
 
-/** Merchant accounts: API keys, authentication, and the gateways configured per mode. */
+/** Merchant accounts: API keys, authentication, the gateways configured per mode, and the dunning policy. */
 @Module({
-  controllers: [AccountGatewaysController],
+  controllers: [AccountGatewaysController, AccountRetryPolicyController],
   providers: [
     AuthenticateApiKey,
     CreateAccountHandler,
@@ -23,7 +27,10 @@ import { BasicAuthGuard } from './http/basic-auth.guard.js';
     ListGatewaysHandler,
     GetGatewayHandler,
     AccountGateways,
+    SetRetryPolicyHandler,
+    GetRetryPolicyHandler,
+    AccountRetryPolicy,
   ],
-  exports: [AuthenticateApiKey, EnsureDefaultAccount, BasicAuthGuard, AccountGateways],
+  exports: [AuthenticateApiKey, EnsureDefaultAccount, BasicAuthGuard, AccountGateways, AccountRetryPolicy],
 })
 export class AccountsModule {}

@@ -1,6 +1,13 @@
 import { given } from '../../../shared/src/testing/given.js';
 import { ALL_GATEWAYS } from '../../../payments/src/domain/gateways.js';
-import { type AccountCommand, type AccountEvent, accountDecider, configuredGateways } from './account.decider.js';
+import {
+  type AccountCommand,
+  type AccountEvent,
+  accountDecider,
+  configuredGateways,
+  DEFAULT_RETRY_POLICY,
+  retryPolicyOf,
+} from './account.decider.js';
 import { hashSecret, issueApiKey, parseApiKey, secretMatches } from './api-key.js';
 
 const now = new Date('2026-11-23T10:00:00.000Z');
@@ -90,6 +97,75 @@ describe('account gateways', () => {
     expect(configuredGateways(state, 'live')).toEqual(['gateway_a', 'gateway_h']);
     expect(configuredGateways(state, 'test')).toEqual(ALL_GATEWAYS.filter((g) => g !== 'gateway_a' && g !== 'offline'));
     given(accountDecider, [created(), removed('gateway_a', 'test')]).when(configure('gateway_a')).then([configured('gateway_a', 'test')]);
+  });
+});
+
+const setPolicy = (retry_days: number[], final_days: number, accountId = 'acct_1'): AccountCommand => ({ type: 'SetRetryPolicy', accountId, retry_days, final_days, now });
+const policySet = (retry_days: number[], final_days: number): AccountEvent => ({
+  type: 'account.retry_policy_set',
+  data: { account_id: 'acct_1', retry_days, final_days, set_at: now.toISOString() },
+});
+
+describe('account retry policy', () => {
+  test('the documented default: retries at due + 1, 3, 5 days, uncollectible at due + 7', () => {
+    expect(DEFAULT_RETRY_POLICY).toEqual({ retry_days: [1, 3, 5], final_days: 7 });
+    expect(Object.isFrozen(DEFAULT_RETRY_POLICY)).toBe(true);
+    expect(retryPolicyOf(stateAfter([created()]))).toEqual({ retry_days: [1, 3, 5], final_days: 7 });
+    expect(retryPolicyOf(accountDecider.initialState)).toEqual({ retry_days: [1, 3, 5], final_days: 7 });
+  });
+
+  test('setting a policy records it; the state follows the last one', () => {
+    given(accountDecider, [created()]).when(setPolicy([2, 4, 8, 16], 30)).then([policySet([2, 4, 8, 16], 30)]);
+    given(accountDecider, [created(), policySet([2, 4], 10)]).when(setPolicy([1, 3, 5], 7)).then([policySet([1, 3, 5], 7)]);
+    const state = stateAfter([created(), policySet([2, 4], 10), policySet([], 3)]);
+    expect(retryPolicyOf(state)).toEqual({ retry_days: [], final_days: 3 });
+    expect(state.gateways).toEqual({ test: ALL_GATEWAYS, live: [] });
+  });
+
+  test('no retries and the limits themselves are allowed', () => {
+    given(accountDecider, [created()]).when(setPolicy([], 1)).then([policySet([], 1)]);
+    const ten = [1, 2, 3, 4, 5, 6, 7, 8, 9, 60];
+    given(accountDecider, [created()]).when(setPolicy(ten, 90)).then([policySet(ten, 90)]);
+  });
+
+  test('setting the policy the account already has records nothing (the default included)', () => {
+    given(accountDecider, [created()]).when(setPolicy([1, 3, 5], 7)).then([]);
+    given(accountDecider, [created(), policySet([2, 9], 14)]).when(setPolicy([2, 9], 14)).then([]);
+  });
+
+  test('retryPolicyOf returns a copy', () => {
+    const state = stateAfter([created(), policySet([2, 4], 10)]);
+    retryPolicyOf(state).retry_days.push(99);
+    expect(retryPolicyOf(state)).toEqual({ retry_days: [2, 4], final_days: 10 });
+    const fresh = stateAfter([created()]);
+    retryPolicyOf(fresh).retry_days.length = 0;
+    expect(retryPolicyOf(stateAfter([created()]))).toEqual({ retry_days: [1, 3, 5], final_days: 7 });
+  });
+
+  test('final_days must be an integer from 1 to 90', () => {
+    for (const final of [0, 91, 7.5, -1, Number.NaN]) {
+      given(accountDecider, [created()]).when(setPolicy([], final)).thenRejects('parameter_invalid', 'final_days');
+    }
+    given(accountDecider, [created()]).when(setPolicy([1], '7' as never)).thenRejects('parameter_invalid', 'final_days');
+  });
+
+  test('retry_days: at most 10 integers from 1 to 60, strictly increasing, all below final_days', () => {
+    const rejects = (days: unknown, final = 90) =>
+      given(accountDecider, [created()]).when(setPolicy(days as number[], final)).thenRejects('parameter_invalid', 'retry_days');
+    rejects([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    rejects([0, 3]);
+    rejects([1, 61]);
+    rejects([1.5]);
+    rejects(['1']);
+    rejects([3, 1]);
+    rejects([3, 3]);
+    rejects('1,3,5');
+    expect(rejects([1, 3, 7], 7).message).toBe('every entry of retry_days must be less than final_days (7)');
+    rejects([8], 7);
+  });
+
+  test('an unknown account is 404', () => {
+    expect(given(accountDecider).when(setPolicy([1], 2)).thenRejects('resource_missing').status).toBe(404);
   });
 });
 

@@ -42,6 +42,54 @@ export const inCatalogueOrder = (ids: Iterable<string>): string[] => {
   return (ALL_GATEWAYS as string[]).filter((g) => set.has(g));
 };
 
+/**
+ * The account's dunning policy, shared by test and live mode: once a collection's due date passes
+ * unpaid it is `past_due`; at due + each `retry_days[i]` days a `charge` collection is retried (a
+ * `collect` collection gets a reminder); at due + `final_days` it becomes `uncollectible` and its
+ * subscription `unpaid`.
+ */
+export interface RetryPolicy {
+  /** 0–10 integers, each 1–60, strictly increasing, all < `final_days`. */
+  retry_days: number[];
+  /** An integer 1–90. */
+  final_days: number;
+}
+
+/** A retry policy that cannot be changed through its type (the default is also frozen). */
+export type ReadonlyRetryPolicy = { readonly retry_days: readonly number[]; readonly final_days: number };
+
+/** The policy of an account that never set one (documented in docs/decisions.md, "Dunning policy"). */
+export const DEFAULT_RETRY_POLICY: ReadonlyRetryPolicy = Object.freeze({ retry_days: Object.freeze([1, 3, 5]), final_days: 7 });
+
+export const RETRY_POLICY_LIMITS = { maxRetries: 10, maxRetryDay: 60, maxFinalDays: 90 } as const;
+
+/** A fresh copy of `policy` (so callers never share the state's arrays). */
+export const copyRetryPolicy = (policy: ReadonlyRetryPolicy): RetryPolicy => ({ retry_days: [...policy.retry_days], final_days: policy.final_days });
+
+/** The account's retry policy (the default when it never set one); a copy. */
+export const retryPolicyOf = (state: AccountState): RetryPolicy => copyRetryPolicy(state.retry_policy);
+
+const sameRetryPolicy = (a: ReadonlyRetryPolicy, b: ReadonlyRetryPolicy) =>
+  a.final_days === b.final_days && a.retry_days.length === b.retry_days.length && a.retry_days.every((d, i) => d === b.retry_days[i]);
+
+/** Checks the rules of a retry policy; `parameter_invalid` naming `final_days` or `retry_days`. */
+export function checkRetryPolicy(retryDays: unknown, finalDays: unknown): RetryPolicy {
+  const { maxRetries, maxRetryDay, maxFinalDays } = RETRY_POLICY_LIMITS;
+  if (typeof finalDays !== 'number' || !Number.isInteger(finalDays) || finalDays < 1 || finalDays > maxFinalDays) {
+    throw invalidParam('final_days', `final_days must be an integer from 1 to ${maxFinalDays}`);
+  }
+  if (!Array.isArray(retryDays)) throw invalidParam('retry_days', 'retry_days must be an array of integers');
+  if (retryDays.length > maxRetries) throw invalidParam('retry_days', `retry_days may have at most ${maxRetries} entries`);
+  retryDays.forEach((day: unknown, i) => {
+    if (typeof day !== 'number' || !Number.isInteger(day) || day < 1 || day > maxRetryDay) {
+      throw invalidParam('retry_days', `retry_days must be integers from 1 to ${maxRetryDay} (retry_days[${i}] is ${JSON.stringify(day)})`);
+    }
+    if (i > 0 && day <= (retryDays[i - 1] as number)) throw invalidParam('retry_days', 'retry_days must be strictly increasing');
+    if (day >= finalDays) throw invalidParam('retry_days', `every entry of retry_days must be less than final_days (${finalDays})`);
+  });
+  return { retry_days: [...(retryDays as number[])], final_days: finalDays };
+}
+
 export type AccountCommand =
   | {
       type: 'CreateAccount';
@@ -51,7 +99,8 @@ export type AccountCommand =
       now: Date;
     }
   | { type: 'ConfigureGateway'; accountId: string; mode: Mode; gateway: string; now: Date }
-  | { type: 'RemoveGateway'; accountId: string; mode: Mode; gateway: string; now: Date };
+  | { type: 'RemoveGateway'; accountId: string; mode: Mode; gateway: string; now: Date }
+  | { type: 'SetRetryPolicy'; accountId: string; retry_days: number[]; final_days: number; now: Date };
 
 export type AccountCreated = DomainEvent<
   'account.created',
@@ -72,12 +121,18 @@ export type AccountGatewayRemoved = DomainEvent<
   'account.gateway_removed',
   { account_id: string; mode: Mode; gateway: GatewayId; removed_at: string }
 >;
-export type AccountEvent = AccountCreated | AccountGatewayConfigured | AccountGatewayRemoved;
+export type AccountRetryPolicySet = DomainEvent<
+  'account.retry_policy_set',
+  { account_id: string; retry_days: number[]; final_days: number; set_at: string }
+>;
+export type AccountEvent = AccountCreated | AccountGatewayConfigured | AccountGatewayRemoved | AccountRetryPolicySet;
 
 export interface AccountState {
   exists: boolean;
   name: string | null;
   gateways: AccountGatewaySets;
+  /** `DEFAULT_RETRY_POLICY` until `account.retry_policy_set`. */
+  retry_policy: RetryPolicy;
 }
 
 export const accountStream = (accountId: string) => `account-${accountId}`;
@@ -94,9 +149,9 @@ function checkGatewayCommand(command: { accountId: string; mode: Mode; gateway: 
   return command.gateway;
 }
 
-/** A merchant account: its API keys (one live, one test) and its configured gateways per mode. */
+/** A merchant account: its API keys (one live, one test), its configured gateways per mode and its retry policy. */
 export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent> = {
-  initialState: { exists: false, name: null, gateways: { test: [], live: [] } },
+  initialState: { exists: false, name: null, gateways: { test: [], live: [] }, retry_policy: copyRetryPolicy(DEFAULT_RETRY_POLICY) },
 
   decide(command, state) {
     switch (command.type) {
@@ -147,6 +202,17 @@ export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent>
           },
         ];
       }
+      case 'SetRetryPolicy': {
+        if (!state.exists) throw notFound('account', command.accountId, null);
+        const policy = checkRetryPolicy(command.retry_days, command.final_days);
+        if (sameRetryPolicy(policy, state.retry_policy)) return [];
+        return [
+          {
+            type: 'account.retry_policy_set',
+            data: { account_id: command.accountId, retry_days: policy.retry_days, final_days: policy.final_days, set_at: command.now.toISOString() },
+          },
+        ];
+      }
     }
   },
 
@@ -154,7 +220,7 @@ export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent>
     switch (event.type) {
       case 'account.created': {
         const gateways = event.data.gateways ?? defaultGateways();
-        return { exists: true, name: event.data.name, gateways: { test: [...gateways.test], live: [...gateways.live] } };
+        return { ...state, exists: true, name: event.data.name, gateways: { test: [...gateways.test], live: [...gateways.live] } };
       }
       case 'account.gateway_configured': {
         const { mode, gateway } = event.data;
@@ -164,6 +230,8 @@ export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent>
         const { mode, gateway } = event.data;
         return { ...state, gateways: { ...state.gateways, [mode]: state.gateways[mode].filter((g) => g !== gateway) } };
       }
+      case 'account.retry_policy_set':
+        return { ...state, retry_policy: { retry_days: [...event.data.retry_days], final_days: event.data.final_days } };
       default:
         return state;
     }
