@@ -195,6 +195,9 @@ describe('collection: create', () => {
             exchange_rates: [],
             discount_amounts: {},
             billing_reason: 'subscription_create',
+            test_clock: null,
+            retry_schedule: { retry_days: [1, 3, 5], final_days: 7 },
+            dunning_step: 0,
           },
         },
       ]);

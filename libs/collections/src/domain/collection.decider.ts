@@ -69,6 +69,29 @@ export interface CollectionFields {
   discount_amounts: Record<string, string>;
   /** `subscription_create`, `subscription_cycle`, `subscription_trial`, `manual`. */
   billing_reason: string;
+  /** The test clock whose time this collection lives by (test mode only); null: real time. */
+  test_clock: string | null;
+  /** The account's dunning policy when the collection was made: retries/reminders and the final day, counted from `due_date`. */
+  retry_schedule: RetrySchedule;
+  /** Retries (charge) or reminders (collect) made since it went past due. */
+  dunning_step: number;
+}
+
+export interface RetrySchedule {
+  retry_days: number[];
+  final_days: number;
+}
+
+export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = { retry_days: [1, 3, 5], final_days: 7 };
+
+const DAY_MS = 86_400_000;
+
+/** When dunning step `step` is due: due_date + retry_days[step] days, or the final day once the retries are spent. */
+export function dunningDate(f: Pick<CollectionFields, 'due_date' | 'retry_schedule'>, step: number): string | null {
+  if (!f.due_date) return null;
+  const s = f.retry_schedule ?? DEFAULT_RETRY_SCHEDULE;
+  const days = step < s.retry_days.length ? s.retry_days[step] : s.final_days;
+  return new Date(Date.parse(f.due_date) + days * DAY_MS).toISOString();
 }
 
 /** How a payment attempt pays: a stored method or one-off `payment_information` (token already made). */
@@ -127,6 +150,10 @@ export interface CreateCollectionInput {
   collection_rule_id: string | null;
   billing_reason: string;
   checkout_url: string;
+  test_clock?: string | null;
+  retry_schedule?: RetrySchedule;
+  /** A `charge` renewal: due at once (its attempt is its due date; a failed attempt makes it past due). */
+  due_immediately?: boolean;
 }
 
 export type ChargeOutcome =
@@ -136,7 +163,22 @@ export type ChargeOutcome =
 
 export type CollectionCommand =
   | { type: 'CreateCollection'; owner: Owner; collectionId: string; input: CreateCollectionInput; now: Date }
-  | { type: 'StartPayment'; owner: Owner; collectionId: string; transactionId: string; chargeId: string; source: PaymentSource; initiatedBy: 'merchant' | 'customer' | 'automatic'; now: Date }
+  | {
+      type: 'StartPayment';
+      owner: Owner;
+      collectionId: string;
+      transactionId: string;
+      chargeId: string;
+      source: PaymentSource;
+      initiatedBy: 'merchant' | 'customer' | 'automatic';
+      /** Automatic attempts name the attempt count they expect, so one deadline never attempts twice. */
+      expectedAttempts?: number;
+      now: Date;
+    }
+  /** The due date passed unpaid. */
+  | { type: 'MarkPastDue'; owner: Owner; collectionId: string; now: Date }
+  /** A past-due collection's next dunning date came: a reminder (collect), or, retries spent, uncollectible. Charge retries are StartPayment. */
+  | { type: 'AdvanceDunning'; owner: Owner; collectionId: string; now: Date }
   | { type: 'RetryCharge'; owner: Owner; collectionId: string; transactionId: string; chargeId: string; now: Date }
   | { type: 'AbandonTransaction'; owner: Owner; collectionId: string; transactionId: string; now: Date }
   | { type: 'RecordChargeOutcome'; owner: Owner; collectionId: string; chargeId: string; outcome: ChargeOutcome; now: Date }
@@ -202,10 +244,25 @@ export type CollectionPaid = DomainEvent<
 >;
 export type CollectionPaymentFailed = DomainEvent<
   'collection.payment_failed',
-  Ref & { transaction: string; charge: string; failure_code: string; failure_message: string; decline_code: string | null; meta_data: MetaData }
+  Ref & {
+    transaction: string;
+    charge: string;
+    failure_code: string;
+    failure_message: string;
+    decline_code: string | null;
+    meta_data: MetaData;
+    /** Past due: the retry this failure used up, and when the next one (or the final day) is. */
+    dunning_step?: number;
+    next_collection_attempt_date?: string | null;
+  }
 >;
 export type CollectionVoided = DomainEvent<'collection.voided', Ref & { voided_at_date: string }>;
-export type CollectionUncollectible = DomainEvent<'collection.uncollectible', Ref & { marked_at: string }>;
+export type CollectionUncollectible = DomainEvent<'collection.uncollectible', Ref & { marked_at: string; reason?: 'manual' | 'retries_exhausted' }>;
+export type CollectionPastDue = DomainEvent<'collection.past_due', Ref & { due_date: string; next_collection_attempt_date: string | null; meta_data: MetaData }>;
+export type CollectionReminder = DomainEvent<
+  'collection.reminder',
+  Ref & { dunning_step: number; next_collection_attempt_date: string | null; checkout_url: string; sent_at: string; meta_data: MetaData }
+>;
 export type CollectionRefunded = DomainEvent<
   'collection.refunded',
   Ref & { refund: string; amount: string; amount_refunded: string; status: CollectionStatus; charge: string | null; reason: string | null; refunded_at: string }
@@ -224,7 +281,9 @@ export type CollectionEvent =
   | CollectionPaymentFailed
   | CollectionVoided
   | CollectionUncollectible
-  | CollectionRefunded;
+  | CollectionRefunded
+  | CollectionPastDue
+  | CollectionReminder;
 
 export const collectionStream = (collectionId: string) => `collection-${collectionId}`;
 
@@ -305,7 +364,18 @@ export function applyCollectionEvent(fields: CollectionFields, event: Collection
     case 'charge.pending':
       return { ...fields, status: 'processing', collecting: false, additional_data: event.data.additional_data };
     case 'collection.payment_failed':
-      return { ...fields, status: fields.status === 'processing' ? 'pending' : fields.status, collecting: false, additional_data: null };
+      return {
+        ...fields,
+        status: fields.status === 'processing' ? 'pending' : fields.status,
+        collecting: false,
+        additional_data: null,
+        dunning_step: event.data.dunning_step ?? fields.dunning_step,
+        next_collection_attempt_date: event.data.next_collection_attempt_date !== undefined ? event.data.next_collection_attempt_date : fields.next_collection_attempt_date,
+      };
+    case 'collection.past_due':
+      return { ...fields, status: 'past_due', dunning_step: 0, next_collection_attempt_date: event.data.next_collection_attempt_date };
+    case 'collection.reminder':
+      return { ...fields, dunning_step: event.data.dunning_step, next_collection_attempt_date: event.data.next_collection_attempt_date };
     case 'collection.paid':
       return {
         ...fields,
@@ -392,6 +462,9 @@ export const collectionDecider: Decider<CollectionCommand, CollectionState, Coll
           throw new DomainError('payment_in_progress', `Cannot pay collection ${id}: another payment attempt is in progress`, null, 409);
         }
         if (new Money(f.total).lte(0)) throw refusedInState('pay', id, `${f.status} with a total of 0`);
+        if (command.expectedAttempts !== undefined && command.expectedAttempts !== f.collection_attempts) {
+          throw new DomainError('attempt_already_made', `Collection ${id} was attempted ${f.collection_attempts} times, not ${command.expectedAttempts}`, null, 409);
+        }
         const base = { ...ref(state, id), collection: id, transaction: command.transactionId };
         return [
           {
@@ -454,6 +527,25 @@ export const collectionDecider: Decider<CollectionCommand, CollectionState, Coll
         return decideOutcome(command, state);
       case 'AbandonTransaction':
         return decideAbandon(state, id, command.transactionId);
+      case 'MarkPastDue': {
+        if (f.status !== 'pending' || !f.due_date || Date.parse(f.due_date) > command.now.getTime() || inFlight(state)) return [];
+        return [{ type: 'collection.past_due', data: { ...ref(state, id), due_date: f.due_date, next_collection_attempt_date: dunningDate(f, 0), meta_data: f.meta_data } }];
+      }
+      case 'AdvanceDunning': {
+        if (f.status !== 'past_due' || !f.next_collection_attempt_date || Date.parse(f.next_collection_attempt_date) > command.now.getTime() || inFlight(state)) return [];
+        const schedule = f.retry_schedule ?? DEFAULT_RETRY_SCHEDULE;
+        if (f.dunning_step >= schedule.retry_days.length) {
+          return [{ type: 'collection.uncollectible', data: { ...ref(state, id), marked_at: now, reason: 'retries_exhausted' } }];
+        }
+        if (f.collection_method === 'charge') return []; // a charge retry is a payment attempt (StartPayment)
+        const step = f.dunning_step + 1;
+        return [
+          {
+            type: 'collection.reminder',
+            data: { ...ref(state, id), dunning_step: step, next_collection_attempt_date: dunningDate(f, step), checkout_url: f.checkout_url, sent_at: now, meta_data: f.meta_data },
+          },
+        ];
+      }
       case 'PayOutOfBand': {
         if (f.status === 'paid' || f.status === 'refunded') throw refusedInState('pay', id, f.status, 'collection_already_paid');
         if (inFlight(state) || f.status === 'processing') throw refusedInState('pay out of band', id, f.collecting ? 'collecting' : 'processing', 'payment_in_progress');
@@ -609,7 +701,12 @@ function decideCreate(command: Extract<CollectionCommand, { type: 'CreateCollect
     paid_date: null,
     voided_at_date: null,
     // Whole 24-hour days (date-fns' addDays works in the host's time zone and shifts across DST).
-    due_date: input.collection_method === 'collect' ? new Date(command.now.getTime() + input.days_until_due! * 86_400_000).toISOString() : null,
+    due_date:
+      input.collection_method === 'collect'
+        ? new Date(command.now.getTime() + input.days_until_due! * DAY_MS).toISOString()
+        : input.due_immediately
+          ? command.now.toISOString()
+          : null,
     next_collection_attempt_date: null,
     collection_method: input.collection_method,
     collection_rule_id: input.collection_rule_id,
@@ -638,6 +735,9 @@ function decideCreate(command: Extract<CollectionCommand, { type: 'CreateCollect
     exchange_rates: priced.exchange_rates,
     discount_amounts: priced.discount_amounts,
     billing_reason: input.billing_reason,
+    test_clock: input.test_clock ?? null,
+    retry_schedule: input.retry_schedule ?? DEFAULT_RETRY_SCHEDULE,
+    dunning_step: 0,
   };
   const created: CollectionCreated = {
     type: 'collection.created',
@@ -711,6 +811,9 @@ function paymentFailed(
   charge: string,
   o: { failure_code: string; failure_message: string; decline_code: string | null },
 ): CollectionPaymentFailed {
+  const f = state.fields!;
+  // A failed retry of a past-due collection uses up a dunning step; the next date follows the schedule.
+  const dunning = f.status === 'past_due' ? { dunning_step: f.dunning_step + 1, next_collection_attempt_date: dunningDate(f, f.dunning_step + 1) } : {};
   return {
     type: 'collection.payment_failed',
     data: {
@@ -720,9 +823,19 @@ function paymentFailed(
       failure_code: o.failure_code,
       failure_message: o.failure_message,
       decline_code: o.decline_code,
-      meta_data: state.fields!.meta_data,
+      meta_data: f.meta_data,
+      ...dunning,
     },
   };
+}
+
+/** The deadline a collection waits for, if any: going past due at its due date, or its next dunning step. */
+export type CollectionDeadlineKind = 'past_due' | 'dunning';
+export function collectionDeadline(f: CollectionFields): { kind: CollectionDeadlineKind; at: string } | null {
+  if (f.collecting) return null;
+  if (f.status === 'pending' && f.due_date) return { kind: 'past_due', at: f.due_date };
+  if (f.status === 'past_due' && f.next_collection_attempt_date) return { kind: 'dunning', at: f.next_collection_attempt_date };
+  return null;
 }
 
 /**

@@ -373,6 +373,11 @@ describe('subscription create: the starting state', () => {
             shipping: null,
             shipping_item: null,
             migrated: false,
+            test_clock: null,
+            cycle: 1,
+            usage_reported_for: null,
+            usage_collect_at: null,
+            expired_at: null,
           },
         },
       ]);
@@ -716,7 +721,7 @@ describe('subscription: pause and resume', () => {
   test('paused → resumed and active again', () => {
     given(subscriptionDecider, paused())
       .when(resume())
-      .then([{ type: 'subscription.resumed', data: { id, customer: 'cus_1', status: 'active', meta_data: {}, resumed_at: at(5).toISOString() } }]);
+      .then([{ type: 'subscription.resumed', data: { id, customer: 'cus_1', status: 'active', meta_data: {}, resumed_at: at(5).toISOString(), next_renewal_date: '2026-02-28T10:00:00.000Z', cycle: 1 } }]);
     expect(fieldsOf(history(create(collectInput()), pause('2026-03-15T10:00:00.000Z'), resume()))).toMatchObject({ status: 'active', paused_at: null, resumes_at: null });
   });
 

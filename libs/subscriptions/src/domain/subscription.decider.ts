@@ -99,6 +99,14 @@ export interface SubscriptionFields {
   shipping: Shipping | null;
   shipping_item: ShippingItem | null;
   migrated: boolean;
+  /** The test clock whose time this subscription lives by (test mode only); null: real time. */
+  test_clock: string | null;
+  /** Cycle boundaries passed since `billing_cycle_anchor` (`next_renewal_date` is boundary `cycle`). */
+  cycle: number;
+  /** usage_based: the renewal whose usage was asked for (`subscription.report_usage`), and when its collection is made. */
+  usage_reported_for: string | null;
+  usage_collect_at: string | null;
+  expired_at: string | null;
 }
 
 /** One item of a create or update request, its price already looked up. */
@@ -142,6 +150,8 @@ export interface SubscriptionInput {
   meta_data?: MetaData;
   /** Migration only. */
   next_renewal_date?: string;
+  /** The customer's test clock (set by the handler, not the caller). */
+  test_clock?: string | null;
 }
 
 export interface SubscriptionChanges {
@@ -182,7 +192,22 @@ export type SubscriptionCommand =
   | { type: 'PauseSubscription'; owner: Owner; subscriptionId: string; resumesAt: string | null; now: Date }
   | { type: 'ResumeSubscription'; owner: Owner; subscriptionId: string; now: Date }
   | { type: 'SetShipping'; owner: Owner; subscriptionId: string; shipping: Shipping | null; now: Date }
-  | { type: 'SetShippingItem'; owner: Owner; subscriptionId: string; shippingItem: ShippingItem | null; now: Date };
+  | { type: 'SetShippingItem'; owner: Owner; subscriptionId: string; shippingItem: ShippingItem | null; now: Date }
+  /**
+   * Time reached `next_renewal_date` (`expected`, so that a second worker acting on the same deadline
+   * decides nothing): start a scheduled subscription, end one whose `duration` is reached, ask a
+   * usage-based one for its usage, or renew into `collectionId`.
+   */
+  | { type: 'RenewSubscription'; owner: Owner; subscriptionId: string; expected: string; collectionId: string; usageWaitMs: number; now: Date }
+  /** The first-payment window of an `incomplete` subscription closed. */
+  | { type: 'ExpireSubscription'; owner: Owner; subscriptionId: string; now: Date }
+  /** `pending_cancel` reached its `cancel_at`. */
+  | { type: 'CancelAtPeriodEnd'; owner: Owner; subscriptionId: string; now: Date }
+  /** A pause with `resumes_at` reached it. */
+  | { type: 'ResumeOnSchedule'; owner: Owner; subscriptionId: string; now: Date }
+  /** Its latest collection went past due / was given up on (retries exhausted). */
+  | { type: 'MarkSubscriptionPastDue'; owner: Owner; subscriptionId: string; collectionId: string; now: Date }
+  | { type: 'MarkSubscriptionUnpaid'; owner: Owner; subscriptionId: string; collectionId: string; now: Date };
 
 type Base = { id: string; customer: string; status: SubscriptionStatus; meta_data: MetaData };
 export type SubscriptionCreated = DomainEvent<
@@ -197,7 +222,25 @@ export type SubscriptionUpdated = DomainEvent<
 export type SubscriptionPendingCanceled = DomainEvent<'subscription.pending_canceled', Base & { cancel_at: string | null }>;
 export type SubscriptionCanceled = DomainEvent<'subscription.canceled', Base & { canceled_at: string }>;
 export type SubscriptionPaused = DomainEvent<'subscription.paused', Base & { paused_at: string; resumes_at: string | null }>;
-export type SubscriptionResumed = DomainEvent<'subscription.resumed', Base & { resumed_at: string }>;
+export type SubscriptionResumed = DomainEvent<'subscription.resumed', Base & { resumed_at: string; next_renewal_date: string | null; cycle: number }>;
+type Period = { current_period_start: string; current_period_end: string; next_renewal_date: string; cycle: number };
+export type SubscriptionRenewed = DomainEvent<
+  'subscription.renewed',
+  Base & Period & { collection: string; collections_count: number; renewed_at: string }
+>;
+export type SubscriptionStarted = DomainEvent<
+  'subscription.started',
+  Base & Period & { collection: string; collections_count: number; started_at: string; first_payment_expires_at: string | null; activated_at: string | null }
+>;
+export type SubscriptionReportUsage = DomainEvent<
+  'subscription.report_usage',
+  Base & { period_start: string | null; period_end: string; collect_at: string; items: Array<{ id: string; price: string; quantity: number }> }
+>;
+export type SubscriptionWillEnd = DomainEvent<'subscription.will_end', Base & { ends_at: string; remaining_collections: number }>;
+export type SubscriptionEnded = DomainEvent<'subscription.ended', Base & { ended_at: string }>;
+export type SubscriptionExpired = DomainEvent<'subscription.expired', Base & { expired_at: string; collection: string | null }>;
+export type SubscriptionPastDue = DomainEvent<'subscription.past_due', Base & { collection: string }>;
+export type SubscriptionUnpaid = DomainEvent<'subscription.unpaid', Base & { collection: string }>;
 
 export type SubscriptionEvent =
   | SubscriptionCreated
@@ -206,7 +249,15 @@ export type SubscriptionEvent =
   | SubscriptionPendingCanceled
   | SubscriptionCanceled
   | SubscriptionPaused
-  | SubscriptionResumed;
+  | SubscriptionResumed
+  | SubscriptionRenewed
+  | SubscriptionStarted
+  | SubscriptionReportUsage
+  | SubscriptionWillEnd
+  | SubscriptionEnded
+  | SubscriptionExpired
+  | SubscriptionPastDue
+  | SubscriptionUnpaid;
 
 export interface SubscriptionState {
   exists: boolean;
@@ -479,6 +530,11 @@ function decideCreate(c: Extract<SubscriptionCommand, { type: 'CreateSubscriptio
     shipping: null,
     shipping_item: null,
     migrated: c.migrate,
+    test_clock: i.test_clock ?? null,
+    cycle: status === 'scheduled' || status === 'trialing' || c.migrate ? 0 : 1,
+    usage_reported_for: null,
+    usage_collect_at: null,
+    expired_at: null,
   };
   return [
     {
@@ -520,9 +576,161 @@ export function applySubscriptionEvent(fields: SubscriptionFields, event: Subscr
     case 'subscription.paused':
       return { ...fields, status: 'paused', paused_at: event.data.paused_at, resumes_at: event.data.resumes_at };
     case 'subscription.resumed':
-      return { ...fields, status: 'active', paused_at: null, resumes_at: null };
+      return { ...fields, status: 'active', paused_at: null, resumes_at: null, next_renewal_date: event.data.next_renewal_date, cycle: event.data.cycle };
+    case 'subscription.renewed': {
+      const d = event.data;
+      return {
+        ...fields,
+        latest_collection: d.collection,
+        current_period_start: d.current_period_start,
+        current_period_end: d.current_period_end,
+        next_renewal_date: d.next_renewal_date,
+        cycle: d.cycle,
+        collections_count: d.collections_count,
+        usage_reported_for: null,
+        usage_collect_at: null,
+      };
+    }
+    case 'subscription.started': {
+      const d = event.data;
+      return {
+        ...fields,
+        status: d.status,
+        latest_collection: d.collection,
+        current_period_start: d.current_period_start,
+        current_period_end: d.current_period_end,
+        next_renewal_date: d.next_renewal_date,
+        cycle: d.cycle,
+        collections_count: d.collections_count,
+        first_payment_expires_at: d.first_payment_expires_at,
+        activated_at: d.activated_at,
+      };
+    }
+    case 'subscription.report_usage':
+      return { ...fields, usage_reported_for: event.data.period_end, usage_collect_at: event.data.collect_at };
+    case 'subscription.will_end':
+      return fields;
+    case 'subscription.ended':
+      return { ...fields, status: 'ended', ended_at: event.data.ended_at, next_renewal_date: null };
+    case 'subscription.expired':
+      return { ...fields, status: 'expired', expired_at: event.data.expired_at, next_renewal_date: null, first_payment_expires_at: null };
+    case 'subscription.past_due':
+      return { ...fields, status: 'past_due' };
+    case 'subscription.unpaid':
+      return { ...fields, status: 'unpaid' };
     default:
       return fields;
+  }
+}
+
+/** When the committed periods end (null without a commitment): boundary `commitment_periods` from the anchor. */
+function commitmentEndOf(f: SubscriptionFields): Date | null {
+  if (!f.commitment_periods || !f.billing_cycle_anchor) return null;
+  return cycleBoundary(new Date(f.billing_cycle_anchor), f.billing_period, f.billing_interval, f.commitment_periods);
+}
+
+/** Back to active; a renewal date that passed during the pause moves to the next boundary after now (no back-billing). */
+function resumed(state: SubscriptionState, id: string, now: Date): SubscriptionResumed {
+  const f = state.fields!;
+  let cycle = f.cycle;
+  let next = f.next_renewal_date;
+  if (next && f.billing_cycle_anchor && Date.parse(next) <= now.getTime()) {
+    const anchor = new Date(f.billing_cycle_anchor);
+    while (cycleBoundary(anchor, f.billing_period, f.billing_interval, cycle).getTime() <= now.getTime()) cycle++;
+    next = cycleBoundary(anchor, f.billing_period, f.billing_interval, cycle).toISOString();
+  }
+  return { type: 'subscription.resumed', data: { ...base(state, id, 'active'), resumed_at: now.toISOString(), next_renewal_date: next, cycle } };
+}
+
+/** What time does at `next_renewal_date` (see the RenewSubscription command). */
+function decideRenewal(c: Extract<SubscriptionCommand, { type: 'RenewSubscription' }>, state: SubscriptionState): SubscriptionEvent[] {
+  const f = state.fields!;
+  const id = c.subscriptionId;
+  if (f.next_renewal_date !== c.expected || !f.billing_cycle_anchor) return [];
+  const due = Date.parse(c.expected);
+  if (due > c.now.getTime()) return [];
+  const anchor = new Date(f.billing_cycle_anchor);
+  const boundary = (n: number) => cycleBoundary(anchor, f.billing_period, f.billing_interval, n).toISOString();
+  if (f.status === 'scheduled') {
+    const charge = f.collection_method === 'charge';
+    return [
+      {
+        type: 'subscription.started',
+        data: {
+          ...base(state, id, charge ? 'incomplete' : 'active'),
+          collection: c.collectionId,
+          collections_count: 1,
+          current_period_start: c.expected,
+          current_period_end: boundary(1),
+          next_renewal_date: boundary(1),
+          cycle: 1,
+          started_at: c.now.toISOString(),
+          first_payment_expires_at: charge ? addHours(c.now, FIRST_PAYMENT_WINDOW_HOURS).toISOString() : null,
+          activated_at: charge ? null : c.now.toISOString(),
+        },
+      },
+    ];
+  }
+  if (!['active', 'past_due', 'trialing'].includes(f.status)) return [];
+  if (f.duration !== null && f.collections_count >= f.duration) {
+    return [{ type: 'subscription.ended', data: { ...base(state, id, 'ended'), ended_at: c.expected } }];
+  }
+  if (f.usage_based && f.usage_reported_for !== c.expected) {
+    return [
+      {
+        type: 'subscription.report_usage',
+        data: {
+          ...base(state, id, f.status),
+          period_start: f.current_period_start,
+          period_end: c.expected,
+          collect_at: new Date(due + c.usageWaitMs).toISOString(),
+          items: f.items.map((it) => ({ id: it.id, price: it.price.id, quantity: it.quantity })),
+        },
+      },
+    ];
+  }
+  if (f.usage_based && f.usage_collect_at && Date.parse(f.usage_collect_at) > c.now.getTime()) return [];
+  const count = f.collections_count + 1;
+  const events: SubscriptionEvent[] = [
+    {
+      type: 'subscription.renewed',
+      data: {
+        ...base(state, id, f.status),
+        collection: c.collectionId,
+        collections_count: count,
+        current_period_start: c.expected,
+        current_period_end: boundary(f.cycle + 1),
+        next_renewal_date: boundary(f.cycle + 1),
+        cycle: f.cycle + 1,
+        renewed_at: c.now.toISOString(),
+      },
+    },
+  ];
+  if (f.duration !== null && count === f.duration) {
+    events.push({ type: 'subscription.will_end', data: { ...base(state, id, f.status), ends_at: boundary(f.cycle + 1), remaining_collections: 0 } });
+  }
+  return events;
+}
+
+/** The deadline a subscription waits for, if any: what time will do to it next, and when. */
+export type SubscriptionDeadlineKind = 'renew' | 'expire' | 'cancel' | 'resume';
+export function subscriptionDeadline(f: SubscriptionFields): { kind: SubscriptionDeadlineKind; at: string } | null {
+  switch (f.status) {
+    case 'incomplete':
+      return f.first_payment_expires_at ? { kind: 'expire', at: f.first_payment_expires_at } : null;
+    case 'scheduled':
+    case 'trialing':
+    case 'active':
+    case 'past_due':
+      if (!f.next_renewal_date) return null;
+      if (f.usage_based && f.usage_reported_for === f.next_renewal_date && f.usage_collect_at) return { kind: 'renew', at: f.usage_collect_at };
+      return { kind: 'renew', at: f.next_renewal_date };
+    case 'pending_cancel':
+      return f.cancel_at ? { kind: 'cancel', at: f.cancel_at } : null;
+    case 'paused':
+      return f.resumes_at ? { kind: 'resume', at: f.resumes_at } : null;
+    default:
+      return null;
   }
 }
 
@@ -557,6 +765,10 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
           (f.status === 'incomplete' || f.status === 'trialing')
         ) {
           events.push({ type: 'subscription.activated', data: { ...base(state, id, 'active'), activated_at: now, collection: command.collectionId } });
+        }
+        if (command.collectionId === f.latest_collection && (f.status === 'past_due' || f.status === 'unpaid')) {
+          // Paying the overdue collection brings the subscription back in good standing.
+          events.push({ type: 'subscription.updated', data: { ...base(state, id, 'active'), changes: { status: 'active' }, reason: 'collection_paid' } });
         }
         if (
           f.collection_method === 'charge' &&
@@ -627,13 +839,27 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
         return [{ type: 'subscription.updated', data: { ...base(state, id, f.status), changes: { discounts: f.discounts.filter((d) => d.id !== command.discountId) }, reason: 'api' } }];
       }
       case 'CancelSubscription': {
+        // Commitment: until `commitment_periods` cycles are billed the subscription cannot stop early:
+        // `period_end` becomes a cancellation at the end of the committed period, `now` is refused.
+        const commitmentEnd = commitmentEndOf(f);
+        const committed = commitmentEnd !== null && commitmentEnd.getTime() > command.now.getTime();
         if (command.cancelAt === 'period_end') {
           if (f.status === 'pending_cancel') return [];
           if (f.status !== 'active') throw refusedInState('cancel at period end', id, f.status);
-          return [{ type: 'subscription.pending_canceled', data: { ...base(state, id, 'pending_cancel'), cancel_at: f.current_period_end ?? f.next_renewal_date } }];
+          const periodEnd = f.current_period_end ?? f.next_renewal_date;
+          const cancelAt = committed && periodEnd && commitmentEnd!.getTime() > Date.parse(periodEnd) ? commitmentEnd!.toISOString() : periodEnd;
+          return [{ type: 'subscription.pending_canceled', data: { ...base(state, id, 'pending_cancel'), cancel_at: cancelAt } }];
         }
         if (command.cancelAt !== 'now') throw invalidParam('cancel_at', 'cancel_at must be period_end or now');
         refuseFinal('cancel');
+        if (committed && !['incomplete', 'scheduled', 'past_due', 'unpaid'].includes(f.status)) {
+          throw new DomainError(
+            'commitment_not_met',
+            `Cannot cancel subscription ${id} now: it is committed to ${f.commitment_periods} periods, until ${commitmentEnd!.toISOString()}; cancel with cancel_at period_end to end it then`,
+            'cancel_at',
+            409,
+          );
+        }
         return [{ type: 'subscription.canceled', data: { ...base(state, id, 'canceled'), canceled_at: now } }];
       }
       case 'PauseSubscription': {
@@ -648,7 +874,29 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
       }
       case 'ResumeSubscription': {
         if (f.status !== 'paused') throw refusedInState('resume', id, f.status);
-        return [{ type: 'subscription.resumed', data: { ...base(state, id, 'active'), resumed_at: now } }];
+        return [resumed(state, id, command.now)];
+      }
+      case 'ResumeOnSchedule': {
+        if (f.status !== 'paused' || !f.resumes_at || Date.parse(f.resumes_at) > command.now.getTime()) return [];
+        return [resumed(state, id, command.now)];
+      }
+      case 'RenewSubscription':
+        return decideRenewal(command, state);
+      case 'ExpireSubscription': {
+        if (f.status !== 'incomplete' || !f.first_payment_expires_at || Date.parse(f.first_payment_expires_at) > command.now.getTime()) return [];
+        return [{ type: 'subscription.expired', data: { ...base(state, id, 'expired'), expired_at: now, collection: f.latest_collection } }];
+      }
+      case 'CancelAtPeriodEnd': {
+        if (f.status !== 'pending_cancel' || !f.cancel_at || Date.parse(f.cancel_at) > command.now.getTime()) return [];
+        return [{ type: 'subscription.canceled', data: { ...base(state, id, 'canceled'), canceled_at: f.cancel_at } }];
+      }
+      case 'MarkSubscriptionPastDue': {
+        if (command.collectionId !== f.latest_collection || !['active', 'trialing', 'pending_cancel'].includes(f.status)) return [];
+        return [{ type: 'subscription.past_due', data: { ...base(state, id, 'past_due'), collection: command.collectionId } }];
+      }
+      case 'MarkSubscriptionUnpaid': {
+        if (command.collectionId !== f.latest_collection || f.status !== 'past_due') return [];
+        return [{ type: 'subscription.unpaid', data: { ...base(state, id, 'unpaid'), collection: command.collectionId } }];
       }
       case 'SetShipping': {
         refuseFinal('change the shipping of');
