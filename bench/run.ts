@@ -5,6 +5,9 @@
  *  2. Projection rebuild speed over 100,000 events (events per second, every projection).
  *  3. Over HTTP (the built service in its own process, autocannon here): creating a product
  *     (command, append, projections, read model) against an authenticated GET of one product.
+ *  4. The same for creating a `charge` subscription paid with the approving test card (subscription,
+ *     collection, transaction, charge, saved payment method, activation), checked afterwards: every
+ *     2xx answer is an `active` subscription in GET /v1/subscriptions.
  */
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
@@ -22,6 +25,7 @@ import { ProjectionEngine } from '../projections/runtime/projection-engine.js';
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 3000);
 const REBUILD_EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 100_000);
 const CONCURRENCY = 64;
+const CONNECTIONS = 32;
 
 const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -144,11 +148,19 @@ async function rebuildBench() {
   await store.close();
 }
 
-/** Starts `dist/apps/api/src/main.js` on a fresh DATA_DIR and returns its port and default test key. */
-async function startService(): Promise<{ port: number; key: string; stop: () => void }> {
+interface Service {
+  url: string;
+  /** Basic auth with the default account's test key, and a JSON content type. */
+  headers: Record<string, string>;
+  /** SIGTERM, resolved once the process has exited (so its port and files are free). */
+  stop: () => Promise<void>;
+}
+
+/** Starts `dist/apps/api/src/main.js` on a fresh DATA_DIR (`name` under the bench directory), with its default test key. */
+async function startService(name: string): Promise<Service> {
   const port = 3900 + Math.floor(Math.random() * 90);
   const child = spawn(process.execPath, ['dist/apps/api/src/main.js'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'http'), LOG_LEVEL: 'warn' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, name), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -163,33 +175,138 @@ async function startService(): Promise<{ port: number; key: string; stop: () => 
       }
     });
   });
-  return { port, key, stop: () => child.kill('SIGTERM') };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, 'content-type': 'application/json' },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A request to the service outside the load (set-up, checks); anything but a 2xx throws with the answer. */
+async function call<T>(service: Service, path: string, body?: object): Promise<T> {
+  const res = await fetch(`${service.url}${path}`, { method: body ? 'POST' : 'GET', headers: service.headers, body: body && JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${body ? 'POST' : 'GET'} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** Every object of a list endpoint, page by page (100 a page). */
+async function listAll<T extends { id: string }>(service: Service, path: string): Promise<T[]> {
+  const all: T[] = [];
+  for (let after = ''; ; ) {
+    const page = await call<{ data: T[]; has_more: boolean }>(service, `${path}?limit=100${after && `&starting_after=${after}`}`);
+    all.push(...page.data);
+    if (!page.has_more || page.data.length === 0) return all;
+    after = page.data[page.data.length - 1].id;
+  }
 }
 
 async function load(opts: autocannon.Options) {
-  const result = await autocannon({ connections: 32, duration: 5, ...opts });
-  if (result.non2xx || result.errors) throw new Error(`${opts.title}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  const result = await autocannon({ connections: CONNECTIONS, duration: 5, ...opts });
+  if (result.non2xx || result.errors) {
+    throw new Error(`${opts.title}: ${result.non2xx} non-2xx (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors`);
+  }
   return result;
 }
 
+const row = (label: string, r: autocannon.Result) =>
+  console.log(`   ${label.padEnd(44)} ${fmt(r.requests.average).padStart(7)} req/s   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms`);
+
+/** The baseline of an HTTP section: an authenticated GET of one product, after a 2 s warm-up. */
+async function getBaseline(service: Service): Promise<autocannon.Result> {
+  const { id } = await call<{ id: string }>(service, '/v1/products', { name: 'Bench' });
+  const url = `${service.url}/v1/products/${id}`;
+  await load({ url, headers: service.headers, duration: 2, title: 'warm-up' });
+  return load({ url, headers: service.headers, title: 'GET' });
+}
+
+/** Prints a write against the GET baseline measured on the same server in the same run. */
+function compare(get: autocannon.Result, name: string, label: string, write: autocannon.Result) {
+  row('GET /v1/products/{id} (baseline)', get);
+  row(label, write);
+  console.log(`   ${name} / GET throughput ratio: ${(write.requests.average / get.requests.average).toFixed(2)}`);
+}
+
 async function httpBench() {
-  console.log('\n3. HTTP on the embedded default (service in its own process, LOG_LEVEL=warn, 32 connections, 5 s each)');
-  const service = await startService();
+  console.log(`\n3. HTTP on the embedded default (service in its own process, LOG_LEVEL=warn, ${CONNECTIONS} connections, 5 s each)`);
+  const service = await startService('http-products');
   try {
-    const url = `http://127.0.0.1:${service.port}`;
-    const headers = { authorization: `Basic ${Buffer.from(`${service.key}:`).toString('base64')}`, 'content-type': 'application/json' };
-    const created = await fetch(`${url}/v1/products`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench' }) });
-    const { id } = (await created.json()) as { id: string };
-    await load({ url: `${url}/v1/products/${id}`, headers, duration: 2, title: 'warm-up' });
-    const get = await load({ url: `${url}/v1/products/${id}`, headers, title: 'GET' });
-    const create = await load({ url: `${url}/v1/products`, method: 'POST', headers, body: JSON.stringify({ name: 'Plan Oro', meta_data: { sku: 'GOLD' } }), title: 'create' });
-    const row = (label: string, r: autocannon.Result) =>
-      console.log(`   ${label.padEnd(34)} ${fmt(r.requests.average).padStart(7)} req/s   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms`);
-    row('GET /v1/products/{id} (baseline)', get);
-    row('POST /v1/products (create)', create);
-    console.log(`   create / GET throughput ratio: ${(create.requests.average / get.requests.average).toFixed(2)}`);
+    const get = await getBaseline(service);
+    const create = await load({
+      url: `${service.url}/v1/products`, method: 'POST', headers: service.headers, body: JSON.stringify({ name: 'Plan Oro', meta_data: { sku: 'GOLD' } }), title: 'create',
+    });
+    compare(get, 'create', 'POST /v1/products (create)', create);
   } finally {
-    service.stop();
+    await service.stop();
+  }
+}
+
+interface Subscription {
+  id: string;
+  status: string;
+}
+
+/**
+ * One request = a subscription, its first collection, a transaction and a charge approved by the
+ * simulator (test card 4242…), a saved payment method, and the activation. Each connection has its
+ * own product, monthly price and customer, prepared before the load.
+ */
+async function subscriptionBench() {
+  console.log(`\n4. create-subscription (charge, approved card) over HTTP (a fresh service, same settings, ${CONNECTIONS} connections, 5 s each)`);
+  const service = await startService('http-subscriptions');
+  try {
+    const setups = await Promise.all(
+      Array.from({ length: CONNECTIONS }, async (_, i) => {
+        const product = await call<{ id: string }>(service, '/v1/products', { name: `Plan ${i}` });
+        const price = await call<{ id: string }>(service, '/v1/prices', {
+          product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, currency: 'COP', unit_price: '49900',
+        });
+        const customer = await call<{ id: string }>(service, '/v1/customers', { email: `bench.${i}@example.com`, name: `Bench ${i}` });
+        return JSON.stringify({
+          customer: customer.id,
+          collection_method: 'charge',
+          items: [{ price: price.id }],
+          payment_information: { gateway: 'gateway_a', type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' } },
+        });
+      }),
+    );
+    const get = await getBaseline(service);
+    const answered: Subscription[] = [];
+    let connection = 0;
+    const create = await load({
+      url: `${service.url}/v1/subscriptions`,
+      method: 'POST',
+      headers: service.headers,
+      body: setups[0],
+      setupClient: (client) => client.setBody(setups[connection++ % setups.length]),
+      requests: [{ onResponse: (status, body) => status < 300 && answered.push(JSON.parse(body) as Subscription) }],
+      title: 'create-subscription',
+    });
+    compare(get, 'create-subscription', 'POST /v1/subscriptions (create-subscription)', create);
+
+    // Requests still in flight when the load stops are cut off client-side but complete on the server.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const stored = new Map((await listAll<Subscription>(service, '/v1/subscriptions')).map((s) => [s.id, s.status]));
+    const activeNow = answered.filter((s) => stored.get(s.id) === 'active').length;
+    const answeredActive = answered.filter((s) => s.status === 'active').length;
+    const distinct = new Set(answered.map((s) => s.id)).size;
+    const allActive = [...stored.values()].filter((status) => status === 'active').length;
+    const ok = answered.length === create['2xx'] && distinct === answered.length && answeredActive === distinct && activeNow === distinct;
+    console.log(
+      `   check: ${fmt(create['2xx'])} 2xx answers, ${fmt(distinct)} distinct subscriptions, ${fmt(answeredActive)} answered active,` +
+        ` ${fmt(activeNow)} active in GET /v1/subscriptions afterwards: ${ok ? 'OK' : 'FAILED'}`,
+    );
+    console.log(
+      `   (the store holds ${fmt(stored.size)}, ${fmt(allActive)} active: ${fmt(stored.size - distinct)} more from requests cut off client-side when the load stopped)`,
+    );
+    if (!ok) throw new Error('create-subscription: not every 2xx created an active subscription');
+  } finally {
+    await service.stop();
   }
 }
 
@@ -197,6 +314,7 @@ try {
   await appendBench();
   await rebuildBench();
   await httpBench();
+  await subscriptionBench();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
