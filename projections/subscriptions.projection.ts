@@ -2,26 +2,80 @@ import {
   type SubscriptionEvent,
   type SubscriptionFields,
   applySubscriptionEvent,
+  subscriptionDeadline,
 } from '../libs/subscriptions/src/domain/subscription.decider.js';
 import type { OwnedDoc } from '../libs/platform/src/read-models.js';
 import type { RecordedEvent } from '../libs/event-store/src/event-store.port.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
+import { DEADLINE_INDEX, type DeadlineFields, deadlineFields, earliest } from './deadlines.js';
 
-export type SubscriptionDoc = OwnedDoc & SubscriptionFields & { object: 'subscription'; created_date: string };
+/** What the subscription's read model knows of its latest collection (for the scheduler's `sync`). */
+interface LatestCollection {
+  _latest_status?: string | null;
+  _latest_status_at?: string | null;
+  _latest_set_at?: string | null;
+  _trial_collection?: string | null;
+}
 
-/** The subscription after one event: used by the read model and by `?as_of=` (folded over the stream). */
+export type SubscriptionDoc = OwnedDoc & SubscriptionFields & DeadlineFields & LatestCollection & { object: 'subscription'; created_date: string };
+
+/** Collection events → the status they leave a collection in (those that change it). */
+const COLLECTION_STATUS: Record<string, string> = {
+  'collection.created': 'pending',
+  'charge.pending': 'processing',
+  'collection.paid': 'paid',
+  'collection.past_due': 'past_due',
+  'collection.uncollectible': 'uncollectible',
+  'collection.voided': 'voided',
+};
+
+/** A subscription whose latest collection is ahead of it (paid, past due, given up) or missing: the scheduler syncs it. */
+export const SYNC_GRACE_MS = 60_000;
+function syncDeadline(doc: SubscriptionDoc): { kind: string; at: string } | null {
+  const status = doc._latest_status;
+  if (!doc.latest_collection) return null;
+  if (!status) {
+    // The collection was named but never written (the process stopped in between).
+    if (['incomplete', 'trialing', 'active', 'past_due', 'pending_cancel'].includes(doc.status) && doc._latest_set_at) {
+      return { kind: 'sync', at: new Date(Date.parse(doc._latest_set_at) + SYNC_GRACE_MS).toISOString() };
+    }
+    return null;
+  }
+  const at = doc._latest_status_at ?? doc._created;
+  if (status === 'paid' && doc.latest_collection !== doc._trial_collection && ['incomplete', 'trialing', 'past_due', 'unpaid'].includes(doc.status)) return { kind: 'sync', at };
+  if (status === 'past_due' && ['active', 'trialing', 'pending_cancel'].includes(doc.status)) return { kind: 'sync', at };
+  if (status === 'uncollectible' && doc.status === 'past_due') return { kind: 'sync', at };
+  return null;
+}
+
+function withDeadline(doc: SubscriptionDoc): SubscriptionDoc {
+  return { ...doc, ...deadlineFields(doc.test_clock, earliest(subscriptionDeadline(doc), syncDeadline(doc))) };
+}
+
+/** The subscription after one of its own events: used by the read model and by `?as_of=` (folded over the stream). */
 export function projectSubscription(doc: SubscriptionDoc | null, event: RecordedEvent): SubscriptionDoc | null {
   const e = event as unknown as SubscriptionEvent;
   if (e.type === 'subscription.created' || e.type === 'subscription.scheduled') {
     const { id, account_id, is_test, created_at } = e.data;
-    return newOwnedDoc('subscription', { id, account_id, is_test, created_at }, applySubscriptionEvent(null as unknown as SubscriptionFields, e)) as SubscriptionDoc;
+    const created = newOwnedDoc('subscription', { id, account_id, is_test, created_at }, applySubscriptionEvent(null as unknown as SubscriptionFields, e)) as SubscriptionDoc;
+    return {
+      ...created,
+      _latest_status: null,
+      _latest_status_at: null,
+      _latest_set_at: created.latest_collection ? event.metadata.occurred_at : null,
+      _trial_collection: e.data.status === 'trialing' ? e.data.first_collection : null,
+    };
   }
   if (!doc) return doc;
-  return { ...doc, ...applySubscriptionEvent(doc, e) };
+  const next = { ...doc, ...applySubscriptionEvent(doc, e) };
+  if (next.latest_collection !== doc.latest_collection) {
+    return { ...next, _latest_status: null, _latest_status_at: null, _latest_set_at: event.metadata.occurred_at };
+  }
+  return next;
 }
 
-/** Subscriptions as GET /v1/subscriptions serves them. */
+/** Subscriptions as GET /v1/subscriptions serves them, with the status of their latest collection and their next deadline. */
 export const subscriptionsProjection: Projection<SubscriptionDoc> = {
   name: 'subscriptions',
   category: 'subscription',
@@ -34,9 +88,21 @@ export const subscriptionsProjection: Projection<SubscriptionDoc> = {
         ...TENANT_INDEXES,
         { fields: ['_account', 'is_test', 'customer', '_created'] },
         { fields: ['_account', 'is_test', 'status', '_created'] },
+        DEADLINE_INDEX,
       ],
     },
   ],
-  documentIds: (e) => (e.streamId.startsWith('subscription-') ? [e.streamId.slice('subscription-'.length)] : []),
-  project: (doc, event) => projectSubscription(doc, event),
+  documentIds(e) {
+    if (e.streamId.startsWith('subscription-')) return [e.streamId.slice('subscription-'.length)];
+    if (e.streamId.startsWith('collection-') && COLLECTION_STATUS[e.type] && typeof e.data.subscription === 'string') return [e.data.subscription];
+    return [];
+  },
+  project(doc, event) {
+    if (event.streamId.startsWith('collection-')) {
+      if (!doc || doc.latest_collection !== event.streamId.slice('collection-'.length)) return doc;
+      return withDeadline({ ...doc, _latest_status: COLLECTION_STATUS[event.type], _latest_status_at: event.metadata.occurred_at });
+    }
+    const next = projectSubscription(doc, event);
+    return next && withDeadline(next);
+  },
 };

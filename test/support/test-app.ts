@@ -9,6 +9,7 @@ import { CreateAccountCommand, type CreatedAccount } from '../../libs/accounts/s
 import { loadConfig } from '../../libs/platform/src/config.js';
 import { FixedClock } from '../../libs/shared/src/clock.js';
 import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
+import { type RunResult, Scheduler } from '../../libs/scheduling/src/scheduler.js';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -23,14 +24,17 @@ export interface TestApp {
     delete(path: string): request.Test;
   };
   http(): ReturnType<typeof request>;
+  /** Runs the real-time deadlines due by the test clock's now (what the worker does each poll). */
+  runDue(): Promise<RunResult>;
   close(): Promise<void>;
 }
 
 /** The whole service on embedded stores in a fresh temporary DATA_DIR, with a clock that stands still. */
-export async function startTestApp(options: { dataDir?: string; now?: Date } = {}): Promise<TestApp> {
+export async function startTestApp(options: { dataDir?: string; now?: Date; scheduler?: boolean } = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'billing-test-'));
   const clock = new FixedClock(options.now ?? new Date('2026-11-23T10:00:00.000Z'));
-  const config = { ...loadConfig({ DATA_DIR: dataDir }), role: 'all' as const };
+  // The deadline worker is off unless asked for: tests move time and run deadlines themselves (runDue).
+  const config = { ...loadConfig({ DATA_DIR: dataDir, SCHEDULER: options.scheduler ? 'on' : 'off' }), role: 'all' as const };
   const app = await createApp({ config, clock });
   const server = app.getHttpServer();
   const auth = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
@@ -55,6 +59,7 @@ export async function startTestApp(options: { dataDir?: string; now?: Date } = {
       };
     },
     http: () => request(server),
+    runDue: () => app.get(Scheduler).runDue({ clock: null }, clock.now()),
     close: () => app.close(),
   };
 }

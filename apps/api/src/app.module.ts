@@ -9,6 +9,7 @@ import { EventsModule } from '../../../libs/events/src/events.module.js';
 import { CollectionsModule } from '../../../libs/collections/src/collections.module.js';
 import { PaymentsModule } from '../../../libs/payments/src/payments.module.js';
 import { SubscriptionsModule } from '../../../libs/subscriptions/src/subscriptions.module.js';
+import { SchedulingModule } from '../../../libs/scheduling/src/scheduling.module.js';
 import { ApiExceptionFilter } from '../../../libs/http/src/api-exception.filter.js';
 import { IdempotencyInterceptor } from '../../../libs/http/src/idempotency.js';
 import { apiValidationPipe } from '../../../libs/http/src/validation.js';
@@ -21,7 +22,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule],
       controllers: [HealthController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },

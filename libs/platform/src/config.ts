@@ -18,6 +18,8 @@ export interface Config {
   logLevel: string;
   /** Exchange-rate table for the embedded adapter, `FROM:TO=rate,…` (null: the built-in defaults). */
   exchangeRates: string | null;
+  /** The deadline worker: on where projectors run unless SCHEDULER=off; polls every SCHEDULER_POLL_MS. */
+  scheduler: { enabled: boolean; pollMs: number; usageWaitMs: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -36,7 +38,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     portalUrl: (env.PORTAL_URL ?? `http://localhost:${port}/portal`).replace(/\/$/, ''),
     logLevel: env.LOG_LEVEL ?? 'info',
     exchangeRates: env.EXCHANGE_RATES || null,
+    scheduler: {
+      enabled: env.SCHEDULER !== 'off',
+      pollMs: positiveInt(env.SCHEDULER_POLL_MS, 1000, 'SCHEDULER_POLL_MS'),
+      usageWaitMs: positiveInt(env.USAGE_WAIT_MS, 300_000, 'USAGE_WAIT_MS'),
+    },
   };
+}
+
+function positiveInt(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number of milliseconds (got ${value})`);
+  return n;
 }
 
 export const eventStoreFile = (config: Config) => join(config.dataDir, 'events.sqlite');

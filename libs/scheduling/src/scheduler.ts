@@ -1,4 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
+import type { CollectionDoc } from '../../../projections/collections.projection.js';
+import type { SubscriptionDoc } from '../../../projections/subscriptions.projection.js';
+import { NO_DEADLINE } from '../../../projections/deadlines.js';
+import type { CommandContext } from '../../platform/src/command-context.js';
+import { READ_STORE } from '../../platform/src/tokens.js';
+import type { ReadStore } from '../../read-store/src/read-store.port.js';
+import { DeadlineActions } from './deadline-actions.js';
 
 /** Which deadlines a run covers: real time (`clock: null`) or one test clock's objects. */
 export interface DeadlineScope {
@@ -12,13 +20,111 @@ export interface RunResult {
   position: string | null;
 }
 
+type Due = { kind: 'subscription'; doc: SubscriptionDoc } | { kind: 'collection'; doc: CollectionDoc };
+
+const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
+
 /**
- * Turns deadlines into commands. (Skeleton: the implementation lands next.)
+ * Turns deadlines into commands. Deadlines live in the read models (`_clock`, `_due_at`, `_due_kind`,
+ * derived from events by the projectors), so they survive restarts and a missed one is simply due.
+ * Real time runs due deadlines in batches (`concurrency` at once); a test clock runs them one at a
+ * time in time order at each deadline's own time, so its outcome is deterministic. After each batch
+ * the scheduler waits for the projections, so the next read sees what the batch changed.
  */
 @Injectable()
 export class Scheduler {
-  /** Runs every deadline of `scope` due at or before `until`, in time order; a test clock's at the deadline's own time. */
-  async runDue(_scope: DeadlineScope, _until: Date): Promise<RunResult> {
-    return { ran: 0, position: null };
+  private readonly logger = new Logger('scheduler');
+  /** Deadlines that decided nothing (a race lost, a condition not met): not retried before `until`. */
+  private readonly idle = new Map<string, number>();
+  concurrency = 32;
+  batchSize = 256;
+
+  constructor(
+    @Inject(READ_STORE) private readonly store: ReadStore,
+    private readonly projections: ProjectionEngine,
+    private readonly actions: DeadlineActions,
+  ) {}
+
+  /** Runs every deadline of `scope` due at or before `until`; a test clock's at the deadline's own time. */
+  async runDue(scope: DeadlineScope, until: Date): Promise<RunResult> {
+    const clock = scope.clock ?? '';
+    const limit = until.toISOString();
+    const stuck = new Set<string>();
+    let ran = 0;
+    let position: string | null = null;
+    for (;;) {
+      const due = (await this.due(clock, limit, scope.clock ? 1 : this.batchSize)).filter((d) => !stuck.has(key(d)) && !this.resting(d, until));
+      if (due.length === 0) return { ran, position };
+      const results = await this.inParallel(due, scope.clock ? 1 : this.concurrency, async (d) => {
+        const at = scope.clock ? new Date(d.doc._due_at) : until;
+        const p = await this.run(d, at);
+        if (p === null) stuck.add(key(d));
+        return p;
+      });
+      ran += due.length;
+      for (const p of results) position = later(position, p);
+      await this.projections.waitFor(position);
+    }
+  }
+
+  /** The earliest due documents of a scope, subscriptions and collections merged in time order. */
+  private async due(clock: string, until: string, limit: number): Promise<Due[]> {
+    const find = <T>(collection: string) =>
+      this.store.find<T & { _due_at: string }>(collection, { where: { _clock: clock }, orderBy: { field: '_due_at', direction: 'asc' }, limit });
+    const [subs, cols] = await Promise.all([find<SubscriptionDoc>('subscriptions'), find<CollectionDoc>('collections')]);
+    const all: Due[] = [
+      ...subs.filter((d) => d._due_at <= until && d._due_at !== NO_DEADLINE).map((doc) => ({ kind: 'subscription' as const, doc })),
+      ...cols.filter((d) => d._due_at <= until && d._due_at !== NO_DEADLINE).map((doc) => ({ kind: 'collection' as const, doc })),
+    ];
+    return all.sort((a, b) => (a.doc._due_at < b.doc._due_at ? -1 : a.doc._due_at > b.doc._due_at ? 1 : a.doc.id < b.doc.id ? -1 : 1)).slice(0, limit);
+  }
+
+  private async run(d: Due, now: Date): Promise<string | null> {
+    const ctx: CommandContext = {
+      accountId: d.doc._account,
+      mode: d.doc.is_test ? 'test' : 'live',
+      requestId: null,
+      idempotencyKey: null,
+      causationId: `deadline:${d.doc._due_kind}:${d.doc.id}:${d.doc._due_at}`,
+      correlationId: d.doc.id,
+      now,
+      testClock: d.doc._clock || null,
+    };
+    try {
+      const position = d.kind === 'subscription' ? await this.actions.subscription(ctx, d.doc) : await this.actions.collection(ctx, d.doc);
+      if (position === null) this.idle.set(key(d), now.getTime());
+      return position;
+    } catch (error) {
+      this.logger.error(`deadline ${d.doc._due_kind} of ${d.doc.id} failed: ${(error as Error).message}`);
+      this.idle.set(key(d), now.getTime());
+      return null;
+    }
+  }
+
+  /** A deadline that decided nothing rests a minute (real time) before it is tried again. */
+  private resting(d: Due, until: Date): boolean {
+    const since = this.idle.get(key(d));
+    if (since === undefined) return false;
+    if (until.getTime() - since >= 60_000) {
+      this.idle.delete(key(d));
+      return false;
+    }
+    return true;
+  }
+
+  private async inParallel<T, R>(items: T[], width: number, run: (item: T) => Promise<R>): Promise<R[]> {
+    const out: R[] = new Array(items.length);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(width, items.length) }, async () => {
+        while (next < items.length) {
+          const i = next++;
+          out[i] = await run(items[i]);
+        }
+      }),
+    );
+    return out;
   }
 }
+
+const key = (d: Due) => `${d.doc.id}|${d.doc._due_kind}|${d.doc._due_at}`;

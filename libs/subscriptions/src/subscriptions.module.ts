@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../../accounts/src/accounts.module.js';
 import { CollectionsModule } from '../../collections/src/collections.module.js';
 import { CancelSubscriptionHandler } from './application/cancel-subscription.js';
 import { ChangeSubscriptionItemHandler } from './application/change-subscription-item.js';
@@ -21,7 +22,7 @@ import { SubscriptionsController } from './http/subscriptions.controller.js';
 
 /** Subscriptions: the agreement; creates and attempts its collections, hears when they are paid. */
 @Module({
-  imports: [CollectionsModule],
+  imports: [AccountsModule, CollectionsModule],
   controllers: [SubscriptionsController, SubscriptionItemsController],
   providers: [
     SubscriptionInputs,
@@ -41,5 +42,6 @@ import { SubscriptionsController } from './http/subscriptions.controller.js';
     ChangeSubscriptionItemHandler,
     GetSubscriptionItemHandler,
   ],
+  exports: [SubscriptionBilling, CollectionsModule],
 })
 export class SubscriptionsModule {}

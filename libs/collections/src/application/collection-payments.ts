@@ -48,13 +48,20 @@ export class CollectionPayments {
     private readonly followUps: PaymentFollowUps,
   ) {}
 
-  async attempt(ctx: CommandContext, collectionId: string, source: PaymentSource, initiatedBy: 'merchant' | 'customer' | 'automatic'): Promise<AttemptResult> {
+  /** `expectedAttempts`: an automatic attempt names the attempt count it expects (409 `attempt_already_made` otherwise). */
+  async attempt(
+    ctx: CommandContext,
+    collectionId: string,
+    source: PaymentSource,
+    initiatedBy: 'merchant' | 'customer' | 'automatic',
+    expectedAttempts?: number,
+  ): Promise<AttemptResult> {
     await this.reconcileStale(ctx, collectionId);
     const transactionId = newId('tx');
     const started = await this.executor.execute(
       collectionDecider,
       collectionStream(collectionId),
-      (now) => ({ type: 'StartPayment' as const, owner: ctx, collectionId, transactionId, chargeId: newChargeId(transactionId), source, initiatedBy, now }),
+      (now) => ({ type: 'StartPayment' as const, owner: ctx, collectionId, transactionId, chargeId: newChargeId(transactionId), source, initiatedBy, expectedAttempts, now }),
       ctx,
     );
     const tx = started.state.transactions.find((t) => t.id === transactionId)!;

@@ -178,7 +178,7 @@ export type CollectionCommand =
   /** The due date passed unpaid. */
   | { type: 'MarkPastDue'; owner: Owner; collectionId: string; now: Date }
   /** A past-due collection's next dunning date came: a reminder (collect), or, retries spent, uncollectible. Charge retries are StartPayment. */
-  | { type: 'AdvanceDunning'; owner: Owner; collectionId: string; now: Date }
+  | { type: 'AdvanceDunning'; owner: Owner; collectionId: string; now: Date; /** false: a charge collection with nothing to retry with is reminded instead. */ canRetry?: boolean }
   | { type: 'RetryCharge'; owner: Owner; collectionId: string; transactionId: string; chargeId: string; now: Date }
   | { type: 'AbandonTransaction'; owner: Owner; collectionId: string; transactionId: string; now: Date }
   | { type: 'RecordChargeOutcome'; owner: Owner; collectionId: string; chargeId: string; outcome: ChargeOutcome; now: Date }
@@ -537,7 +537,7 @@ export const collectionDecider: Decider<CollectionCommand, CollectionState, Coll
         if (f.dunning_step >= schedule.retry_days.length) {
           return [{ type: 'collection.uncollectible', data: { ...ref(state, id), marked_at: now, reason: 'retries_exhausted' } }];
         }
-        if (f.collection_method === 'charge') return []; // a charge retry is a payment attempt (StartPayment)
+        if (f.collection_method === 'charge' && command.canRetry !== false) return []; // a charge retry is a payment attempt (StartPayment)
         const step = f.dunning_step + 1;
         return [
           {

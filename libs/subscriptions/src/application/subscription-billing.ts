@@ -10,6 +10,7 @@ import { collectionCheckoutUrl } from '../../../collections/src/application/crea
 import { type CollectionPaid, type PaymentSource, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
 import type { LineInput } from '../../../collections/src/domain/pricing.js';
 import { newId } from '../../../shared/src/ids.js';
+import { AccountRetryPolicy } from '../../../accounts/src/application/account-retry-policy.js';
 import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
 import { type SubscriptionFields, discountsForNextCollection } from '../domain/subscription.decider.js';
 
@@ -53,14 +54,20 @@ export class SubscriptionBilling {
     private readonly lines: CollectionLines,
     private readonly payments: CollectionPayments,
     private readonly sources: ResolvePaymentSource,
+    private readonly retryPolicy: AccountRetryPolicy,
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
-  /** Creates collection `collectionId` for the subscription; idempotent (an existing collection is left alone). */
+  /**
+   * Creates collection `collectionId` for the subscription; idempotent (an existing collection is left
+   * alone). `reason`: `subscription_create`, `subscription_trial` (recurring items at 0) or
+   * `subscription_cycle` (a renewal: a `charge` one is due at once, its attempt being its due date).
+   */
   async createCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string): Promise<string | null> {
     const existing = await this.executor.load(collectionDecider, collectionStream(collectionId));
     if (existing.state.exists) return null;
-    const trial = sub.status === 'trialing';
+    const trial = reason === 'subscription_trial';
+    const retrySchedule = await this.retryPolicy.policy(ctx.accountId);
     const customer = await this.executor.load(customerDecider, customerStream(sub.customer));
     const now = this.executor.now(ctx);
     const lines = await this.lines.fromSnapshots(sub.items, sub.currency, now, (item) => trial && item.price.type === 'recurring');
@@ -89,6 +96,9 @@ export class SubscriptionBilling {
           collection_rule_id: null,
           billing_reason: reason,
           checkout_url: collectionCheckoutUrl(this.config, collectionId),
+          test_clock: sub.test_clock ?? null,
+          retry_schedule: retrySchedule,
+          due_immediately: reason === 'subscription_cycle' && sub.collection_method === 'charge',
         },
         now: at,
       }),
@@ -112,7 +122,7 @@ export class SubscriptionBilling {
     if (sub.collection_method !== 'charge' || f.status !== 'pending') return null;
     const chosen = source ?? (sub.payment_method ? await this.sources.stored(ctx, sub.customer, sub.payment_method) : null);
     if (!chosen) return null;
-    const result = await this.payments.attempt(ctx, collectionId, chosen, 'automatic');
+    const result = await this.payments.attempt(ctx, collectionId, chosen, 'automatic', f.collection_attempts);
     return later(null, result.position);
   }
 }

@@ -1,0 +1,172 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Config } from '../../platform/src/config.js';
+import { CONFIG } from '../../platform/src/tokens.js';
+import { AggregateExecutor } from '../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../platform/src/command-context.js';
+import { DomainError } from '../../shared/src/errors.js';
+import { newId } from '../../shared/src/ids.js';
+import { isTokenizable } from '../../payments/src/domain/gateways.js';
+import { ResolvePaymentSource } from '../../payments/src/application/resolve-payment-source.js';
+import { CollectionPayments } from '../../collections/src/application/collection-payments.js';
+import { PaymentFollowUps } from '../../collections/src/application/payment-follow-ups.js';
+import { type CollectionEvent, collectionDecider, collectionStream } from '../../collections/src/domain/collection.decider.js';
+import { SubscriptionBilling } from '../../subscriptions/src/application/subscription-billing.js';
+import { type SubscriptionCommand, type SubscriptionEvent, subscriptionDecider, subscriptionStream } from '../../subscriptions/src/domain/subscription.decider.js';
+import type { SubscriptionDoc } from '../../../projections/subscriptions.projection.js';
+import type { CollectionDoc } from '../../../projections/collections.projection.js';
+
+/** The usage-reporting wait of `usage_based` renewals (the spec's "about 5 minutes"; env USAGE_WAIT_MS). */
+export const DEFAULT_USAGE_WAIT_MS = 5 * 60_000;
+
+const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
+
+/** Refusals a deadline may meet because another worker (or a request) got there first: nothing to do. */
+const RACES = new Set(['payment_in_progress', 'collection_already_paid', 'attempt_already_made', 'invalid_state']);
+
+/**
+ * What each deadline does. Every action is a command decided against its aggregate with the stream's
+ * expected revision, and every command names what it expects (the renewal date, the attempt count),
+ * so two workers acting on one deadline end with one effect; the follow-ups (collection of a renewal,
+ * its attempt, the subscription's status) are idempotent and, if a worker stops half-way, are
+ * deadlines of their own (`sync`, `past_due`, `dunning`).
+ */
+@Injectable()
+export class DeadlineActions {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly billing: SubscriptionBilling,
+    private readonly payments: CollectionPayments,
+    private readonly sources: ResolvePaymentSource,
+    private readonly followUps: PaymentFollowUps,
+    @Inject(CONFIG) config: Config,
+  ) {
+    this.usageWaitMs = config.scheduler?.usageWaitMs ?? DEFAULT_USAGE_WAIT_MS;
+  }
+
+  readonly usageWaitMs: number;
+
+  async subscription(ctx: CommandContext, doc: SubscriptionDoc): Promise<string | null> {
+    const id = doc.id;
+    const on = (command: (now: Date) => SubscriptionCommand) => this.executor.execute(subscriptionDecider, subscriptionStream(id), command, ctx);
+    switch (doc._due_kind) {
+      case 'renew': {
+        const collectionId = newId('col');
+        const renewed = await on((now) => ({
+          type: 'RenewSubscription',
+          owner: ctx,
+          subscriptionId: id,
+          expected: doc.next_renewal_date!,
+          collectionId,
+          usageWaitMs: this.usageWaitMs,
+          now,
+        }));
+        const events = renewed.events as unknown as SubscriptionEvent[];
+        if (!events.some((e) => e.type === 'subscription.renewed' || e.type === 'subscription.started')) return renewed.position;
+        return later(renewed.position, await this.billCollection(ctx, id, collectionId));
+      }
+      case 'expire': {
+        const expired = await on((now) => ({ type: 'ExpireSubscription', owner: ctx, subscriptionId: id, now }));
+        if (!expired.events.length || !doc.latest_collection) return expired.position;
+        // The first payment never came: its collection is voided (unless it is being paid right now).
+        const voided = await this.ignoreRaces(() =>
+          this.executor.execute(collectionDecider, collectionStream(doc.latest_collection!), (now) => ({ type: 'VoidCollection' as const, owner: ctx, collectionId: doc.latest_collection!, now }), ctx),
+        );
+        return later(expired.position, voided?.position ?? null);
+      }
+      case 'cancel':
+        return (await on((now) => ({ type: 'CancelAtPeriodEnd', owner: ctx, subscriptionId: id, now }))).position;
+      case 'resume':
+        return (await on((now) => ({ type: 'ResumeOnSchedule', owner: ctx, subscriptionId: id, now }))).position;
+      case 'sync':
+        return this.sync(ctx, doc);
+      default:
+        return null;
+    }
+  }
+
+  async collection(ctx: CommandContext, doc: CollectionDoc): Promise<string | null> {
+    const id = doc.id;
+    const stream = collectionStream(id);
+    switch (doc._due_kind) {
+      case 'past_due': {
+        const marked = await this.executor.execute(collectionDecider, stream, (now) => ({ type: 'MarkPastDue' as const, owner: ctx, collectionId: id, now }), ctx);
+        if (!marked.events.length || !doc.subscription) return marked.position;
+        return later(marked.position, await this.subscriptionFollowsCollection(ctx, doc.subscription, id, 'past_due'));
+      }
+      case 'dunning': {
+        const { state } = await this.executor.load(collectionDecider, stream);
+        const f = state.fields!;
+        const spent = f.dunning_step >= f.retry_schedule.retry_days.length;
+        if (f.collection_method === 'charge' && !spent) {
+          const source = await this.retrySource(ctx, f.subscription, f.customer, f.payment_method);
+          if (source) {
+            const result = await this.ignoreRaces(() => this.payments.attempt(ctx, id, source, 'automatic', f.collection_attempts));
+            return result?.position ?? null;
+          }
+        }
+        const advanced = await this.executor.execute(collectionDecider, stream, (now) => ({ type: 'AdvanceDunning' as const, owner: ctx, collectionId: id, now, canRetry: false }), ctx);
+        const events = advanced.events as unknown as CollectionEvent[];
+        if (doc.subscription && events.some((e) => e.type === 'collection.uncollectible')) {
+          return later(advanced.position, await this.subscriptionFollowsCollection(ctx, doc.subscription, id, 'uncollectible'));
+        }
+        return advanced.position;
+      }
+      default:
+        return null;
+    }
+  }
+
+  /** A renewal's (or a scheduled start's) collection: made, and attempted when the subscription charges. */
+  private async billCollection(ctx: CommandContext, subscriptionId: string, collectionId: string): Promise<string | null> {
+    const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
+    const sub = state.fields!;
+    const reason = sub.collections_count === 1 && !sub.migrated && !state.trialCollection ? 'subscription_create' : 'subscription_cycle';
+    const created = await this.billing.createCollection(ctx, subscriptionId, sub, collectionId, reason);
+    const attempted = await this.ignoreRaces(() => this.billing.attempt(ctx, sub, collectionId, null));
+    return later(created, attempted ?? null);
+  }
+
+  /** The subscription catches up with its latest collection (normally done inline; this is the recovery). */
+  private async sync(ctx: CommandContext, doc: SubscriptionDoc): Promise<string | null> {
+    const collectionId = doc.latest_collection!;
+    if (!doc._latest_status) return this.billCollection(ctx, doc.id, collectionId);
+    if (doc._latest_status === 'paid') {
+      const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+      const f = state.fields!;
+      return this.followUps.collectionPaid(ctx, {
+        collectionId,
+        subscriptionId: doc.id,
+        customerId: f.customer,
+        paymentMethod: f.payment_method,
+        tokenizable: f.payment_method !== null && isTokenizable(f.payment_method_type ?? ''),
+      });
+    }
+    return this.subscriptionFollowsCollection(ctx, doc.id, collectionId, doc._latest_status as 'past_due' | 'uncollectible');
+  }
+
+  private async subscriptionFollowsCollection(ctx: CommandContext, subscriptionId: string, collectionId: string, status: 'past_due' | 'uncollectible'): Promise<string | null> {
+    const type = status === 'past_due' ? ('MarkSubscriptionPastDue' as const) : ('MarkSubscriptionUnpaid' as const);
+    const { position } = await this.executor.execute(subscriptionDecider, subscriptionStream(subscriptionId), (now) => ({ type, owner: ctx, subscriptionId, collectionId, now }), ctx);
+    return position;
+  }
+
+  /** What a retry charges: the subscription's current method (it may have been changed), else the one last used. */
+  private async retrySource(ctx: CommandContext, subscriptionId: string | null, customerId: string, lastUsed: string | null) {
+    let method = lastUsed;
+    if (subscriptionId) {
+      const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
+      method = state.fields?.payment_method ?? method;
+    }
+    if (!method) return null;
+    return this.ignoreRaces(() => this.sources.stored(ctx, customerId, method!), true);
+  }
+
+  private async ignoreRaces<T>(run: () => Promise<T>, anyDomainError = false): Promise<T | null> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof DomainError && (anyDomainError || RACES.has(error.code))) return null;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * What the scheduler reads: every document that time will act on carries `_clock` (its test clock,
+ * '' for real time), `_due_at` (ISO 8601; NO_DEADLINE when none) and `_due_kind`. Deadlines are
+ * derived from events by the projectors, so they are as durable as the events and a rebuild brings
+ * them back; one that passed while the service was down is simply due at the next start.
+ */
+export const NO_DEADLINE = '9999-12-31T23:59:59.999Z';
+
+export interface DeadlineFields {
+  _clock: string;
+  _due_at: string;
+  _due_kind: string | null;
+}
+
+export const DEADLINE_INDEX = { fields: ['_clock', '_due_at'] };
+
+export function deadlineFields(clock: string | null | undefined, deadline: { kind: string; at: string } | null): DeadlineFields {
+  return { _clock: clock ?? '', _due_at: deadline?.at ?? NO_DEADLINE, _due_kind: deadline?.kind ?? null };
+}
+
+/** The earlier of two deadlines. */
+export function earliest<T extends { at: string }>(a: T | null, b: T | null): T | null {
+  if (!a) return b;
+  if (!b) return a;
+  return b.at < a.at ? b : a;
+}
