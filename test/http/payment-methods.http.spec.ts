@@ -78,6 +78,7 @@ describe('GET /v1/payment_methods/{id}', () => {
       type: 'card',
       card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 },
       wallet: null,
+      fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/),
       source: 'payment',
       status: 'active',
       meta_data: {},
@@ -249,6 +250,7 @@ describe('POST /v1/payment_methods/migrate', () => {
       type: 'card',
       card: { brand: 'visa', last4: '1881', exp_month: 7, exp_year: 2031 },
       wallet: null,
+      fingerprint: null,
       source: 'migration',
       status: 'active',
       meta_data: { legacy_id: 'card_77' },
@@ -377,5 +379,28 @@ describe('card data never leaves the gateway', () => {
     expectNoSecrets(bodies);
     expectNoSecrets(events);
     expect(JSON.stringify(bodies)).not.toContain('simtok_approve_secret1');
+  });
+});
+
+describe('one saved method per card', () => {
+  test('paying again with the same card charges the saved method instead of saving a second one', async () => {
+    const api = t.as(key);
+    const s = await billingSetup(api);
+    const pay = async () => {
+      const col = (await api.post('/v1/collections', { customer: s.customer.id, items: [{ price: s.setupFee.id }], collection_method: 'charge' })).body;
+      return (await api.post(`/v1/collections/${col.id}/pay`, { payment_information: card() })).body;
+    };
+    const first = await pay();
+    const second = await pay();
+    expect(first.status).toBe('paid');
+    expect(second.status).toBe('paid');
+    expect(second.payment_method).toBe(first.payment_method);
+    const methods = (await api.get(`/v1/customers/${s.customer.id}/payment_methods`)).body.data;
+    expect(methods.map((m: { id: string }) => m.id)).toEqual([first.payment_method]);
+    // Another card is another method.
+    const col = (await api.post('/v1/collections', { customer: s.customer.id, items: [{ price: s.setupFee.id }], collection_method: 'charge' })).body;
+    const other = (await api.post(`/v1/collections/${col.id}/pay`, { payment_information: { gateway: 'gateway_a', type: 'card', card: { number: '5555555555554444', exp_month: 1, exp_year: 2031 } } })).body;
+    expect(other.payment_method).not.toBe(first.payment_method);
+    expect((await api.get(`/v1/customers/${s.customer.id}/payment_methods`)).body.data).toHaveLength(2);
   });
 });

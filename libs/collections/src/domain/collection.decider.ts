@@ -103,7 +103,7 @@ export interface PaymentSource {
   token: string | null;
   details: Record<string, string>;
   /** A tokenizable one-off method is saved as this payment method once a charge succeeds. */
-  save_as: { payment_method_id: string; card: unknown; wallet: unknown } | null;
+  save_as: { payment_method_id: string; card: unknown; wallet: unknown; fingerprint?: string | null } | null;
 }
 
 export type ChargeStatus = 'in_progress' | 'succeeded' | 'failed' | 'pending';

@@ -7,6 +7,8 @@ import { newId } from '../../../shared/src/ids.js';
 import type { PaymentSource } from '../../../collections/src/domain/collection.decider.js';
 import { gatewayOffers, isGatewayId, isTokenizable } from '../domain/gateways.js';
 import { paymentMethodDecider, paymentMethodStream } from '../domain/payment-method.decider.js';
+import { ReadModels } from '../../../platform/src/read-models.js';
+import type { PaymentMethodDoc } from '../../../../projections/payment-methods.projection.js';
 import { PAYMENT_GATEWAY, type PaymentGateway, type PaymentInformation } from '../gateways/payment-gateway.port.js';
 
 /**
@@ -20,6 +22,7 @@ export class ResolvePaymentSource {
   constructor(
     private readonly executor: AggregateExecutor,
     private readonly gateways: AccountGateways,
+    private readonly readModels: ReadModels,
     @Inject(PAYMENT_GATEWAY) private readonly gateway: PaymentGateway,
   ) {}
 
@@ -36,6 +39,15 @@ export class ResolvePaymentSource {
     return { payment_method: paymentMethodId, gateway: f.gateway, type: f.type, token: state.token, details: {}, save_as: null };
   }
 
+  private async savedWithFingerprint(ctx: CommandContext, customerId: string, info: PaymentInformation, fingerprint: string): Promise<string | null> {
+    const [match] = await this.readModels.store.find<PaymentMethodDoc>('payment_methods', {
+      where: { _account: ctx.accountId, is_test: ctx.mode === 'test', _deleted: false, customer: customerId, gateway: info.gateway, type: info.type, fingerprint },
+      orderBy: { field: '_created', direction: 'desc' },
+      limit: 1,
+    });
+    return match?.id ?? null;
+  }
+
   /** Whether `paymentMethodId` is an active stored method of the customer (for the subscription decider). */
   async usable(ctx: CommandContext, customerId: string, paymentMethodId: string | null | undefined): Promise<boolean> {
     if (!paymentMethodId) return false;
@@ -48,8 +60,12 @@ export class ResolvePaymentSource {
     }
   }
 
-  /** One-off `payment_information`: checked, tokenized when it can be (and saved once a charge succeeds). */
-  async oneOff(ctx: CommandContext, info: PaymentInformation, param = 'payment_information'): Promise<PaymentSource> {
+  /**
+   * One-off `payment_information`: checked, tokenized when it can be, and saved once a charge succeeds
+   * — unless `customerId` already has this card or wallet saved (same fingerprint at the same gateway),
+   * in which case that saved method is charged and no second one is made.
+   */
+  async oneOff(ctx: CommandContext, info: PaymentInformation, customerId: string | null, param = 'payment_information'): Promise<PaymentSource> {
     if (!info || typeof info !== 'object') throw invalidParam(param, `${param} must be an object`);
     if (!info.gateway) throw missingParam(`${param}[gateway]`);
     if (!info.type) throw missingParam(`${param}[type]`);
@@ -58,13 +74,15 @@ export class ResolvePaymentSource {
     if (!gatewayOffers(info.gateway, info.type)) throw invalidParam(`${param}[type]`, `${info.gateway} does not offer ${info.type}`);
     if (isTokenizable(info.type)) {
       const tokenized = await this.gateway.tokenize(ctx.mode, info, param);
+      const saved = customerId && tokenized.fingerprint ? await this.savedWithFingerprint(ctx, customerId, info, tokenized.fingerprint) : null;
+      if (saved) return this.stored(ctx, customerId!, saved, param);
       return {
         payment_method: null,
         gateway: info.gateway,
         type: info.type,
         token: tokenized.token,
         details: {},
-        save_as: { payment_method_id: newId('pm'), card: tokenized.card, wallet: tokenized.wallet },
+        save_as: { payment_method_id: newId('pm'), card: tokenized.card, wallet: tokenized.wallet, fingerprint: tokenized.fingerprint },
       };
     }
     if (info.card || info.wallet) throw invalidParam(`${param}[type]`, `${info.type} takes no card or wallet data`);

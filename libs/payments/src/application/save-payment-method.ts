@@ -31,6 +31,7 @@ export class SavePaymentMethod {
           type: source.type,
           card: (source.save_as!.card as CardDetails | null) ?? null,
           wallet: (source.save_as!.wallet as { account_last4: string } | null) ?? null,
+          fingerprint: source.save_as!.fingerprint ?? null,
           source: 'payment' as const,
         },
         now,

@@ -39,6 +39,7 @@ const created: PaymentMethodCreated = {
     type: 'card',
     card: visa,
     wallet: null,
+    fingerprint: null,
     source: 'payment',
     status: 'active',
     meta_data: {},
@@ -56,7 +57,7 @@ describe('payment method: create', () => {
       exists: true,
       owner,
       token: 'simtok_approve_abc',
-      fields: { customer: 'cus_1', gateway: 'gateway_a', type: 'card', card: visa, wallet: null, source: 'payment', status: 'active', meta_data: {} },
+      fields: { customer: 'cus_1', gateway: 'gateway_a', type: 'card', card: visa, wallet: null, fingerprint: null, source: 'payment', status: 'active', meta_data: {} },
     });
   });
 

@@ -18,6 +18,8 @@ export interface PaymentMethodFields {
   type: string;
   card: CardDetails | null;
   wallet: { account_last4: string } | null;
+  /** The gateway's fingerprint of the card or wallet account: one saved method per fingerprint and customer. */
+  fingerprint: string | null;
   /** `payment` (saved from a paid attempt), `migration` (imported). */
   source: 'payment' | 'migration';
   status: 'active' | 'detached';
@@ -35,7 +37,7 @@ export type PaymentMethodCommand =
       type: 'CreatePaymentMethod';
       owner: Owner;
       paymentMethodId: string;
-      fields: Omit<PaymentMethodFields, 'status' | 'meta_data'> & { meta_data?: MetaData };
+      fields: Omit<PaymentMethodFields, 'status' | 'meta_data' | 'fingerprint'> & { meta_data?: MetaData; fingerprint?: string | null };
       token: string;
       now: Date;
     }
@@ -99,6 +101,7 @@ export const paymentMethodDecider: Decider<PaymentMethodCommand, PaymentMethodSt
             type: f.type,
             card: f.card,
             wallet: f.wallet,
+            fingerprint: f.fingerprint ?? null,
             source: f.source,
             status: 'active',
             meta_data: f.meta_data ?? {},

@@ -32,6 +32,8 @@ export interface Tokenized {
   token: string;
   card: { brand: string; last4: string; exp_month: number; exp_year: number } | null;
   wallet: { account_last4: string } | null;
+  /** The same for the same card or wallet account, whoever tokenizes it: how a saved method is recognised. Null when unknown. */
+  fingerprint: string | null;
 }
 
 export interface ChargeRequest {

@@ -107,7 +107,7 @@ describe('simulated gateway: tokenize cards', () => {
 
 describe('simulated gateway: tokens from hosted fields, and wallets', () => {
   test('a token of this gateway is taken as it is; anything else is refused', async () => {
-    expect(await gateway.tokenize('test', { gateway: 'gateway_a', type: 'card', token: 'simtok_flaky_Ab12' }, P)).toEqual({ token: 'simtok_flaky_Ab12', card: null, wallet: null });
+    expect(await gateway.tokenize('test', { gateway: 'gateway_a', type: 'card', token: 'simtok_flaky_Ab12' }, P)).toEqual({ token: 'simtok_flaky_Ab12', card: null, wallet: null, fingerprint: null });
     const e = await rejection(gateway.tokenize('test', { gateway: 'gateway_a', type: 'card', token: 'tok_visa' }, P));
     expect([e.code, e.param, e.message]).toEqual(['parameter_invalid', 'payment_information[token]', 'token is not a token of this gateway']);
     await rejection(gateway.tokenize('test', { gateway: 'gateway_a', type: 'card', token: 'simtok_steal_Ab12' }, P));

@@ -43,6 +43,8 @@ function brandOf(number: string): string {
   return 'unknown';
 }
 
+const fingerprintOf = (data: string) => createHash('sha256').update(`simulator:${data}`).digest('hex').slice(0, 16);
+
 const reference = (key: string, prefix: string) => `${prefix}_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 
 /** Ten digits derived from the charge id: the payment reference a cash/transfer voucher shows. */
@@ -64,7 +66,7 @@ export class SimulatedGateway implements PaymentGateway {
       if (!/^simtok_(approve|decline|insufficient_funds|expired_card|flaky)_[A-Za-z0-9]+$/.test(info.token)) {
         throw invalidParam(`${param}[token]`, 'token is not a token of this gateway');
       }
-      return { token: info.token, card: null, wallet: null };
+      return { token: info.token, card: null, wallet: null, fingerprint: null };
     }
     if (info.type === 'card') {
       const card = info.card;
@@ -82,6 +84,7 @@ export class SimulatedGateway implements PaymentGateway {
         token: `simtok_${behaviour}_${randomBase62(16)}`,
         card: { brand: known?.brand ?? brandOf(number), last4: number.slice(-4), exp_month: month, exp_year: year },
         wallet: null,
+        fingerprint: fingerprintOf(`card:${number}`),
       };
     }
     const account = String(info.wallet?.account ?? '').trim();
@@ -89,7 +92,7 @@ export class SimulatedGateway implements PaymentGateway {
       throw invalidParam(`${param}[wallet][account]`, `${param}[wallet][account] is required for ${info.type} payments`);
     }
     const behaviour = WALLET_RULES.find(([suffix]) => account.endsWith(suffix))?.[1] ?? 'approve';
-    return { token: `simtok_${behaviour}_${randomBase62(16)}`, card: null, wallet: { account_last4: account.slice(-4) } };
+    return { token: `simtok_${behaviour}_${randomBase62(16)}`, card: null, wallet: { account_last4: account.slice(-4) }, fingerprint: fingerprintOf(`${info.type}:${account}`) };
   }
 
   async charge(request: ChargeRequest): Promise<ChargeOutcome> {
