@@ -24,7 +24,9 @@ export const customersProjection: Projection<CustomerDoc> = {
     switch (e.type) {
       case 'customer.created': {
         const { account_id, created_at, id, is_test, ...fields }: CustomerCreated['data'] = e.data;
-        return { ...newOwnedDoc('customer', { id, account_id, is_test, created_at }, fields), _email: emailKey(fields.email) } as CustomerDoc;
+        // Customers created before test clocks have no `test_clock`: real time.
+        const withClock = { ...fields, test_clock: fields.test_clock ?? null };
+        return { ...newOwnedDoc('customer', { id, account_id, is_test, created_at }, withClock), _email: emailKey(fields.email) } as CustomerDoc;
       }
       case 'customer.updated': {
         if (!doc) return doc;

@@ -6,6 +6,7 @@ import { pricesProjection } from './prices.projection.js';
 import { productsProjection } from './products.projection.js';
 import type { Projection } from './runtime/projection.js';
 import { subscriptionsProjection } from './subscriptions.projection.js';
+import { testClocksProjection } from './test-clocks.projection.js';
 import { transactionsProjection } from './transactions.projection.js';
 
 /**
@@ -23,5 +24,6 @@ export function publicResourceProjections(): Projection[] {
     collectionsProjection,
     transactionsProjection,
     chargesProjection,
+    testClocksProjection,
   ] as Projection[];
 }

@@ -53,6 +53,7 @@ describe('create and get', () => {
       billing_address: address,
       default_payment_method: null,
       meta_data: { crm_id: '42' },
+      test_clock: null,
       created_date: '2026-11-23 10:00:00',
       is_test: true,
     });
@@ -74,6 +75,7 @@ describe('create and get', () => {
       billing_address: { address_1: 'Cra 7 # 1-1', address_2: null, city: 'Cali', state: 'Valle', postcode: null, country: 'CO' },
       default_payment_method: null,
       meta_data: {},
+      test_clock: null,
     });
   });
 

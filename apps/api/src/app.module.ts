@@ -9,6 +9,7 @@ import { EventsModule } from '../../../libs/events/src/events.module.js';
 import { CollectionsModule } from '../../../libs/collections/src/collections.module.js';
 import { PaymentsModule } from '../../../libs/payments/src/payments.module.js';
 import { SubscriptionsModule } from '../../../libs/subscriptions/src/subscriptions.module.js';
+import { TestClocksModule } from '../../../libs/test-clocks/src/test-clocks.module.js';
 import { SchedulingModule } from '../../../libs/scheduling/src/scheduling.module.js';
 import { ApiExceptionFilter } from '../../../libs/http/src/api-exception.filter.js';
 import { IdempotencyInterceptor } from '../../../libs/http/src/idempotency.js';
@@ -22,7 +23,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule],
       controllers: [HealthController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },

@@ -16,6 +16,7 @@ export const ID_PREFIX = {
   discount: 'sd',
   checkoutSession: 'cs',
   paymentLink: 'pl',
+  testClock: 'clock',
   event: 'evt',
   request: 'req',
 } as const;

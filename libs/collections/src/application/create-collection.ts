@@ -11,6 +11,7 @@ import { currency as currencyOf } from '../../../shared/src/money.js';
 import type { MetaData } from '../../../shared/src/meta-data.js';
 import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
 import { notFound } from '../../../shared/src/errors.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { type CollectionMethod, type InvoiceRetentions, type InvoiceSettings, collectionDecider, collectionStream } from '../domain/collection.decider.js';
 import { CollectionLines, type ItemRequest } from './collection-lines.js';
 
@@ -48,12 +49,16 @@ export class CreateCollectionHandler implements ICommandHandler<CreateCollection
     private readonly executor: AggregateExecutor,
     private readonly lines: CollectionLines,
     @Inject(CONFIG) private readonly config: Config,
+    private readonly clocks: TestClockTime,
   ) {}
 
-  async execute({ ctx, body }: CreateCollectionCommand): Promise<CommandResult> {
+  async execute({ ctx: request, body }: CreateCollectionCommand): Promise<CommandResult> {
     const customer = await this.executor.load(customerDecider, customerStream(body.customer));
     const c = customer.state;
-    if (!c.exists || c.owner?.accountId !== ctx.accountId || c.owner.mode !== ctx.mode) throw notFound('customer', body.customer, 'customer');
+    if (!c.exists || c.owner?.accountId !== request.accountId || c.owner.mode !== request.mode) throw notFound('customer', body.customer, 'customer');
+    // A customer on a test clock: the collection lives on it too, decided at its time.
+    const testClock = c.fields!.test_clock ?? null;
+    const ctx = await this.clocks.contextFor(request, testClock);
     const method = body.collection_method ?? 'collect';
     if (method === 'charge' && body.days_until_due !== undefined) throw invalidParam('days_until_due', 'days_until_due is only allowed for collection_method charge'); // the spec's text, word for word
     const now = this.executor.now(ctx);
@@ -84,6 +89,7 @@ export class CreateCollectionHandler implements ICommandHandler<CreateCollection
           collection_rule_id: body.collection_rule_id ?? null,
           billing_reason: 'manual',
           checkout_url: collectionCheckoutUrl(this.config, collectionId),
+          test_clock: testClock,
         },
         now: at,
       }),

@@ -10,6 +10,7 @@ import { type PaymentSource, collectionDecider, collectionStream } from '../doma
 import { type AttemptResult, CollectionPayments } from './collection-payments.js';
 import { onCollection } from './collection-command.js';
 import { ProjectionEngine } from '../../../../projections/runtime/projection-engine.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 
 export interface PayCollectionBody {
   payment_method?: string;
@@ -47,11 +48,14 @@ export class PayCollectionHandler implements ICommandHandler<PayCollectionComman
     private readonly sources: ResolvePaymentSource,
     private readonly payments: CollectionPayments,
     private readonly projections: ProjectionEngine,
+    private readonly clocks: TestClockTime,
   ) {}
 
-  async execute({ ctx, collectionId, body, initiatedBy }: PayCollectionCommand): Promise<CommandResult> {
+  async execute({ ctx: request, collectionId, body, initiatedBy }: PayCollectionCommand): Promise<CommandResult> {
     const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
-    if (!state.exists || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) throw notFound('collection', collectionId);
+    if (!state.exists || state.owner?.accountId !== request.accountId || state.owner.mode !== request.mode) throw notFound('collection', collectionId);
+    // Decided (and its follow-ups) at the collection's test clock's time, when it lives on one.
+    const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
     const customerId = state.fields!.customer;
     if (body.paid_out_of_band) {
       if (body.payment_method || body.payment_information) {

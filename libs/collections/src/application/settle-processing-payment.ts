@@ -4,6 +4,7 @@ import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
 import { DomainError, notFound } from '../../../shared/src/errors.js';
 import { collectionDecider, collectionStream, refusedInState } from '../domain/collection.decider.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { CollectionPayments } from './collection-payments.js';
 
 export class SettleProcessingPaymentCommand {
@@ -24,12 +25,15 @@ export class SettleProcessingPaymentHandler implements ICommandHandler<SettlePro
   constructor(
     private readonly executor: AggregateExecutor,
     private readonly payments: CollectionPayments,
+    private readonly clocks: TestClockTime,
   ) {}
 
-  async execute({ ctx, collectionId, result }: SettleProcessingPaymentCommand): Promise<CommandResult> {
-    if (ctx.mode !== 'test') throw new DomainError('test_mode_only', 'Test helpers are only available with a test key', null, 403);
+  async execute({ ctx: request, collectionId, result }: SettleProcessingPaymentCommand): Promise<CommandResult> {
+    if (request.mode !== 'test') throw new DomainError('test_mode_only', 'Test helpers are only available with a test key', null, 403);
     const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
-    if (!state.exists || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) throw notFound('collection', collectionId);
+    if (!state.exists || state.owner?.accountId !== request.accountId || state.owner.mode !== request.mode) throw notFound('collection', collectionId);
+    // Recorded at the collection's test clock's time, when it lives on one.
+    const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
     const pending = state.transactions.find((t) => t.status === 'pending');
     const charge = pending?.charges.find((c) => c.status === 'pending');
     if (!pending || !charge) throw refusedInState(result === 'succeeded' ? 'settle' : 'fail', collectionId, state.fields!.status);

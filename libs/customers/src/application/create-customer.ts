@@ -3,13 +3,14 @@ import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
 import { newId } from '../../../shared/src/ids.js';
-import { type CustomerChanges, customerDecider, customerStream } from '../domain/customer.decider.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { type CustomerCreateFields, customerDecider, customerStream } from '../domain/customer.decider.js';
 import { type HolderObservation, customerEmailDecider, customerEmailStream } from '../domain/customer-email.decider.js';
 
 export class CreateCustomerCommand {
   constructor(
     readonly ctx: CommandContext,
-    readonly fields: CustomerChanges & { email: string },
+    readonly fields: CustomerCreateFields,
   ) {}
 }
 
@@ -46,19 +47,29 @@ export async function releaseCustomerEmail(executor: AggregateExecutor, ctx: Com
   );
 }
 
-/** Claims the email, then writes the customer; a failed write gives the claim back. */
+/**
+ * Claims the email, then writes the customer; a failed write gives the claim back. A customer on a
+ * test clock (`test_clock`: an existing clock of the caller's, test mode only) is created at the
+ * clock's frozen time; the email claim keeps real time.
+ */
 @CommandHandler(CreateCustomerCommand)
 export class CreateCustomerHandler implements ICommandHandler<CreateCustomerCommand, CommandResult> {
-  constructor(private readonly executor: AggregateExecutor) {}
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly clocks: TestClockTime,
+  ) {}
 
   async execute({ ctx, fields }: CreateCustomerCommand): Promise<CommandResult> {
     const customerId = newId('cus');
+    const clockId = fields.test_clock ?? null;
     const command = (now: Date) => ({ type: 'CreateCustomer' as const, owner: ctx, customerId, fields, now });
-    // Refuse invalid fields before claiming, so that a refused request leaves no claim behind.
+    // Refuse invalid fields (and a clock with a live key) before claiming, so that a refused request leaves no claim behind.
     customerDecider.decide(command(this.executor.now(ctx)), customerDecider.initialState);
+    if (clockId !== null) await this.clocks.attachable(ctx, clockId);
+    const at = await this.clocks.contextFor(ctx, clockId);
     await claimCustomerEmail(this.executor, ctx, fields.email, customerId);
     try {
-      const { position } = await this.executor.execute(customerDecider, customerStream(customerId), command, ctx);
+      const { position } = await this.executor.execute(customerDecider, customerStream(customerId), command, at);
       return { id: customerId, position };
     } catch (error) {
       await releaseCustomerEmail(this.executor, ctx, fields.email, customerId).catch(() => undefined);

@@ -21,6 +21,7 @@ const created: CustomerCreated = {
     billing_address: null,
     default_payment_method: null,
     meta_data: {},
+    test_clock: null,
   },
 };
 
@@ -64,6 +65,28 @@ describe('customer decider: create', () => {
     given(customerDecider)
       .when({ type: 'CreateCustomer', owner: { accountId: 'acct_1', mode: 'live' }, customerId: id, now, fields: { email: 'a@b.co' } })
       .then((events) => expect(events[0].data).toMatchObject({ is_test: false, email: 'a@b.co', default_payment_method: null }));
+  });
+
+  test('test_clock: recorded at creation (null by default); refused with a live key or when not an id', () => {
+    given(customerDecider)
+      .when({ type: 'CreateCustomer', owner, customerId: id, now, fields: { email: 'Ana@Example.com', test_clock: 'clock_1' } })
+      .then([{ type: 'customer.created', data: { ...created.data, test_clock: 'clock_1' } }]);
+    given(customerDecider)
+      .when({ type: 'CreateCustomer', owner: { accountId: 'acct_1', mode: 'live' }, customerId: id, now, fields: { email: 'a@b.co', test_clock: 'clock_1' } })
+      .thenRejects('parameter_invalid', 'test_clock');
+    given(customerDecider)
+      .when({ type: 'CreateCustomer', owner, customerId: id, now, fields: { email: 'a@b.co', test_clock: 42 as unknown as string } })
+      .thenRejects('parameter_invalid', 'test_clock');
+  });
+
+  test('test_clock cannot be changed by an update; customers recorded before test clocks have none', () => {
+    const onClock: CustomerEvent = { type: 'customer.created', data: { ...created.data, test_clock: 'clock_1' } };
+    given(customerDecider, [onClock])
+      .when({ type: 'UpdateCustomer', owner, customerId: id, now, changes: { test_clock: null } as never })
+      .then([]);
+    const { test_clock: _none, ...older } = created.data;
+    const state = customerDecider.evolve(customerDecider.initialState, { type: 'customer.created', data: older } as CustomerEvent);
+    expect(state.fields!.test_clock).toBeNull();
   });
 
   test('refuses a missing or malformed email', () => {

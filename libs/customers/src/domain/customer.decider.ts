@@ -49,15 +49,20 @@ export interface CustomerFields {
   /** Always null until payment methods exist. */
   default_payment_method: string | null;
   meta_data: MetaData;
+  /** The test clock the customer (and its subscriptions and collections) lives by: set at creation only, test mode only; null: real time. */
+  test_clock: string | null;
 }
 
 /** What a merchant may set: `billing_address` is replaced as a whole, `meta_data` merges. */
-export type CustomerChanges = Partial<Omit<CustomerFields, 'default_payment_method' | 'billing_address'>> & {
+export type CustomerChanges = Partial<Omit<CustomerFields, 'default_payment_method' | 'billing_address' | 'test_clock'>> & {
   billing_address?: BillingAddressInput | null;
 };
 
+/** What a create may set: the changes, the email, and the test clock (checked by the handler: an existing clock of the caller's, test mode). */
+export type CustomerCreateFields = CustomerChanges & { email: string; test_clock?: string | null };
+
 export type CustomerCommand =
-  | { type: 'CreateCustomer'; owner: Owner; customerId: string; fields: CustomerChanges & { email: string }; now: Date }
+  | { type: 'CreateCustomer'; owner: Owner; customerId: string; fields: CustomerCreateFields; now: Date }
   | { type: 'UpdateCustomer'; owner: Owner; customerId: string; changes: CustomerChanges; now: Date }
   /** `onlyIfUnset`: set it only when the customer has none (a first saved method becomes the default). */
   | { type: 'SetDefaultPaymentMethod'; owner: Owner; customerId: string; paymentMethodId: string | null; onlyIfUnset?: boolean; expectCurrent?: string; now: Date };
@@ -175,6 +180,9 @@ export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEv
       if (state.exists) throw invalidState(`Customer ${command.customerId} already exists`);
       if (command.fields.email === undefined || command.fields.email === null) throw missingParam('email');
       checkChanges(command.fields);
+      const testClock = command.fields.test_clock ?? null;
+      if (testClock !== null && (typeof testClock !== 'string' || testClock.length === 0)) throw invalidParam('test_clock', 'test_clock must be a test clock id');
+      if (testClock !== null && command.owner.mode !== 'test') throw invalidParam('test_clock', 'Test clocks are only available with a test key');
       const fields = applyCustomerChanges(
         {
           email: '',
@@ -185,6 +193,7 @@ export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEv
           billing_address: null,
           default_payment_method: null,
           meta_data: {},
+          test_clock: testClock,
         },
         normalizeCustomerChanges(command.fields),
       );
@@ -224,7 +233,8 @@ export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEv
     switch (event.type) {
       case 'customer.created': {
         const { id, account_id, is_test, created_at, ...fields } = event.data;
-        return { exists: true, owner: { accountId: account_id, mode: is_test ? 'test' : 'live' }, fields };
+        // Customers created before test clocks have no `test_clock`: real time.
+        return { exists: true, owner: { accountId: account_id, mode: is_test ? 'test' : 'live' }, fields: { ...fields, test_clock: fields.test_clock ?? null } };
       }
       case 'customer.updated':
         return { ...state, fields: applyCustomerChanges(state.fields!, event.data.changes) };

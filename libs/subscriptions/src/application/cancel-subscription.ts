@@ -2,6 +2,8 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { onSubscription } from './subscription-command.js';
 
 export class CancelSubscriptionCommand {
@@ -15,9 +17,15 @@ export class CancelSubscriptionCommand {
 /** `period_end`: `pending_cancel`, no renewal; `now`: `canceled` at once. */
 @CommandHandler(CancelSubscriptionCommand)
 export class CancelSubscriptionHandler implements ICommandHandler<CancelSubscriptionCommand, CommandResult> {
-  constructor(private readonly executor: AggregateExecutor) {}
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly clocks: TestClockTime,
+  ) {}
 
-  execute({ ctx, subscriptionId, cancelAt }: CancelSubscriptionCommand): Promise<CommandResult> {
+  async execute({ ctx: request, subscriptionId, cancelAt }: CancelSubscriptionCommand): Promise<CommandResult> {
+    // Decided at the subscription's test clock's time, when it lives on one.
+    const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
+    const ctx = await this.clocks.contextFor(request, state.fields?.test_clock);
     return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'CancelSubscription', owner: ctx, subscriptionId, cancelAt, now }));
   }
 }

@@ -5,6 +5,8 @@ import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
 import { DomainError, notFound } from '../../../shared/src/errors.js';
 import type { SubscriptionItemDoc } from '../../../../projections/subscription-items.projection.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { type ItemRequest, SubscriptionInputs } from './subscription-inputs.js';
 import { onSubscription } from './subscription-command.js';
 
@@ -33,11 +35,15 @@ export class ChangeSubscriptionItemHandler implements ICommandHandler<ChangeSubs
     private readonly executor: AggregateExecutor,
     private readonly readModels: ReadModels,
     private readonly inputs: SubscriptionInputs,
+    private readonly clocks: TestClockTime,
   ) {}
 
-  async execute({ ctx, change }: ChangeSubscriptionItemCommand): Promise<CommandResult> {
+  async execute({ ctx: caller, change }: ChangeSubscriptionItemCommand): Promise<CommandResult> {
     const { subscription, ...request } = change;
-    const subscriptionId = request.id ? await subscriptionOfItem(this.readModels, ctx, request.id) : subscription!;
+    const subscriptionId = request.id ? await subscriptionOfItem(this.readModels, caller, request.id) : subscription!;
+    // Decided at the subscription's test clock's time, when it lives on one.
+    const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
+    const ctx = await this.clocks.contextFor(caller, state.fields?.test_clock);
     try {
       const [item] = await this.inputs.items(ctx, [request]);
       const result = await onSubscription(this.executor, ctx, subscriptionId, (now) => ({

@@ -3,6 +3,7 @@ import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
 import { newId } from '../../../shared/src/ids.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
 import type { PaymentInformation } from '../../../payments/src/gateways/payment-gateway.port.js';
 import type { PaymentSource } from '../../../collections/src/domain/collection.decider.js';
@@ -38,10 +39,13 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     private readonly inputs: SubscriptionInputs,
     private readonly sources: ResolvePaymentSource,
     private readonly billing: SubscriptionBilling,
+    private readonly clocks: TestClockTime,
   ) {}
 
-  async execute({ ctx, body, migrate }: CreateSubscriptionCommand): Promise<CommandResult> {
-    const customer = await this.inputs.customer(ctx, body.customer);
+  async execute({ ctx: request, body, migrate }: CreateSubscriptionCommand): Promise<CommandResult> {
+    const customer = await this.inputs.customer(request, body.customer);
+    // A customer on a test clock: the subscription lives on it too, and everything here is decided at its time.
+    const ctx = await this.clocks.contextFor(request, customer.test_clock);
     const items = await this.inputs.items(ctx, body.items);
     const paymentMethods = await this.inputs.paymentMethodFacts(ctx, body.customer, customer.default_payment_method, body.payment_method);
     const subscriptionId = newId('sub');
@@ -51,6 +55,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       ...body,
       items,
       payment_information: body.payment_information ? { gateway: body.payment_information.gateway, type: body.payment_information.type } : body.payment_information,
+      test_clock: customer.test_clock ?? null,
     };
     const command = (now: Date) => ({
       type: 'CreateSubscription' as const,

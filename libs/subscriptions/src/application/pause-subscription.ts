@@ -2,6 +2,8 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { onSubscription } from './subscription-command.js';
 
 export class PauseSubscriptionCommand {
@@ -15,9 +17,15 @@ export class PauseSubscriptionCommand {
 /** Pauses an active subscription (no collections while paused), optionally until `resumes_at`. */
 @CommandHandler(PauseSubscriptionCommand)
 export class PauseSubscriptionHandler implements ICommandHandler<PauseSubscriptionCommand, CommandResult> {
-  constructor(private readonly executor: AggregateExecutor) {}
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly clocks: TestClockTime,
+  ) {}
 
-  execute({ ctx, subscriptionId, resumesAt }: PauseSubscriptionCommand): Promise<CommandResult> {
+  async execute({ ctx: request, subscriptionId, resumesAt }: PauseSubscriptionCommand): Promise<CommandResult> {
+    // Decided at the subscription's test clock's time, when it lives on one.
+    const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
+    const ctx = await this.clocks.contextFor(request, state.fields?.test_clock);
     return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'PauseSubscription', owner: ctx, subscriptionId, resumesAt, now }));
   }
 }

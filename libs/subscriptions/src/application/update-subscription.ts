@@ -4,6 +4,7 @@ import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
 import { newId } from '../../../shared/src/ids.js';
 import { notFound } from '../../../shared/src/errors.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { type SubscriptionChanges, subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { type ItemRequest, SubscriptionInputs } from './subscription-inputs.js';
 import { onSubscription } from './subscription-command.js';
@@ -28,11 +29,14 @@ export class UpdateSubscriptionHandler implements ICommandHandler<UpdateSubscrip
   constructor(
     private readonly executor: AggregateExecutor,
     private readonly inputs: SubscriptionInputs,
+    private readonly clocks: TestClockTime,
   ) {}
 
-  async execute({ ctx, subscriptionId, body }: UpdateSubscriptionCommand): Promise<CommandResult> {
+  async execute({ ctx: request, subscriptionId, body }: UpdateSubscriptionCommand): Promise<CommandResult> {
     const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
-    if (!state.exists || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) throw notFound('subscription', subscriptionId);
+    if (!state.exists || state.owner?.accountId !== request.accountId || state.owner.mode !== request.mode) throw notFound('subscription', subscriptionId);
+    // Decided at the subscription's test clock's time, when it lives on one.
+    const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
     const customerId = state.fields!.customer;
     const items = body.items === undefined ? undefined : await this.inputs.items(ctx, body.items);
     const paymentMethods = await this.inputs.paymentMethodFacts(ctx, customerId, null, body.payment_method);

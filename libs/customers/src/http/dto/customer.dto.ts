@@ -95,6 +95,17 @@ export class CreateCustomerDto extends CustomerFieldsDto {
   @IsEmail({}, { message: 'email must be an email address' })
   @MaxLength(254)
   email: string;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    example: 'clock_0lO5x1PYOc8fMNINw4RJAi3c',
+    description:
+      'Test mode only: the test clock the customer lives on (an existing clock of the account). The customer, its subscriptions and their collections are created and changed at the clock\'s frozen_time, and advancing the clock runs their deadlines. Set at creation only.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  test_clock?: string | null;
 }
 
 export class UpdateCustomerDto extends CustomerFieldsDto {

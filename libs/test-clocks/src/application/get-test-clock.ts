@@ -1,0 +1,19 @@
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
+import type { TestClockDoc } from '../../../../projections/test-clocks.projection.js';
+
+export class GetTestClockQuery {
+  constructor(
+    readonly owner: Owner,
+    readonly id: string,
+  ) {}
+}
+
+@QueryHandler(GetTestClockQuery)
+export class GetTestClockHandler implements IQueryHandler<GetTestClockQuery, TestClockDoc> {
+  constructor(private readonly readModels: ReadModels) {}
+
+  execute({ owner, id }: GetTestClockQuery): Promise<TestClockDoc> {
+    return this.readModels.get<TestClockDoc>('test_clocks', 'test_clock', id, owner);
+  }
+}

@@ -1,0 +1,38 @@
+import {
+  type TestClockCreated,
+  type TestClockEvent,
+  type TestClockFields,
+  applyTestClockEvent,
+} from '../libs/test-clocks/src/domain/test-clock.decider.js';
+import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+import type { Projection } from './runtime/projection.js';
+import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
+
+export type TestClockDoc = OwnedDoc & TestClockFields & { object: 'test_clock'; created_date: string };
+
+/** Test clocks as GET /v1/test_helpers/test_clocks serves them (streams `testclock-clock_…`). */
+export const testClocksProjection: Projection<TestClockDoc> = {
+  name: 'test_clocks',
+  category: 'testclock',
+  object: 'test_clock',
+  collection: 'test_clocks',
+  collections: [{ name: 'test_clocks', indexes: TENANT_INDEXES }],
+  documentIds: (e) => (e.type.startsWith('test_clock.') && e.streamId.startsWith('testclock-') ? [String(e.data.id)] : []),
+  project(doc, event) {
+    const e = event as unknown as TestClockEvent;
+    switch (e.type) {
+      case 'test_clock.created': {
+        const { account_id, created_at, id, is_test, name, frozen_time }: TestClockCreated['data'] = e.data;
+        const fields: TestClockFields = { name, frozen_time, status: 'ready' };
+        return newOwnedDoc('test_clock', { id, account_id, is_test, created_at }, fields) as TestClockDoc;
+      }
+      case 'test_clock.advancing':
+      case 'test_clock.ready':
+        return doc && applyTestClockEvent(doc, e);
+      case 'test_clock.deleted':
+        return doc && { ...doc, _deleted: true };
+      default:
+        return doc;
+    }
+  },
+};
