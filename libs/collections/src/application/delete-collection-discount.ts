@@ -2,6 +2,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { onCollection } from './collection-command.js';
 
 export class DeleteCollectionDiscountCommand {
@@ -15,9 +16,12 @@ export class DeleteCollectionDiscountCommand {
 /** Removes one discount from a pending or past_due collection; totals are recomputed. */
 @CommandHandler(DeleteCollectionDiscountCommand)
 export class DeleteCollectionDiscountHandler implements ICommandHandler<DeleteCollectionDiscountCommand, CommandResult> {
-  constructor(private readonly executor: AggregateExecutor) {}
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly clocks: TestClockTime,
+  ) {}
 
   execute({ ctx, collectionId, discountId }: DeleteCollectionDiscountCommand): Promise<CommandResult> {
-    return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'DeleteCollectionDiscount', owner: ctx, collectionId, discountId, now }));
+    return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'DeleteCollectionDiscount', owner: ctx, collectionId, discountId, now }), this.clocks);
   }
 }

@@ -3,6 +3,8 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { atCollectionTime } from './collection-command.js';
 import { randomBase62 } from '../../../shared/src/ids.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from '../../../payments/src/gateways/payment-gateway.port.js';
 import { type CollectionRefunded, collectionDecider, collectionStream } from '../domain/collection.decider.js';
@@ -27,9 +29,11 @@ export class RefundCollectionHandler implements ICommandHandler<RefundCollection
   constructor(
     private readonly executor: AggregateExecutor,
     @Inject(PAYMENT_GATEWAY) private readonly gateway: PaymentGateway,
+    private readonly clocks: TestClockTime,
   ) {}
 
-  async execute({ ctx, collectionId, body, outOfBand }: RefundCollectionCommand): Promise<CommandResult> {
+  async execute({ ctx: request, collectionId, body, outOfBand }: RefundCollectionCommand): Promise<CommandResult> {
+    const ctx = await atCollectionTime(this.executor, this.clocks, request, collectionId);
     const refundId = `re_${randomBase62(24)}`;
     const result = await this.executor.execute(
       collectionDecider,

@@ -2,6 +2,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { newId } from '../../../shared/src/ids.js';
 import { onCollection } from './collection-command.js';
 
@@ -16,10 +17,13 @@ export class UpdateCollectionDiscountsCommand {
 /** Replaces the discounts of a pending or past_due collection; totals are recomputed. */
 @CommandHandler(UpdateCollectionDiscountsCommand)
 export class UpdateCollectionDiscountsHandler implements ICommandHandler<UpdateCollectionDiscountsCommand, CommandResult> {
-  constructor(private readonly executor: AggregateExecutor) {}
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly clocks: TestClockTime,
+  ) {}
 
   execute({ ctx, collectionId, discounts }: UpdateCollectionDiscountsCommand): Promise<CommandResult> {
     const entries = discounts.map((d) => ({ id: newId('sd'), code: d.code, amount: d.amount ?? null, percent: d.percent ?? null }));
-    return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'UpdateCollectionDiscounts', owner: ctx, collectionId, discounts: entries, now }));
+    return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'UpdateCollectionDiscounts', owner: ctx, collectionId, discounts: entries, now }), this.clocks);
   }
 }

@@ -2,6 +2,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { notFound } from '../../../shared/src/errors.js';
 import { collectionDecider, collectionStream } from '../domain/collection.decider.js';
 import { CollectionLines, type ItemRequest } from './collection-lines.js';
@@ -21,11 +22,13 @@ export class UpdateCollectionItemsHandler implements ICommandHandler<UpdateColle
   constructor(
     private readonly executor: AggregateExecutor,
     private readonly lines: CollectionLines,
+    private readonly clocks: TestClockTime,
   ) {}
 
-  async execute({ ctx, collectionId, items }: UpdateCollectionItemsCommand): Promise<CommandResult> {
+  async execute({ ctx: request, collectionId, items }: UpdateCollectionItemsCommand): Promise<CommandResult> {
     const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
-    if (!state.exists || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) throw notFound('collection', collectionId);
+    if (!state.exists || state.owner?.accountId !== request.accountId || state.owner.mode !== request.mode) throw notFound('collection', collectionId);
+    const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
     const f = state.fields!;
     const lines = await this.lines.fromRequests(ctx, items, f.currency, this.executor.now(ctx), { oneTimeOnly: f.subscription === null });
     return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'UpdateCollectionItems', owner: ctx, collectionId, lines, now }));

@@ -2,6 +2,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { onCollection } from './collection-command.js';
 
 export class VoidCollectionCommand {
@@ -14,9 +15,12 @@ export class VoidCollectionCommand {
 /** Voids a collection that is pending, past_due or uncollectible (no attempt in flight): `collection.voided`. */
 @CommandHandler(VoidCollectionCommand)
 export class VoidCollectionHandler implements ICommandHandler<VoidCollectionCommand, CommandResult> {
-  constructor(private readonly executor: AggregateExecutor) {}
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly clocks: TestClockTime,
+  ) {}
 
   execute({ ctx, collectionId }: VoidCollectionCommand): Promise<CommandResult> {
-    return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'VoidCollection', owner: ctx, collectionId, now }));
+    return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'VoidCollection', owner: ctx, collectionId, now }), this.clocks);
   }
 }

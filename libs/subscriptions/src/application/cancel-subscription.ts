@@ -3,7 +3,6 @@ import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
 import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
-import { subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { onSubscription } from './subscription-command.js';
 
 export class CancelSubscriptionCommand {
@@ -22,10 +21,7 @@ export class CancelSubscriptionHandler implements ICommandHandler<CancelSubscrip
     private readonly clocks: TestClockTime,
   ) {}
 
-  async execute({ ctx: request, subscriptionId, cancelAt }: CancelSubscriptionCommand): Promise<CommandResult> {
-    // Decided at the subscription's test clock's time, when it lives on one.
-    const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
-    const ctx = await this.clocks.contextFor(request, state.fields?.test_clock);
-    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'CancelSubscription', owner: ctx, subscriptionId, cancelAt, now }));
+  execute({ ctx, subscriptionId, cancelAt }: CancelSubscriptionCommand): Promise<CommandResult> {
+    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'CancelSubscription', owner: ctx, subscriptionId, cancelAt, now }), this.clocks);
   }
 }

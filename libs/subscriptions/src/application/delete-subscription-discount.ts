@@ -2,6 +2,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { onSubscription } from './subscription-command.js';
 
 export class DeleteSubscriptionDiscountCommand {
@@ -15,9 +16,12 @@ export class DeleteSubscriptionDiscountCommand {
 /** Removes a discount (`sd_…`) from the subscription's next collections. */
 @CommandHandler(DeleteSubscriptionDiscountCommand)
 export class DeleteSubscriptionDiscountHandler implements ICommandHandler<DeleteSubscriptionDiscountCommand, CommandResult> {
-  constructor(private readonly executor: AggregateExecutor) {}
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly clocks: TestClockTime,
+  ) {}
 
   execute({ ctx, subscriptionId, discountId }: DeleteSubscriptionDiscountCommand): Promise<CommandResult> {
-    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'DeleteSubscriptionDiscount', owner: ctx, subscriptionId, discountId, now }));
+    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'DeleteSubscriptionDiscount', owner: ctx, subscriptionId, discountId, now }), this.clocks);
   }
 }

@@ -3,7 +3,6 @@ import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
 import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
-import { subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { onSubscription } from './subscription-command.js';
 
 export class ResumeSubscriptionCommand {
@@ -21,10 +20,7 @@ export class ResumeSubscriptionHandler implements ICommandHandler<ResumeSubscrip
     private readonly clocks: TestClockTime,
   ) {}
 
-  async execute({ ctx: request, subscriptionId }: ResumeSubscriptionCommand): Promise<CommandResult> {
-    // Decided at the subscription's test clock's time, when it lives on one.
-    const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
-    const ctx = await this.clocks.contextFor(request, state.fields?.test_clock);
-    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'ResumeSubscription', owner: ctx, subscriptionId, now }));
+  execute({ ctx, subscriptionId }: ResumeSubscriptionCommand): Promise<CommandResult> {
+    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'ResumeSubscription', owner: ctx, subscriptionId, now }), this.clocks);
   }
 }

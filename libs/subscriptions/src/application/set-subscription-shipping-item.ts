@@ -2,6 +2,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import type { ShippingItem } from '../domain/subscription.decider.js';
 import { onSubscription } from './subscription-command.js';
 
@@ -16,9 +17,12 @@ export class SetSubscriptionShippingItemCommand {
 /** The shipping charge (description, amount in the subscription currency) billed with each next collection; null removes it. */
 @CommandHandler(SetSubscriptionShippingItemCommand)
 export class SetSubscriptionShippingItemHandler implements ICommandHandler<SetSubscriptionShippingItemCommand, CommandResult> {
-  constructor(private readonly executor: AggregateExecutor) {}
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly clocks: TestClockTime,
+  ) {}
 
   execute({ ctx, subscriptionId, shippingItem }: SetSubscriptionShippingItemCommand): Promise<CommandResult> {
-    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'SetShippingItem', owner: ctx, subscriptionId, shippingItem, now }));
+    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'SetShippingItem', owner: ctx, subscriptionId, shippingItem, now }), this.clocks);
   }
 }

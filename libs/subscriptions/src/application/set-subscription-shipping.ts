@@ -2,6 +2,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import type { Shipping } from '../domain/subscription.decider.js';
 import { onSubscription } from './subscription-command.js';
 
@@ -16,10 +17,13 @@ export class SetSubscriptionShippingCommand {
 /** Where the subscription's goods go (name, phone, address); null removes it. */
 @CommandHandler(SetSubscriptionShippingCommand)
 export class SetSubscriptionShippingHandler implements ICommandHandler<SetSubscriptionShippingCommand, CommandResult> {
-  constructor(private readonly executor: AggregateExecutor) {}
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly clocks: TestClockTime,
+  ) {}
 
   execute({ ctx, subscriptionId, shipping }: SetSubscriptionShippingCommand): Promise<CommandResult> {
-    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'SetShipping', owner: ctx, subscriptionId, shipping, now }));
+    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({ type: 'SetShipping', owner: ctx, subscriptionId, shipping, now }), this.clocks);
   }
 }
 
