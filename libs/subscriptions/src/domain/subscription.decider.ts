@@ -557,6 +557,18 @@ export function discountsForNextCollection(f: SubscriptionFields, forTrial = fal
   return f.discounts.filter((d) => d.duration_in_collections === null || f.collections_count < d.duration_in_collections);
 }
 
+/** A renewal's or a start's new cycle: its collection and period. */
+function newPeriod(d: Period & { collection: string; collections_count: number }): Partial<SubscriptionFields> {
+  return {
+    latest_collection: d.collection,
+    current_period_start: d.current_period_start,
+    current_period_end: d.current_period_end,
+    next_renewal_date: d.next_renewal_date,
+    cycle: d.cycle,
+    collections_count: d.collections_count,
+  };
+}
+
 /** The fields after an event: shared by `evolve` and the subscriptions projection. */
 export function applySubscriptionEvent(fields: SubscriptionFields, event: SubscriptionEvent): SubscriptionFields {
   switch (event.type) {
@@ -577,34 +589,11 @@ export function applySubscriptionEvent(fields: SubscriptionFields, event: Subscr
       return { ...fields, status: 'paused', paused_at: event.data.paused_at, resumes_at: event.data.resumes_at };
     case 'subscription.resumed':
       return { ...fields, status: 'active', paused_at: null, resumes_at: null, next_renewal_date: event.data.next_renewal_date, cycle: event.data.cycle };
-    case 'subscription.renewed': {
-      const d = event.data;
-      return {
-        ...fields,
-        latest_collection: d.collection,
-        current_period_start: d.current_period_start,
-        current_period_end: d.current_period_end,
-        next_renewal_date: d.next_renewal_date,
-        cycle: d.cycle,
-        collections_count: d.collections_count,
-        usage_reported_for: null,
-        usage_collect_at: null,
-      };
-    }
+    case 'subscription.renewed':
+      return { ...fields, ...newPeriod(event.data), usage_reported_for: null, usage_collect_at: null };
     case 'subscription.started': {
       const d = event.data;
-      return {
-        ...fields,
-        status: d.status,
-        latest_collection: d.collection,
-        current_period_start: d.current_period_start,
-        current_period_end: d.current_period_end,
-        next_renewal_date: d.next_renewal_date,
-        cycle: d.cycle,
-        collections_count: d.collections_count,
-        first_payment_expires_at: d.first_payment_expires_at,
-        activated_at: d.activated_at,
-      };
+      return { ...fields, ...newPeriod(d), status: d.status, first_payment_expires_at: d.first_payment_expires_at, activated_at: d.activated_at };
     }
     case 'subscription.report_usage':
       return { ...fields, usage_reported_for: event.data.period_end, usage_collect_at: event.data.collect_at };
