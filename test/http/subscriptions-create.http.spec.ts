@@ -287,8 +287,10 @@ describe('trial', () => {
     const col = (await api().get(`/v1/collections/${res.body.latest_collection}`)).body;
     expect(col).toMatchObject({ status: 'paid', total: '0.00', collection_attempts: 0 });
     expect((await api().get(`/v1/charges?collection=${col.id}`)).body.data).toEqual([]);
+    // Nothing is charged, but the card given is saved for the first real collection (payment_method_saved).
     const types = typesOf(await history(api(), res.body.id));
-    expect(types).toEqual(['subscription.created', 'collection.created', 'collection.paid']);
+    expect(types).toEqual(['subscription.created', 'collection.created', 'collection.paid', 'subscription.updated']);
+    expect(res.body).toMatchObject({ status: 'trialing', payment_method: expect.stringMatching(/^pm_/), payment_information: null });
   });
 });
 

@@ -11,6 +11,12 @@ import { DeadlineActions } from './deadline-actions.js';
 /** Which deadlines a run covers: real time (`clock: null`) or one test clock's objects. */
 export interface DeadlineScope {
   clock: string | null;
+  /**
+   * A test clock's `frozen_time` when the advance began: a deadline that became due while the clock
+   * stood still (e.g. the renewal of an unpaid subscription paid since) runs at that time, never in
+   * the clock's past — as the live scheduler would at its next poll.
+   */
+  from?: Date;
 }
 
 export interface RunResult {
@@ -56,7 +62,7 @@ export class Scheduler {
       const due = (await this.due(clock, limit, scope.clock ? 1 : this.batchSize)).filter((d) => !stuck.has(key(d)) && !this.resting(d, until));
       if (due.length === 0) return { ran, position };
       const results = await this.inParallel(due, scope.clock ? 1 : this.concurrency, async (d) => {
-        const at = scope.clock ? new Date(d.doc._due_at) : until;
+        const at = scope.clock ? new Date(Math.max(Date.parse(d.doc._due_at), scope.from?.getTime() ?? -Infinity)) : until;
         const p = await this.run(d, at);
         if (p === null) stuck.add(key(d));
         return p;

@@ -12,6 +12,7 @@ import type { LineInput } from '../../../collections/src/domain/pricing.js';
 import { newId } from '../../../shared/src/ids.js';
 import { AccountRetryPolicy } from '../../../accounts/src/application/account-retry-policy.js';
 import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
+import { isTokenizable } from '../../../payments/src/domain/gateways.js';
 import { type SubscriptionFields, discountsForNextCollection } from '../domain/subscription.decider.js';
 
 /** The subscription's shipping charge as a collection line (a one-time, standard "price" of its own). */
@@ -117,7 +118,15 @@ export class SubscriptionBilling {
     const f = state.fields!;
     if (f.status === 'paid') {
       const paid = history.find((e) => e.type === 'collection.paid');
-      return paid ? this.payments.afterPaid(ctx, state, paid.data as unknown as CollectionPaid['data'], null) : null;
+      if (!paid) return null;
+      const data = paid.data as unknown as CollectionPaid['data'];
+      // Nothing was charged (a trial's 0 total), yet one-off card or wallet data was given: it is saved
+      // all the same and becomes the subscription's method, so the first real collection charges it.
+      if (source?.token && isTokenizable(source.type)) {
+        const kept = { ...data, payment_method: source.payment_method, saved_payment_method: source.save_as?.payment_method_id ?? null, payment_method_type: source.type };
+        return this.payments.afterPaid(ctx, state, kept, source);
+      }
+      return this.payments.afterPaid(ctx, state, data, null);
     }
     if (sub.collection_method !== 'charge' || f.status !== 'pending') return null;
     const chosen = source ?? (sub.payment_method ? await this.sources.stored(ctx, sub.customer, sub.payment_method) : null);

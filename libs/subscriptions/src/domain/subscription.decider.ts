@@ -660,7 +660,9 @@ function decideRenewal(c: Extract<SubscriptionCommand, { type: 'RenewSubscriptio
       },
     ];
   }
-  if (!['active', 'past_due', 'trialing'].includes(f.status)) return [];
+  // A cancellation scheduled at the end of a commitment still bills the committed periods before it.
+  const committedRenewal = f.status === 'pending_cancel' && f.cancel_at !== null && due < Date.parse(f.cancel_at);
+  if (!['active', 'past_due', 'trialing'].includes(f.status) && !committedRenewal) return [];
   if (f.duration !== null && f.collections_count >= f.duration) {
     return [{ type: 'subscription.ended', data: { ...base(state, id, 'ended'), ended_at: c.expected } }];
   }
@@ -715,6 +717,8 @@ export function subscriptionDeadline(f: SubscriptionFields): { kind: Subscriptio
       if (f.usage_based && f.usage_reported_for === f.next_renewal_date && f.usage_collect_at) return { kind: 'renew', at: f.usage_collect_at };
       return { kind: 'renew', at: f.next_renewal_date };
     case 'pending_cancel':
+      // Cancelled at the end of a commitment: the committed periods before `cancel_at` still renew.
+      if (f.cancel_at && f.next_renewal_date && f.next_renewal_date < f.cancel_at) return { kind: 'renew', at: f.next_renewal_date };
       return f.cancel_at ? { kind: 'cancel', at: f.cancel_at } : null;
     case 'paused':
       return f.resumes_at ? { kind: 'resume', at: f.resumes_at } : null;
@@ -756,8 +760,10 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
           events.push({ type: 'subscription.activated', data: { ...base(state, id, 'active'), activated_at: now, collection: command.collectionId } });
         }
         if (command.collectionId === f.latest_collection && (f.status === 'past_due' || f.status === 'unpaid')) {
-          // Paying the overdue collection brings the subscription back in good standing.
-          events.push({ type: 'subscription.updated', data: { ...base(state, id, 'active'), changes: { status: 'active' }, reason: 'collection_paid' } });
+          // Paying the overdue collection brings the subscription back in good standing; a trial whose
+          // first real collection went past due was never active: this payment activates it.
+          if (f.activated_at === null) events.push({ type: 'subscription.activated', data: { ...base(state, id, 'active'), activated_at: now, collection: command.collectionId } });
+          else events.push({ type: 'subscription.updated', data: { ...base(state, id, 'active'), changes: { status: 'active' }, reason: 'collection_paid' } });
         }
         if (
           f.collection_method === 'charge' &&

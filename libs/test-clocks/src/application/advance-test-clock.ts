@@ -40,7 +40,7 @@ export class AdvanceTestClockHandler implements ICommandHandler<AdvanceTestClock
         ctx,
       );
       const target = started.state.advancing_to ?? parseFrozenTime(frozenTime);
-      const run = await this.scheduler.runDue({ clock: clockId }, new Date(target));
+      const run = await this.scheduler.runDue({ clock: clockId, from: new Date(started.state.fields!.frozen_time) }, new Date(target));
       const finished = await this.executor.execute(
         testClockDecider,
         stream,
