@@ -138,6 +138,32 @@ describe('commitment (commitment_periods: 3)', () => {
     expect(await collectionsOf(api(), sub.id)).toHaveLength(3);
   });
 
+  test('a committed renewal declined while pending_cancel: past_due, paid back to pending_cancel, canceled at the end of the commitment', async () => {
+    const { clock, sub } = await chargeSubscription({ commitment_periods: 3 }, FROM);
+    expect((await api().post(`/v1/subscriptions/${sub.id}/cancel`, { cancel_at: 'period_end' })).body.status).toBe('pending_cancel');
+    const declining = (await api().post('/v1/payment_methods/migrate', { customer: sub.customer, gateway: 'gateway_a', type: 'card', token: 'simtok_decline_c3', card: { brand: 'visa', last4: '0002', exp_month: 1, exp_year: 2030 } })).body;
+    expect((await api().post(`/v1/subscriptions/${sub.id}/update`, { payment_method: declining.id })).status).toBe(200);
+    await advance(api(), clock.id, '2026-02-15T12:00:00.000Z');
+    const overdue = await getSub(api(), sub.id);
+    expect(overdue).toMatchObject({ status: 'past_due', cancel_at: '2026-04-15T12:00:00.000Z' });
+    // Paid by hand: back to pending_cancel, the cancellation still scheduled.
+    expect((await api().post(`/v1/collections/${overdue.latest_collection}/pay`, { payment_information: card() })).body.status).toBe('paid');
+    expect(await getSub(api(), sub.id)).toMatchObject({ status: 'pending_cancel', cancel_at: '2026-04-15T12:00:00.000Z' });
+    await api().post(`/v1/subscriptions/${sub.id}/update`, { payment_method: (await getSub(api(), sub.id)).payment_method });
+    await advance(api(), clock.id, '2026-04-15T12:00:00.000Z');
+    expect(await getSub(api(), sub.id)).toMatchObject({ status: 'canceled', canceled_at: '2026-04-15T12:00:00.000Z' });
+  });
+
+  test('overdue at the end of the commitment: still canceled at cancel_at', async () => {
+    const { clock, sub } = await chargeSubscription({ commitment_periods: 2 }, FROM);
+    expect((await api().post(`/v1/subscriptions/${sub.id}/cancel`, { cancel_at: 'period_end' })).body.cancel_at).toBe('2026-03-15T12:00:00.000Z');
+    const declining = (await api().post('/v1/payment_methods/migrate', { customer: sub.customer, gateway: 'gateway_a', type: 'card', token: 'simtok_decline_c4', card: { brand: 'visa', last4: '0002', exp_month: 1, exp_year: 2030 } })).body;
+    await api().post(`/v1/subscriptions/${sub.id}/update`, { payment_method: declining.id });
+    await advance(api(), clock.id, '2026-03-20T00:00:00.000Z');
+    expect(await getSub(api(), sub.id)).toMatchObject({ status: 'canceled', canceled_at: '2026-03-15T12:00:00.000Z' });
+    expect(await collectionsOf(api(), sub.id)).toHaveLength(2);
+  });
+
   test('once the commitment is over, cancel now is allowed', async () => {
     const { clock, sub } = await chargeSubscription({ commitment_periods: 3 }, FROM);
     await advance(api(), clock.id, '2026-04-15T11:59:59.000Z');

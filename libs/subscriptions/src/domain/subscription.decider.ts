@@ -713,6 +713,8 @@ export function subscriptionDeadline(f: SubscriptionFields): { kind: Subscriptio
     case 'trialing':
     case 'active':
     case 'past_due':
+      // Overdue while a cancellation was scheduled: the cancellation still comes at its date.
+      if (f.status === 'past_due' && f.cancel_at && (!f.next_renewal_date || f.cancel_at <= f.next_renewal_date)) return { kind: 'cancel', at: f.cancel_at };
       if (!f.next_renewal_date) return null;
       if (f.usage_based && f.usage_reported_for === f.next_renewal_date && f.usage_collect_at) return { kind: 'renew', at: f.usage_collect_at };
       return { kind: 'renew', at: f.next_renewal_date };
@@ -722,6 +724,8 @@ export function subscriptionDeadline(f: SubscriptionFields): { kind: Subscriptio
       return f.cancel_at ? { kind: 'cancel', at: f.cancel_at } : null;
     case 'paused':
       return f.resumes_at ? { kind: 'resume', at: f.resumes_at } : null;
+    case 'unpaid':
+      return f.cancel_at ? { kind: 'cancel', at: f.cancel_at } : null;
     default:
       return null;
   }
@@ -762,8 +766,12 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
         if (command.collectionId === f.latest_collection && (f.status === 'past_due' || f.status === 'unpaid')) {
           // Paying the overdue collection brings the subscription back in good standing; a trial whose
           // first real collection went past due was never active: this payment activates it.
+          // A cancellation scheduled before it went past due still stands: back to pending_cancel.
+          const standing: SubscriptionStatus = f.cancel_at ? 'pending_cancel' : 'active';
           if (f.activated_at === null) events.push({ type: 'subscription.activated', data: { ...base(state, id, 'active'), activated_at: now, collection: command.collectionId } });
-          else events.push({ type: 'subscription.updated', data: { ...base(state, id, 'active'), changes: { status: 'active' }, reason: 'collection_paid' } });
+          if (f.activated_at !== null || standing !== 'active') {
+            events.push({ type: 'subscription.updated', data: { ...base(state, id, standing), changes: { status: standing }, reason: 'collection_paid' } });
+          }
         }
         if (
           f.collection_method === 'charge' &&
@@ -882,7 +890,8 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
         return [{ type: 'subscription.expired', data: { ...base(state, id, 'expired'), expired_at: now, collection: f.latest_collection } }];
       }
       case 'CancelAtPeriodEnd': {
-        if (f.status !== 'pending_cancel' || !f.cancel_at || Date.parse(f.cancel_at) > command.now.getTime()) return [];
+        // A scheduled cancellation holds whether the subscription is in good standing or overdue.
+        if (!['pending_cancel', 'past_due', 'unpaid'].includes(f.status) || !f.cancel_at || Date.parse(f.cancel_at) > command.now.getTime()) return [];
         return [{ type: 'subscription.canceled', data: { ...base(state, id, 'canceled'), canceled_at: f.cancel_at } }];
       }
       case 'MarkSubscriptionPastDue': {
