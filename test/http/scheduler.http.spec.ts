@@ -1,11 +1,18 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
+import { AggregateExecutor } from '../../libs/platform/src/aggregate-executor.js';
+import { collectionDecider, collectionStream } from '../../libs/collections/src/domain/collection.decider.js';
+import { subscriptionDecider, subscriptionStream } from '../../libs/subscriptions/src/domain/subscription.decider.js';
+import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
 
 let t: TestApp;
 let key: string;
+let accountId: string;
 beforeAll(async () => {
   t = await startTestApp({ now: new Date('2026-01-31T10:00:00.000Z') });
-  key = (await t.account()).test_key;
+  const account = await t.account();
+  key = account.test_key;
+  accountId = account.id;
 });
 afterAll(() => t.close());
 
@@ -81,4 +88,53 @@ test('an incomplete subscription expires after 23 hours and its collection is vo
   await t.runDue();
   expect((await api().get(`/v1/subscriptions/${sub.id}`)).body).toMatchObject({ status: 'expired', expired_at: '2026-05-02T09:00:00.000Z' });
   expect((await api().get(`/v1/collections/${sub.latest_collection}`)).body.status).toBe('voided');
+});
+
+describe('recovery: a follow-up the process never made is made by the scheduler (sync)', () => {
+  test('a collection paid whose subscription never heard of it: activated at the next run', async () => {
+    t.clock.set(new Date('2026-07-01T10:00:00.000Z'));
+    const s = await billingSetup(api());
+    const sub = (await api().post('/v1/subscriptions', { customer: s.customer.id, items: [{ price: s.monthly.id }], payment_information: card('decline') })).body;
+    expect(sub.status).toBe('incomplete');
+    // The process "stops" right after collection.paid: the payment is recorded on the collection's
+    // stream alone, without the inline follow-up that activates the subscription.
+    const executor = t.app.get(AggregateExecutor);
+    const owner = { accountId, mode: 'test' as const, requestId: null, idempotencyKey: null };
+    await executor.execute(collectionDecider, collectionStream(sub.latest_collection), (now) => ({ type: 'PayOutOfBand' as const, owner, collectionId: sub.latest_collection, proof: null, now }), owner);
+    await t.app.get(ProjectionEngine).catchUp();
+    expect((await api().get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('incomplete');
+    await t.runDue();
+    expect((await api().get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('active');
+  });
+
+  test('a subscription whose first collection was never written: the collection is made and attempted after a minute', async () => {
+    t.clock.set(new Date('2026-08-01T10:00:00.000Z'));
+    const s = await billingSetup(api());
+    await api().post('/v1/subscriptions', { customer: s.customer.id, items: [{ price: s.monthly.id }], payment_information: card() });
+    const pm = (await api().get(`/v1/customers/${s.customer.id}`)).body.default_payment_method;
+    // Only the subscription is written (as if the process stopped before its collection).
+    const executor = t.app.get(AggregateExecutor);
+    const owner = { accountId, mode: 'test' as const, requestId: null, idempotencyKey: null };
+    const price = (await api().get(`/v1/prices/${s.monthly.id}`)).body;
+    const product = (await api().get(`/v1/products/${s.product.id}`)).body;
+    const created = await executor.execute(subscriptionDecider, subscriptionStream('sub_recovery1'), (now) => ({
+      type: 'CreateSubscription' as const,
+      owner,
+      subscriptionId: 'sub_recovery1',
+      firstCollectionId: 'col_recovery1',
+      discountIds: [],
+      input: { customer: s.customer.id, items: [{ newId: 'si_recovery1', price, product, quantity: 1 }], payment_method: pm },
+      paymentMethods: { customerDefault: pm, requestedUsable: true },
+      migrate: false,
+      now,
+    }), owner);
+    expect(created.state.fields!.status).toBe('incomplete');
+    await t.app.get(ProjectionEngine).catchUp();
+    await t.runDue();
+    expect((await api().get('/v1/collections/col_recovery1')).status).toBe(404); // within the grace minute
+    t.clock.advanceMs(61_000);
+    await t.runDue();
+    expect((await api().get('/v1/collections/col_recovery1')).body).toMatchObject({ status: 'paid', subscription: 'sub_recovery1' });
+    expect((await api().get('/v1/subscriptions/sub_recovery1')).body.status).toBe('active');
+  });
 });
