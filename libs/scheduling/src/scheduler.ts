@@ -56,10 +56,11 @@ export class Scheduler {
     const clock = scope.clock ?? '';
     const limit = until.toISOString();
     const stuck = new Set<string>();
+    this.forgetOldRests(until.getTime());
     let ran = 0;
     let position: string | null = null;
     for (;;) {
-      const due = (await this.due(clock, limit, scope.clock ? 1 : this.batchSize)).filter((d) => !stuck.has(key(d)) && !this.resting(d, until));
+      const due = await this.due(clock, limit, scope.clock ? 1 : this.batchSize, (d) => stuck.has(key(d)) || this.resting(d, until));
       if (due.length === 0) return { ran, position };
       const results = await this.inParallel(due, scope.clock ? 1 : this.concurrency, async (d) => {
         const at = scope.clock ? new Date(Math.max(Date.parse(d.doc._due_at), scope.from?.getTime() ?? -Infinity)) : until;
@@ -74,16 +75,32 @@ export class Scheduler {
   }
 
   /** The earliest due documents of a scope, subscriptions and collections merged in time order. */
-  private async due(clock: string, until: string, limit: number): Promise<Due[]> {
-    const find = <T>(collection: string) =>
-      this.store.find<T & { _due_at: string }>(collection, { where: { _clock: clock }, orderBy: { field: '_due_at', direction: 'asc' }, limit });
-    const [subs, cols] = await Promise.all([find<SubscriptionDoc>('subscriptions'), find<CollectionDoc>('collections')]);
-    const all: Due[] = [
-      ...subs.filter((d) => d._due_at <= until && d._due_at !== NO_DEADLINE).map((doc) => ({ kind: 'subscription' as const, doc })),
-      ...cols.filter((d) => d._due_at <= until && d._due_at !== NO_DEADLINE).map((doc) => ({ kind: 'collection' as const, doc })),
-    ];
-    return all.sort((a, b) => (a.doc._due_at < b.doc._due_at ? -1 : a.doc._due_at > b.doc._due_at ? 1 : a.doc.id < b.doc.id ? -1 : 1)).slice(0, limit);
+  /**
+   * The earliest due documents of a scope that may run now (not `skip`ped), subscriptions and
+   * collections merged in time order. Pages past skipped ones, so a deadline that decides nothing
+   * never hides the ones after it.
+   */
+  private async due(clock: string, until: string, limit: number, skip: (d: Due) => boolean): Promise<Due[]> {
+    const page = async <T extends SubscriptionDoc | CollectionDoc>(collection: string, kind: Due['kind']): Promise<Due[]> => {
+      const out: Due[] = [];
+      let after: { value: string; id: string } | undefined;
+      for (;;) {
+        const docs = await this.store.find<T>(collection, { where: { _clock: clock }, orderBy: { field: '_due_at', direction: 'asc' }, after, limit: this.batchSize });
+        for (const doc of docs) {
+          if (doc._due_at > until || doc._due_at === NO_DEADLINE) return out;
+          const d = { kind, doc } as Due;
+          if (!skip(d)) out.push(d);
+          if (out.length >= limit) return out;
+        }
+        if (docs.length < this.batchSize) return out;
+        const last = docs[docs.length - 1];
+        after = { value: last._due_at, id: last.id };
+      }
+    };
+    const [subs, cols] = await Promise.all([page<SubscriptionDoc>('subscriptions', 'subscription'), page<CollectionDoc>('collections', 'collection')]);
+    return [...subs, ...cols].sort((a, b) => (a.doc._due_at < b.doc._due_at ? -1 : a.doc._due_at > b.doc._due_at ? 1 : a.doc.id < b.doc.id ? -1 : 1)).slice(0, limit);
   }
+
 
   private async run(d: Due, now: Date): Promise<string | null> {
     const ctx: CommandContext = {
@@ -108,6 +125,11 @@ export class Scheduler {
   }
 
   /** A deadline that decided nothing rests a minute (real time) before it is tried again. */
+  /** Forgets rests older than ten minutes (their documents have moved on or will be tried again). */
+  private forgetOldRests(now: number): void {
+    for (const [k, since] of this.idle) if (now - since > 600_000) this.idle.delete(k);
+  }
+
   private resting(d: Due, until: Date): boolean {
     const since = this.idle.get(key(d));
     if (since === undefined) return false;
