@@ -8,7 +8,14 @@
  *  4. The same for creating a `charge` subscription paid with the approving test card (subscription,
  *     collection, transaction, charge, saved payment method, activation), checked afterwards: every
  *     2xx answer is an `active` subscription in GET /v1/subscriptions.
+ *  5. A billing run: BENCH_RENEWALS (default 100,000) migrated `charge` subscriptions due at the same
+ *     instant, renewed by the deadline scheduler in-process (renewal, collection, charge with the
+ *     approving test card, paid, all projected) against a plain loop appending as many events to a
+ *     fresh embedded store with the scheduler's concurrency; checked afterwards in the read models.
+ *
+ * BENCH_ONLY=append,rebuild,http,subscriptions,billing runs only the sections named.
  */
+import { CommandBus } from '@nestjs/cqrs';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
@@ -16,14 +23,34 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NewEvent } from '../libs/event-store/src/event-store.port.js';
+import { createApp } from '../apps/api/src/create-app.js';
+import { CreateAccountCommand, type CreatedAccount } from '../libs/accounts/src/application/create-account.js';
+import type { EventStore, NewEvent } from '../libs/event-store/src/event-store.port.js';
+import { decodePosition } from '../libs/event-store/src/positions.js';
 import { SqliteEventStore } from '../libs/event-store/src/sqlite-event-store.js';
+import type { CommandContext } from '../libs/platform/src/command-context.js';
+import { loadConfig, readStoreFile } from '../libs/platform/src/config.js';
+import { EVENT_STORE } from '../libs/platform/src/tokens.js';
+import type { CommandResult } from '../libs/platform/src/write-then-read.js';
+import { Scheduler } from '../libs/scheduling/src/scheduler.js';
+import { FixedClock } from '../libs/shared/src/clock.js';
+import { newEventUuid, newId } from '../libs/shared/src/ids.js';
+import { type CreateSubscriptionBody, CreateSubscriptionCommand } from '../libs/subscriptions/src/application/create-subscription.js';
+import { SubscriptionInputs } from '../libs/subscriptions/src/application/subscription-inputs.js';
+import { type SubscriptionInput, subscriptionDecider, subscriptionStream } from '../libs/subscriptions/src/domain/subscription.decider.js';
 import { SqliteReadStore } from '../libs/read-store/src/sqlite-read-store.js';
 import { allProjections } from '../projections/index.js';
 import { ProjectionEngine } from '../projections/runtime/projection-engine.js';
 
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 3000);
 const REBUILD_EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 100_000);
+const RENEWALS = Number(process.env.BENCH_RENEWALS ?? 100_000);
+/** How section 5 creates its subscriptions: `events` (decided, appended directly; default) or `commands` (the migrate command handler). */
+const SEED = process.env.BENCH_SEED ?? 'events';
+if (!['events', 'commands'].includes(SEED)) throw new Error(`BENCH_SEED must be events or commands (got ${SEED})`);
+const SECTIONS = ['append', 'rebuild', 'http', 'subscriptions', 'billing'];
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+for (const name of ONLY) if (!SECTIONS.includes(name)) throw new Error(`BENCH_ONLY: unknown section ${name} (known: ${SECTIONS.join(', ')})`);
 const CONCURRENCY = 64;
 const CONNECTIONS = 32;
 
@@ -310,11 +337,249 @@ async function subscriptionBench() {
   }
 }
 
+/** Appends `events` single-event commits, each to its own stream, `concurrency` in flight: events per second. */
+async function plainAppends(store: EventStore, events: number, concurrency: number): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < events) {
+        const c = next++;
+        await store.append(`product-${c}`, [event(c)], 'no_stream');
+      }
+    }),
+  );
+  return events / ((performance.now() - started) / 1000);
+}
+
+/** Runs `run` over `items`, `width` at a time. */
+async function bounded<T>(items: T[], width: number, run: (item: T, i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await run(items[i], i);
+      }
+    }),
+  );
+}
+
+/** A decided event as `AggregateExecutor.execute` stores it. */
+function recordedAs(e: { type: string; data: unknown }, ctx: CommandContext, now: Date): NewEvent {
+  return {
+    id: newEventUuid(),
+    type: e.type,
+    data: e.data as Record<string, unknown>,
+    metadata: {
+      account_id: ctx.accountId,
+      mode: ctx.mode,
+      request_id: ctx.requestId ?? undefined,
+      idempotency_key: ctx.idempotencyKey ?? null,
+      causation_id: ctx.causationId ?? ctx.requestId ?? undefined,
+      correlation_id: ctx.correlationId ?? ctx.requestId ?? undefined,
+      occurred_at: now.toISOString(),
+    },
+  };
+}
+
+const seqOf = (position: string | null) => (position ? Number(decodePosition(position).commit) : 0);
+const MiB = (bytes: number) => `${fmt(bytes / 1048576)} MiB`;
+
+/**
+ * The billing run: the service in this process (FixedClock, SCHEDULER=off, role all, a fresh
+ * DATA_DIR), one account, product, monthly price, a few customers with a saved card each
+ * (`POST /v1/payment_methods/migrate`, an approving simulator token), then RENEWALS migrated
+ * subscriptions, all with `next_renewal_date` T: their `subscription.created` events decided by the
+ * subscription decider and appended directly (BENCH_SEED=commands: through the migrate command
+ * handler instead, about 1,300/s, too slow for 100,000). The clock moves to T and
+ * `Scheduler.runDue({ clock: null }, T)` is timed: each renewal is `subscription.renewed`, a
+ * collection, a transaction and charge approved by the simulator, `charge.paid`, `collection.paid`,
+ * projected before runDue returns.
+ */
+async function billingRunBench() {
+  const customers = 16;
+  const start = new Date('2026-01-15T10:00:00.000Z');
+  const due = new Date('2026-02-15T10:00:00.000Z');
+  console.log(`\n5. Billing run: ${fmt(RENEWALS)} charge subscriptions due at the same instant, renewed by the scheduler (in-process, embedded stores)`);
+  const clock = new FixedClock(start);
+  const config = { ...loadConfig({ DATA_DIR: join(dir, 'billing-run'), SCHEDULER: 'off', LOG_LEVEL: 'warn' }), role: 'all' as const };
+  const app = await createApp({ config, clock });
+  // The process's peak in each phase of the section, next to the run's own.
+  const peaks = new Map<string, number>();
+  let phase = 'set-up and seeding';
+  const sample = () => peaks.set(phase, Math.max(peaks.get(phase) ?? 0, process.memoryUsage().rss));
+  const sectionSampler = setInterval(sample, 100);
+  try {
+    const engine = app.get(ProjectionEngine);
+    const events = app.get<EventStore>(EVENT_STORE);
+    const bus = app.get(CommandBus);
+    const scheduler = app.get(Scheduler);
+    const fastify = app.getHttpAdapter().getInstance();
+    const account = await bus.execute<CreateAccountCommand, CreatedAccount>(new CreateAccountCommand('Bench billing run'));
+    await engine.waitFor(account.position);
+    const auth = `Basic ${Buffer.from(`${account.test_key}:`).toString('base64')}`;
+    const post = async <T>(url: string, body: object): Promise<T> => {
+      const res = await fastify.inject({ method: 'POST', url, headers: { authorization: auth, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      if (res.statusCode >= 300) throw new Error(`POST ${url}: ${res.statusCode} ${res.body}`);
+      return JSON.parse(res.body) as T;
+    };
+
+    const setupStarted = performance.now();
+    const product = await post<{ id: string }>('/v1/products', { name: 'Plan Billing Run' });
+    const price = await post<{ id: string }>('/v1/prices', {
+      product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, currency: 'COP', unit_price: '49900',
+    });
+    const payers: { customer: string; method: string }[] = [];
+    for (let i = 0; i < customers; i++) {
+      const customer = await post<{ id: string }>('/v1/customers', { email: `billing.run.${i}@example.com`, name: `Billing Run ${i}` });
+      const method = await post<{ id: string }>('/v1/payment_methods/migrate', {
+        customer: customer.id, gateway: 'gateway_a', type: 'card', token: `simtok_approve_benchrun${i}`,
+        card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 }, default: true,
+      });
+      payers.push({ customer: customer.id, method: method.id });
+    }
+    const ctx: CommandContext = { accountId: account.id, mode: 'test', requestId: null, idempotencyKey: null };
+    const body = (payer: (typeof payers)[number]): CreateSubscriptionBody => ({
+      customer: payer.customer, collection_method: 'charge', payment_method: payer.method, items: [{ price: price.id }], next_renewal_date: due.toISOString(),
+    });
+    const seedStarted = performance.now();
+    let appendedAfter: number | null = null;
+    let last: string | null = null;
+    const seen = (position: string | null) => {
+      if (position && (last === null || position > last)) last = position;
+    };
+    if (SEED === 'commands') {
+      // What POST /v1/subscriptions/migrate runs, without HTTP.
+      await bounded(Array.from({ length: RENEWALS }, (_, i) => payers[i % customers]), CONCURRENCY, async (payer) => {
+        seen((await bus.execute<CreateSubscriptionCommand, CommandResult>(new CreateSubscriptionCommand(ctx, body(payer), true))).position);
+      });
+    } else {
+      // The same `subscription.created` events, decided by the subscription decider from the inputs the
+      // migrate handler looks up (price snapshot, payment method facts), appended as the executor does,
+      // 1,000 appends per event-loop turn (one group commit), with the projectors stopped; then they
+      // catch up in their own batches and follow the store again.
+      await engine.stop();
+      const inputs = app.get(SubscriptionInputs);
+      const facts = await Promise.all(payers.map((p) => inputs.paymentMethodFacts(ctx, p.customer, p.method, p.method)));
+      for (let from = 0; from < RENEWALS; from += 1000) {
+        const wave = await Promise.all(
+          Array.from({ length: Math.min(1000, RENEWALS - from) }, async (_, k) => {
+            const payer = payers[(from + k) % customers];
+            const { items, ...rest } = body(payer);
+            const input: SubscriptionInput = { ...rest, items: await inputs.items(ctx, items), payment_information: undefined, test_clock: null };
+            const subscriptionId = newId('sub');
+            const now = clock.now();
+            const decided = subscriptionDecider.decide(
+              { type: 'CreateSubscription', owner: ctx, subscriptionId, firstCollectionId: newId('col'), discountIds: [], input, paymentMethods: facts[(from + k) % customers], migrate: true, now },
+              subscriptionDecider.initialState,
+            );
+            return { stream: subscriptionStream(subscriptionId), events: decided.map((e) => recordedAs(e, ctx, now)) };
+          }),
+        );
+        for (const r of await Promise.all(wave.map((w) => events.append(w.stream, w.events, 'no_stream')))) seen(r.position);
+      }
+      appendedAfter = (performance.now() - seedStarted) / 1000;
+      await engine.catchUp();
+      engine.start();
+    }
+    const seeded = (performance.now() - seedStarted) / 1000;
+    if (!(await engine.waitFor(last, 600_000))) throw new Error('billing run: the projections did not catch up with the seeding');
+    const projected = (performance.now() - seedStarted) / 1000;
+    console.log(
+      `   seeding: ${fmt(RENEWALS)} migrated subscriptions ${SEED === 'commands' ? `through the CommandBus (${CONCURRENCY} in flight)` : 'decided by the subscription decider and appended directly'}` +
+        `${appendedAfter === null ? '' : ` in ${appendedAfter.toFixed(1)} s`} and projected in ${seeded.toFixed(1)} s (${fmt(RENEWALS / seeded)}/s; all projections caught up after ${projected.toFixed(1)} s); set-up ${((performance.now() - setupStarted) / 1000).toFixed(1)} s in all`,
+    );
+
+    clock.set(due);
+    const headBefore = await events.headPosition();
+    sample();
+    phase = 'runDue';
+    const rssStart = process.memoryUsage().rss;
+    let rssPeak = rssStart;
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
+    const started = performance.now();
+    const result = await scheduler.runDue({ clock: null }, due);
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    sample();
+    phase = 'counting the events';
+    const headAfter = await events.headPosition();
+    const caughtUp = await engine.waitFor(headAfter, 1);
+
+    // What the run appended, by type.
+    const byType = new Map<string, number>();
+    let appended = 0;
+    for (let after = headBefore; ; ) {
+      const page = await events.readAll({ after: after ?? undefined, maxCount: 10_000 });
+      if (page.length === 0) break;
+      for (const e of page) byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
+      appended += page.length;
+      after = page[page.length - 1].position;
+    }
+
+    sample();
+    phase = 'plain loop';
+    const baselineStore = new SqliteEventStore(join(dir, 'billing-baseline.sqlite'));
+    const baselineStarted = performance.now();
+    const baseline = await plainAppends(baselineStore, appended, scheduler.concurrency);
+    const baselineSeconds = (performance.now() - baselineStarted) / 1000;
+    await baselineStore.close();
+
+    const runRate = appended / seconds;
+    console.log(`   runDue: ${fmt(result.ran)} deadlines run in ${seconds.toFixed(1)} s: ${fmt(RENEWALS / seconds)} renewals/s`);
+    console.log(
+      `   events appended by the run: ${fmt(appended)} (positions ${fmt(seqOf(headBefore))} → ${fmt(seqOf(headAfter))}), ${(appended / RENEWALS).toFixed(2)} per renewal:` +
+        ` ${[...byType].map(([type, n]) => `${type} ${fmt(n)}`).join(', ')}`,
+    );
+    console.log(`   rss: ${MiB(rssStart)} at the start of runDue, peak ${MiB(rssPeak)} during it (sampled every 100 ms), +${MiB(rssPeak - rssStart)}; projections caught up when runDue returned: ${caughtUp ? 'yes' : 'NO'}`);
+    console.log(`   the run:    ${fmt(runRate).padStart(7)} events/s (${seconds.toFixed(1)} s)`);
+    console.log(
+      `   plain loop: ${fmt(baseline).padStart(7)} events/s (${baselineSeconds.toFixed(1)} s): the same number of events, one per append to its own stream,` +
+        ` ${scheduler.concurrency} in flight (the scheduler's concurrency), on a fresh embedded store`,
+    );
+    console.log(`   run / plain loop: ${(runRate / baseline).toFixed(3)}x`);
+
+    // The check, in the read models.
+    sample();
+    phase = 'check';
+    const db = new Database(readStoreFile(config), { readonly: true });
+    const row = db
+      .prepare(
+        `SELECT COUNT(*) AS subs,
+                SUM(json_extract(s.doc, '$.collections_count') = 1) AS one,
+                SUM(json_extract(c.doc, '$.status') = 'paid' AND json_extract(c.doc, '$.billing_reason') = 'subscription_cycle') AS paid,
+                SUM(json_extract(s.doc, '$.status') = 'active') AS active,
+                SUM(json_extract(s.doc, '$.next_renewal_date') = ?) AS next
+           FROM rm_subscriptions s LEFT JOIN rm_collections c ON c.id = json_extract(s.doc, '$.latest_collection')
+          WHERE json_extract(s.doc, '$._account') = ?`,
+      )
+      .get('2026-03-15T10:00:00.000Z', account.id) as { subs: number; one: number; paid: number; active: number; next: number };
+    db.close();
+    const expected = ['subscription.renewed', 'collection.created', 'transaction.created', 'charge.created', 'charge.paid', 'collection.paid'];
+    const eventsOk = appended === expected.length * RENEWALS && expected.every((type) => byType.get(type) === RENEWALS);
+    const ok = eventsOk && row.subs === RENEWALS && row.one === RENEWALS && row.paid === RENEWALS && row.active === RENEWALS && row.next === RENEWALS;
+    console.log(
+      `   check: one of each of ${expected.join(', ')} per renewal: ${eventsOk ? 'yes' : 'NO'}; ${fmt(row.subs)} subscriptions, ${fmt(row.one)} with collections_count 1 (a migrated subscription starts at 0), ${fmt(row.paid)} with their latest collection a paid subscription_cycle,` +
+        ` ${fmt(row.active)} active, ${fmt(row.next)} renewing next on 2026-03-15: ${ok ? 'OK' : 'FAILED'}`,
+    );
+    if (!ok) throw new Error('billing run: not every subscription was renewed and paid');
+  } finally {
+    clearInterval(sectionSampler);
+    sample();
+    await app.close();
+  }
+  console.log(`   (process rss peaks by phase: ${[...peaks].map(([name, rss]) => `${name} ${MiB(rss)}`).join(', ')})`);
+}
+
+const run = (name: string) => ONLY.length === 0 || ONLY.includes(name);
 try {
-  await appendBench();
-  await rebuildBench();
-  await httpBench();
-  await subscriptionBench();
+  if (run('append')) await appendBench();
+  if (run('rebuild')) await rebuildBench();
+  if (run('http')) await httpBench();
+  if (run('subscriptions')) await subscriptionBench();
+  if (run('billing')) await billingRunBench();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
