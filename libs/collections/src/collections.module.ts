@@ -21,16 +21,20 @@ import { SettleProcessingPaymentHandler } from './application/settle-processing-
 import { UpdateCollectionDiscountsHandler } from './application/update-collection-discounts.js';
 import { UpdateCollectionItemsHandler } from './application/update-collection-items.js';
 import { VoidCollectionHandler } from './application/void-collection.js';
+import { DefinePartialPaymentHandler } from './application/define-partial-payment.js';
+import { RegisterInvoicesPaymentHandler } from './application/register-invoices-payment.js';
+import { UpdateCollectionTotalHandler } from './application/update-collection-total.js';
 import { EXCHANGE_RATES } from './exchange-rates/exchange-rates.port.js';
 import { TableExchangeRates } from './exchange-rates/table-exchange-rates.js';
 import { ChargesController } from './http/charges.controller.js';
 import { CollectionTestHelpersController } from './http/collection-test-helpers.controller.js';
 import { CollectionsController } from './http/collections.controller.js';
+import { CustomerPaymentsController } from './http/customer-payments.controller.js';
 
 /** Collections: what is paid. Transactions and charges, totals and conversion, the pay/void/refund life cycle. */
 @Module({
   imports: [PaymentsModule],
-  controllers: [CollectionsController, ChargesController, CollectionTestHelpersController],
+  controllers: [CollectionsController, ChargesController, CollectionTestHelpersController, CustomerPaymentsController],
   providers: [
     { provide: EXCHANGE_RATES, inject: [CONFIG], useFactory: (config: Config) => new TableExchangeRates(config.exchangeRates ?? undefined) },
     CollectionLines,
@@ -47,6 +51,9 @@ import { CollectionsController } from './http/collections.controller.js';
     UpdateCollectionItemsHandler,
     UpdateCollectionDiscountsHandler,
     DeleteCollectionDiscountHandler,
+    DefinePartialPaymentHandler,
+    UpdateCollectionTotalHandler,
+    RegisterInvoicesPaymentHandler,
     SettleProcessingPaymentHandler,
     GetChargeHandler,
     ListChargesHandler,

@@ -8,9 +8,14 @@ import {
   type CollectionEvent,
   type CollectionUpdated,
   type CreateCollectionInput,
+  type InvoiceFigures,
+  type ItemlessCollectionInput,
+  type OpenCollection,
   type PaymentSource,
   MAX_CHARGES_PER_TRANSACTION,
   collectionDecider,
+  paymentOrder,
+  planRegisteredPayment,
   transactionInFlight,
 } from './collection.decider.js';
 import type { Discount, LineInput, PriceSnapshot } from './pricing.js';
@@ -198,6 +203,11 @@ describe('collection: create', () => {
             test_clock: null,
             retry_schedule: { retry_days: [1, 3, 5], final_days: 7 },
             dunning_step: 0,
+            partial_payment: null,
+            balance_of: null,
+            amount_applied: '0.00',
+            paid_by: null,
+            applied_to: null,
           },
         },
       ]);
@@ -935,5 +945,382 @@ describe('collection: items and discounts', () => {
     const e = given(collectionDecider, history(create(), start())).when(updateItems([line()])).thenRejects('payment_in_progress');
     expect(e.message).toBe('Cannot modify the items of collection col_1: its status is collecting');
     given(collectionDecider, history(create(), start())).when(updateDiscounts([])).thenRejects('payment_in_progress');
+  });
+});
+
+// ---- documented-in-full endpoints: partial_payment, update/total, register_invoices_payment ----
+
+const partial = (amount: string, balance: { collectionId: string; days_until_due: number | null; collection_rule_id: string | null } | null = null, minutes = 5): CollectionCommand => ({
+  type: 'DefinePartialPayment',
+  owner,
+  collectionId: id,
+  amount,
+  balance,
+  now: at(minutes),
+});
+const itemless = (over: Partial<ItemlessCollectionInput> = {}): CollectionCommand => ({
+  type: 'CreateItemlessCollection',
+  owner,
+  collectionId: id,
+  input: {
+    kind: 'balance',
+    customer: { id: 'cus_1', billing_address: address },
+    subscription: 'sub_1',
+    currency: 'COP',
+    total: '19000',
+    description: 'Balance of col_0',
+    meta_data: { order: '42' },
+    invoice_settings: { invoice_document_id: null, invoice_cost_center: null },
+    invoice_retentions: { reteica: null, retefte: null },
+    collection_rule_id: 'rule_1',
+    due_date: iso(10 * 24 * 60),
+    balance_of: 'col_0',
+    applied_to: null,
+    billing_reason: 'partial_payment_balance',
+    checkout_url: 'https://checkout.test/col/col_1',
+    ...over,
+  },
+  now,
+});
+const invoice = (over: Partial<InvoiceFigures> = {}): InvoiceFigures => ({ id: 'col_0', total: '119000.00', total_paid: '0.00', other_totals: '100000.00', ...over });
+const updateTotal = (total: string, inv: InvoiceFigures = invoice(), minutes = 5): CollectionCommand => ({ type: 'UpdateCollectionTotal', owner, collectionId: id, total, invoice: inv, now: at(minutes) });
+const applyPayment = (amount: string, expectedTotal: string, receiptId = 'col_r', minutes = 5): CollectionCommand => ({
+  type: 'ApplyRegisteredPayment',
+  owner,
+  collectionId: id,
+  receiptId,
+  amount,
+  expectedTotal,
+  now: at(minutes),
+});
+
+describe('collection: partial payment', () => {
+  test('the total of a collect collection becomes the amount; subtotal and items are kept and the partial payment recorded', () => {
+    given(collectionDecider, history(collect()))
+      .when(partial('100000'))
+      .then([
+        {
+          type: 'collection.partial_payment_defined',
+          data: {
+            ...ref,
+            partial_payment: { original_total: '119000.00', amount: '100000.00', balance: '19000.00', balance_collection: null },
+            total: '100000.00',
+            defined_at: iso(5),
+            balance_due_date: null,
+            balance_collection_rule_id: null,
+          },
+        },
+      ]);
+    const f = fieldsOf(history(collect(), partial('100000')));
+    expect(f).toMatchObject({ status: 'pending', total: '100000.00', subtotal: '119000.00', partial_payment: { original_total: '119000.00', balance: '19000.00' } });
+    expect(f.items).toEqual(fieldsOf(history(collect())).items);
+    // The next attempt charges the partial amount.
+    given(collectionDecider, history(collect(), partial('100000'))).when(start()).then((events) => expect(events[0].data).toMatchObject({ amount: '100000.00' }));
+  });
+
+  test('with a balance collection the event names it, its due date (now + days_until_due) and its rule; a past_due collection qualifies', () => {
+    given(collectionDecider, history(collect()))
+      .when(partial('100000.5', { collectionId: 'col_2', days_until_due: 10, collection_rule_id: 'rule_1' }))
+      .then((events) =>
+        expect(events[0].data).toMatchObject({
+          partial_payment: { original_total: '119000.00', amount: '100000.50', balance: '18999.50', balance_collection: 'col_2' },
+          total: '100000.50',
+          balance_due_date: new Date(at(5).getTime() + 10 * 86_400_000).toISOString(),
+          balance_collection_rule_id: 'rule_1',
+        }),
+      );
+    const pastDue = history(collect(1), { type: 'MarkPastDue', owner, collectionId: id, now: at(2 * 24 * 60) });
+    expect(fieldsOf(pastDue).status).toBe('past_due');
+    given(collectionDecider, pastDue).when(partial('1', null, 3 * 24 * 60)).then((events) => expect(types(events)).toEqual(['collection.partial_payment_defined']));
+  });
+
+  test('only type invoice with collection_method collect (400, the spec rejection row)', () => {
+    const e = given(collectionDecider, history(create())).when(partial('100000')).thenRejects('partial_payment_not_allowed', null);
+    expect(e.status).toBe(400);
+    expect(e.message).toBe('partial_payment is only valid for a collection with type invoice and collection_method collect; collection col_1 has type invoice and collection_method charge');
+  });
+
+  test('only pending or past_due with no attempt in flight (409 naming the state)', () => {
+    const paid = history(collect(), payOutOfBand(null));
+    const e = given(collectionDecider, paid).when(partial('1', null, 9)).thenRejects('invalid_state');
+    expect(e.status).toBe(409);
+    expect(e.message).toBe('Cannot define a partial payment on collection col_1: its status is paid');
+    expect(given(collectionDecider, history(collect(), voidIt())).when(partial('1', null, 9)).thenRejects('invalid_state').message).toBe(
+      'Cannot define a partial payment on collection col_1: its status is voided',
+    );
+    expect(given(collectionDecider, history(collect(), markUncollectible())).when(partial('1', null, 9)).thenRejects('invalid_state').message).toContain('its status is uncollectible');
+    expect(given(collectionDecider, history(collect(), start('tx_1', 'ch_1', pse), outcome('ch_1', awaiting))).when(partial('1')).thenRejects('invalid_state').message).toContain(
+      'its status is processing',
+    );
+    const inFlight = given(collectionDecider, history(collect(), start())).when(partial('1')).thenRejects('payment_in_progress');
+    expect(inFlight.message).toBe('Cannot define a partial payment on collection col_1: its status is collecting');
+  });
+
+  test('the amount: more than 0, less than the total, the currency digits', () => {
+    const past = history(collect());
+    expect(given(collectionDecider, past).when(partial('119000')).thenRejects('parameter_invalid', 'amount').message).toBe('amount must be less than the total of collection col_1 (119000.00 COP)');
+    given(collectionDecider, past).when(partial('119000.01')).thenRejects('parameter_invalid', 'amount');
+    for (const bad of ['0', '0.00', '-1', 'abc']) given(collectionDecider, past).when(partial(bad)).thenRejects('parameter_invalid', 'amount');
+    expect(given(collectionDecider, past).when(partial('1.001')).thenRejects('parameter_invalid', 'amount').message).toBe('amount has more decimals than COP allows (2)');
+  });
+
+  test('a balance collection needs days_until_due', () => {
+    const e = given(collectionDecider, history(collect())).when(partial('1', { collectionId: 'col_2', days_until_due: null, collection_rule_id: null })).thenRejects('parameter_missing', 'days_until_due');
+    expect(e.message).toBe('days_until_due is required with create_collection_with_balance');
+  });
+
+  test('once per collection, and not after a registered payment was applied to it', () => {
+    const e = given(collectionDecider, history(collect(), partial('100000'))).when(partial('50000', null, 6)).thenRejects('invalid_state');
+    expect(e.message).toBe('Cannot define a partial payment on collection col_1: a partial payment of 100000.00 is already defined on it');
+    const applied = history(collect(), applyPayment('1000', '119000.00'));
+    expect(given(collectionDecider, applied).when(partial('50000', null, 6)).thenRejects('invalid_state').message).toBe(
+      'Cannot define a partial payment on collection col_1: a registered payment of 1000.00 was already applied to it',
+    );
+  });
+
+  test('a total set directly is not recomputed from items or discounts afterwards (409)', () => {
+    const past = history(collect(), partial('100000'));
+    expect(given(collectionDecider, past).when(updateItems([line()])).thenRejects('invalid_state').message).toBe(
+      'Cannot modify the items of collection col_1: its total was set directly (a partial payment is defined on it), not from items and discounts',
+    );
+    given(collectionDecider, past).when(updateDiscounts([])).thenRejects('invalid_state');
+    expect(given(collectionDecider, history(itemless())).when(updateDiscounts([])).thenRejects('invalid_state').message).toContain('(it has no items)');
+    expect(given(collectionDecider, history(collect(), applyPayment('1', '119000.00'))).when(updateItems([line()])).thenRejects('invalid_state').message).toContain(
+      '(a registered payment was applied to it)',
+    );
+  });
+});
+
+describe('collection: without items (balance, receipt)', () => {
+  test('a balance collection: collect, no items, subtotal = total, due on the given date, created and sent', () => {
+    const events = given(collectionDecider).when(itemless()).events();
+    expect(types(events)).toEqual(['collection.created', 'collection.sent']);
+    expect(events[0].data).toMatchObject({
+      items: null,
+      discounts: [],
+      subtotal: '19000.00',
+      total: '19000.00',
+      status: 'pending',
+      collection_method: 'collect',
+      due_date: iso(10 * 24 * 60),
+      description: 'Balance of col_0',
+      balance_of: 'col_0',
+      collection_rule_id: 'rule_1',
+      billing_reason: 'partial_payment_balance',
+      partial_payment: null,
+      amount_applied: '0.00',
+      applied_to: null,
+      meta_data: { order: '42' },
+    });
+    expect(events[1].data).toEqual({ ...ref, sent_at: now.toISOString(), checkout_url: 'https://checkout.test/col/col_1' });
+    // It goes past due and is paid like any collect collection.
+    const f = fieldsOf(history(itemless(), { type: 'MarkPastDue', owner, collectionId: id, now: at(11 * 24 * 60) }, payOutOfBand(null, 11 * 24 * 60 + 1)));
+    expect(f).toMatchObject({ status: 'paid', items: null, total: '19000.00' });
+    given(collectionDecider).when(itemless({ due_date: null })).thenRejects('parameter_missing', 'days_until_due');
+  });
+
+  test('a receipt: created and paid out of band at once, with what the payment was applied to', () => {
+    const events = given(collectionDecider)
+      .when(itemless({ kind: 'receipt', subscription: null, total: '30000', due_date: null, balance_of: null, collection_rule_id: null, applied_to: [{ collection: 'col_a', amount: '30000' }], billing_reason: 'invoices_payment' }))
+      .events();
+    expect(types(events)).toEqual(['collection.created', 'collection.paid']);
+    expect(events[0].data).toMatchObject({ items: null, total: '30000.00', subtotal: '30000.00', due_date: null, applied_to: [{ collection: 'col_a', amount: '30000.00' }] });
+    expect(events[1].data).toMatchObject({ paid_date: now.toISOString(), paid_out_of_band: true });
+    const e = given(collectionDecider).when(itemless({ kind: 'receipt', total: '100', applied_to: [{ collection: 'col_a', amount: '100.01' }] })).thenRejects('parameter_invalid', 'amount');
+    expect(e.message).toBe('The amounts applied (100.01) exceed the payment (100.00)');
+    given(collectionDecider).when(itemless({ total: '0' })).thenRejects('parameter_invalid', 'amount');
+  });
+});
+
+describe('collection: update total (the spec five conditions)', () => {
+  const balance = () => history(itemless());
+
+  test('the total of a collection without items changes within its invoice: collection.total_updated', () => {
+    given(collectionDecider, balance())
+      .when(updateTotal('15000'))
+      .then([{ type: 'collection.total_updated', data: { ...ref, previous_total: '19000.00', total: '15000.00', subtotal: '15000.00', invoice: 'col_0', updated_at: iso(5) } }]);
+    expect(fieldsOf(history(itemless(), updateTotal('15000')))).toMatchObject({ total: '15000.00', subtotal: '15000.00', items: null });
+    // At the limits: total = balance and total + others = invoice total.
+    given(collectionDecider, balance()).when(updateTotal('19000.00')).then([]);
+    given(collectionDecider, balance()).when(updateTotal('20000', invoice({ other_totals: '99000.00' }))).then((events) => expect(events[0].data).toMatchObject({ total: '20000.00' }));
+    // uncollectible qualifies (condition 1).
+    given(collectionDecider, history(itemless(), markUncollectible())).when(updateTotal('1', invoice(), 9)).then((events) => expect(types(events)).toEqual(['collection.total_updated']));
+  });
+
+  const refused = (past: CollectionEvent[], total: string, inv: InvoiceFigures, message: string, param: string | null = null) => {
+    const e = given(collectionDecider, past).when(updateTotal(total, inv, 20)).thenRejects('collection_total_not_updatable', param);
+    expect(e.status).toBe(400);
+    expect(e.message).toBe(message);
+  };
+
+  test('1. status pending, past_due or uncollectible', () => {
+    refused(history(itemless(), payOutOfBand(null)), '1', invoice(), 'Cannot update the total of collection col_1: its status is paid; it must be pending, past_due or uncollectible');
+    refused(history(itemless(), voidIt()), '1', invoice(), 'Cannot update the total of collection col_1: its status is voided; it must be pending, past_due or uncollectible');
+  });
+
+  test('2. no items', () => {
+    refused(history(collect()), '1', invoice(), 'Cannot update the total of collection col_1: it has items; only a collection without items (items null) can have its total set');
+  });
+
+  test('3. type invoice', () => {
+    const created = history(itemless())[0] as CollectionEvent & { data: Record<string, unknown> };
+    const other = [{ ...created, data: { ...created.data, type: 'receipt' } } as unknown as CollectionEvent];
+    refused(other, '1', invoice(), 'Cannot update the total of collection col_1: its type is receipt; it must be invoice');
+  });
+
+  test('4. the new total is at most the invoice balance (total − total paid)', () => {
+    refused(
+      balance(),
+      '19000.01',
+      invoice({ total_paid: '100000.00' }),
+      'Cannot update the total of collection col_1: the new total 19000.01 is more than the balance of invoice col_0: 19000.00 (invoice total 119000.00 less 100000.00 paid)',
+      'total',
+    );
+  });
+
+  test('5. the new total plus the other collections of the invoice is at most the invoice total', () => {
+    refused(
+      balance(),
+      '19000.01',
+      invoice(),
+      'Cannot update the total of collection col_1: the new total 19000.01 plus the totals of the other collections of invoice col_0 (100000.00) is 119000.01, more than the invoice total 119000.00',
+      'total',
+    );
+  });
+
+  test('a bad total is 400 parameter_invalid; an attempt in flight is 409', () => {
+    for (const bad of ['0', '-1', 'x']) given(collectionDecider, balance()).when(updateTotal(bad)).thenRejects('parameter_invalid', 'total');
+    given(collectionDecider, balance()).when(updateTotal('1.001')).thenRejects('parameter_invalid', 'total');
+    given(collectionDecider, history(itemless(), start())).when(updateTotal('1')).thenRejects('payment_in_progress');
+  });
+});
+
+describe('collection: a registered payment applied', () => {
+  test('an amount that covers the total pays it out of band, naming the receipt', () => {
+    given(collectionDecider, history(collect()))
+      .when(applyPayment('119000', '119000.00'))
+      .then([
+        {
+          type: 'collection.paid',
+          data: {
+            ...ref,
+            paid_date: iso(5),
+            transaction: null,
+            charge: null,
+            payment_method: null,
+            payment_method_gateway: null,
+            payment_method_type: null,
+            paid_out_of_band: true,
+            out_of_band_proof: null,
+            saved_payment_method: null,
+            meta_data: { order: '42' },
+            paid_by: 'col_r',
+          },
+        },
+      ]);
+    expect(fieldsOf(history(collect(), applyPayment('119000', '119000.00')))).toMatchObject({ status: 'paid', paid_by: 'col_r', paid_out_of_band: true });
+  });
+
+  test('a smaller amount lowers the total and adds to amount_applied', () => {
+    given(collectionDecider, history(collect()))
+      .when(applyPayment('19000', '119000.00'))
+      .then([
+        {
+          type: 'collection.payment_applied',
+          data: { ...ref, receipt: 'col_r', amount: '19000.00', amount_applied: '19000.00', previous_total: '119000.00', total: '100000.00', applied_at: iso(5), meta_data: { order: '42' } },
+        },
+      ]);
+    const twice = history(collect(), applyPayment('19000', '119000.00'), applyPayment('50000.5', '100000', 'col_s', 6));
+    expect(fieldsOf(twice)).toMatchObject({ status: 'pending', total: '49999.50', subtotal: '119000.00', amount_applied: '69000.50', paid_by: null });
+    expect(fieldsOf(history(...[collect(), applyPayment('19000', '119000.00'), applyPayment('100000', '100000.00', 'col_s', 6)]))).toMatchObject({
+      status: 'paid',
+      paid_by: 'col_s',
+      amount_applied: '19000.00',
+    });
+  });
+
+  test('refused when the collection changed since the plan, is paid, voided or being collected', () => {
+    const e = given(collectionDecider, history(collect())).when(applyPayment('1', '100.00')).thenRejects('concurrent_update');
+    expect(e.status).toBe(409);
+    expect(e.message).toBe('Collection col_1 changed while the payment was being applied: its total is 119000.00, not 100.00');
+    given(collectionDecider, history(collect(), payOutOfBand(null))).when(applyPayment('1', '119000.00', 'col_r', 9)).thenRejects('collection_already_paid');
+    given(collectionDecider, history(collect(), voidIt())).when(applyPayment('1', '119000.00', 'col_r', 9)).thenRejects('invalid_state');
+    given(collectionDecider, history(collect(), start())).when(applyPayment('1', '119000.00')).thenRejects('payment_in_progress');
+    given(collectionDecider, history(collect())).when(applyPayment('119000.01', '119000.00')).thenRejects('parameter_invalid', 'amount');
+  });
+});
+
+describe('register_invoices_payment: order and plan', () => {
+  const day = 86_400_000;
+  const today = new Date('2026-03-10T12:00:00.000Z');
+  const rel = (days: number) => new Date(today.getTime() + days * day).toISOString();
+  const cop = { code: 'COP', exponent: 2 };
+  const open = (cid: string, total: string, due: number | null, over: Partial<OpenCollection> = {}): OpenCollection => ({
+    id: cid,
+    status: 'pending',
+    total,
+    due_date: due === null ? null : rel(due),
+    created_at: rel(-30),
+    collecting: false,
+    ...over,
+  });
+  const collections = [
+    open('col_upcoming_far', '40000.00', 13),
+    open('col_no_due_new', '7000.00', null, { created_at: rel(-1) }),
+    open('col_overdue_recent', '5000.00', -1),
+    open('col_upcoming_near', '30000.00', 2),
+    open('col_no_due_old', '8000.00', null, { created_at: rel(-20) }),
+    open('col_past_due_old', '10000.00', -9, { status: 'past_due' }),
+    open('col_uncollectible', '20000.00', -5, { status: 'uncollectible' }),
+  ];
+
+  test('overdue first, oldest due date first; then upcoming, nearest first; no due date last, oldest first', () => {
+    expect(paymentOrder(collections, today).map((c) => c.id)).toEqual([
+      'col_past_due_old',
+      'col_uncollectible',
+      'col_overdue_recent',
+      'col_upcoming_near',
+      'col_upcoming_far',
+      'col_no_due_old',
+      'col_no_due_new',
+    ]);
+    // A due date exactly now is overdue; past_due is overdue whatever its date says.
+    expect(paymentOrder([open('b', '1', 1), open('a', '1', 0), open('c', '1', 5, { status: 'past_due' })], today).map((c) => c.id)).toEqual(['a', 'c', 'b']);
+  });
+
+  test('the amount covers collections in that order; the last one partly', () => {
+    expect(planRegisteredPayment('cus_1', collections, '70000', cop, today)).toEqual([
+      { collection: 'col_past_due_old', amount: '10000.00', expected_total: '10000.00', pays: true },
+      { collection: 'col_uncollectible', amount: '20000.00', expected_total: '20000.00', pays: true },
+      { collection: 'col_overdue_recent', amount: '5000.00', expected_total: '5000.00', pays: true },
+      { collection: 'col_upcoming_near', amount: '30000.00', expected_total: '30000.00', pays: true },
+      { collection: 'col_upcoming_far', amount: '5000.00', expected_total: '40000.00', pays: false },
+    ]);
+    expect(planRegisteredPayment('cus_1', collections, '120000.00', cop, today)).toHaveLength(7);
+    expect(planRegisteredPayment('cus_1', collections, '0.01', cop, today)).toEqual([{ collection: 'col_past_due_old', amount: '0.01', expected_total: '10000.00', pays: false }]);
+  });
+
+  test('refused before anything is applied: bad amount, nothing open, more than the open balance, an attempt in flight', () => {
+    const reject = (fn: () => unknown, code: string) => {
+      try {
+        fn();
+      } catch (e) {
+        expect((e as { code: string }).code).toBe(code);
+        return e as Error & { status: number; param: string | null };
+      }
+      throw new Error('not refused');
+    };
+    for (const bad of ['0', '-1', '1.001']) reject(() => planRegisteredPayment('cus_1', collections, bad, cop, today), 'parameter_invalid');
+    const none = reject(() => planRegisteredPayment('cus_1', [], '1', cop, today), 'no_open_collections');
+    expect(none.message).toBe('Customer cus_1 has no open collections (pending, past_due or uncollectible) to apply a payment to');
+    const over = reject(() => planRegisteredPayment('cus_1', collections, '120000.01', cop, today), 'amount_exceeds_balance');
+    expect(over).toMatchObject({ status: 400, param: 'amount', message: 'amount 120000.01 is more than the open balance of customer cus_1: 120000.00 COP over 7 collections' });
+    const busy = reject(() => planRegisteredPayment('cus_1', [...collections, open('col_busy', '1.00', 1, { collecting: true })], '1', cop, today), 'payment_in_progress');
+    expect(busy).toMatchObject({ status: 409, message: 'Cannot register the payment: collection col_busy has a payment attempt in progress' });
+  });
+
+  test('the rest of an interrupted payment goes as far as what is open and not being collected', () => {
+    const rest = planRegisteredPayment('cus_1', [open('col_busy', '5.00', -3, { collecting: true }), open('col_a', '3.00', 1)], '10', cop, today, false);
+    expect(rest).toEqual([{ collection: 'col_a', amount: '3.00', expected_total: '3.00', pays: true }]);
   });
 });

@@ -28,7 +28,8 @@ export interface InvoiceRetentions {
 
 /** Every field of a collection as the spec's table lists it, plus ours (documented in decisions.md). */
 export interface CollectionFields {
-  items: Item[];
+  /** null: a collection without items (a partial payment's balance, a registered payment's receipt); its total is set directly. */
+  items: Item[] | null;
   discounts: Discount[];
   description: string | null;
   subtotal: string;
@@ -75,6 +76,67 @@ export interface CollectionFields {
   retry_schedule: RetrySchedule;
   /** Retries (charge) or reminders (collect) made since it went past due. */
   dunning_step: number;
+  /** `POST …/partial_payment`: the total before it, the amount now to pay, the rest and the collection made for it (if any). */
+  partial_payment: PartialPayment | null;
+  /** A balance collection: the collection whose partial payment it holds the rest of. */
+  balance_of: string | null;
+  /** What `register_invoices_payment` receipts took off this collection's total (its total is what is left to pay). */
+  amount_applied: string;
+  /** The receipt (`register_invoices_payment`) that paid this collection, if one did. */
+  paid_by: string | null;
+  /** A receipt: the collections the registered payment was applied to, in the order applied. */
+  applied_to: AppliedPayment[] | null;
+}
+
+export interface PartialPayment {
+  original_total: string;
+  amount: string;
+  balance: string;
+  balance_collection: string | null;
+}
+
+export interface AppliedPayment {
+  collection: string;
+  amount: string;
+}
+
+/**
+ * What the decider needs to know of a collection's invoice (the collection chain linked by
+ * `balance_of`, computed by the handler from those collections' streams) to update its total.
+ */
+export interface InvoiceFigures {
+  /** The invoice's id: the first collection of the chain. */
+  id: string;
+  /** invoice.total: the first collection's `partial_payment.original_total` (its total + amount applied when none). */
+  total: string;
+  /** invoice.total_paid: what its collections were paid (paid totals less refunds) plus amounts applied. */
+  total_paid: string;
+  /** What the invoice's other (not voided) collections account for (total + amount applied), plus this one's amount applied. */
+  other_totals: string;
+}
+
+/** A collection without items: the balance of a partial payment, or the receipt of a registered payment. */
+export interface ItemlessCollectionInput {
+  kind: 'balance' | 'receipt';
+  customer: { id: string; billing_address: BillingAddress | null };
+  subscription: string | null;
+  currency: string;
+  total: string;
+  description: string;
+  meta_data: MetaData;
+  invoice_settings: InvoiceSettings;
+  invoice_retentions: InvoiceRetentions;
+  collection_rule_id: string | null;
+  /** balance: required (collect; the partial payment's now + `days_until_due`). */
+  due_date: string | null;
+  /** balance: the collection whose partial payment this is the rest of. */
+  balance_of: string | null;
+  /** receipt: what the payment was applied to. */
+  applied_to: AppliedPayment[] | null;
+  billing_reason: string;
+  checkout_url: string;
+  test_clock?: string | null;
+  retry_schedule?: RetrySchedule;
 }
 
 export interface RetrySchedule {
@@ -189,7 +251,21 @@ export type CollectionCommand =
   | { type: 'SendCollection'; owner: Owner; collectionId: string; now: Date }
   | { type: 'UpdateCollectionItems'; owner: Owner; collectionId: string; lines: LineInput[]; now: Date }
   | { type: 'UpdateCollectionDiscounts'; owner: Owner; collectionId: string; discounts: Discount[]; now: Date }
-  | { type: 'DeleteCollectionDiscount'; owner: Owner; collectionId: string; discountId: string; now: Date };
+  | { type: 'DeleteCollectionDiscount'; owner: Owner; collectionId: string; discountId: string; now: Date }
+  /** `POST …/partial_payment`: the total becomes `amount`; `balance` names the collection to create for the rest. */
+  | {
+      type: 'DefinePartialPayment';
+      owner: Owner;
+      collectionId: string;
+      amount: string;
+      balance: { collectionId: string; days_until_due: number | null; collection_rule_id: string | null } | null;
+      now: Date;
+    }
+  /** `POST …/update/total` (the spec's five conditions; `invoice` from the invoice's collections). */
+  | { type: 'UpdateCollectionTotal'; owner: Owner; collectionId: string; total: string; invoice: InvoiceFigures; now: Date }
+  /** Part of a registered payment (`receiptId`): pays the collection out of band when it covers `expectedTotal`, else lowers it. */
+  | { type: 'ApplyRegisteredPayment'; owner: Owner; collectionId: string; receiptId: string; amount: string; expectedTotal: string; now: Date }
+  | { type: 'CreateItemlessCollection'; owner: Owner; collectionId: string; input: ItemlessCollectionInput; now: Date };
 
 type Ref = { id: string; subscription: string | null; customer: string };
 type ChargeRef = Ref & { collection: string; transaction: string; charge: string };
@@ -240,6 +316,8 @@ export type CollectionPaid = DomainEvent<
     /** The payment method saved from one-off `payment_information`, when there was one. */
     saved_payment_method: string | null;
     meta_data: MetaData;
+    /** The receipt of the registered payment that paid it (absent otherwise). */
+    paid_by?: string | null;
   }
 >;
 export type CollectionPaymentFailed = DomainEvent<
@@ -268,8 +346,28 @@ export type CollectionRefunded = DomainEvent<
   Ref & { refund: string; amount: string; amount_refunded: string; status: CollectionStatus; charge: string | null; reason: string | null; refunded_at: string }
 >;
 
+export type CollectionPartialPaymentDefined = DomainEvent<
+  'collection.partial_payment_defined',
+  Ref & {
+    partial_payment: PartialPayment;
+    total: string;
+    defined_at: string;
+    /** With a balance collection: its due date and rule (what the handler creates it with). */
+    balance_due_date: string | null;
+    balance_collection_rule_id: string | null;
+  }
+>;
+export type CollectionTotalUpdated = DomainEvent<'collection.total_updated', Ref & { previous_total: string; total: string; subtotal: string; invoice: string; updated_at: string }>;
+export type CollectionPaymentApplied = DomainEvent<
+  'collection.payment_applied',
+  Ref & { receipt: string; amount: string; amount_applied: string; previous_total: string; total: string; applied_at: string; meta_data: MetaData }
+>;
+
 export type CollectionEvent =
   | CollectionCreated
+  | CollectionPartialPaymentDefined
+  | CollectionTotalUpdated
+  | CollectionPaymentApplied
   | CollectionSent
   | CollectionUpdated
   | TransactionCreated
@@ -346,10 +444,25 @@ export function applyCollectionEvent(fields: CollectionFields, event: Collection
   switch (event.type) {
     case 'collection.created': {
       const { id, account_id, is_test, created_at, ...f } = event.data;
-      return f;
+      // Collections recorded before partial payments and registered payments existed have none of their fields.
+      const cur = currencyOf(f.currency);
+      const defaults: Pick<CollectionFields, 'partial_payment' | 'balance_of' | 'amount_applied' | 'paid_by' | 'applied_to'> = {
+        partial_payment: null,
+        balance_of: null,
+        amount_applied: cur ? formatAmount('0', cur) : '0',
+        paid_by: null,
+        applied_to: null,
+      };
+      return { ...defaults, ...f };
     }
     case 'collection.updated':
       return { ...fields, ...event.data.changes };
+    case 'collection.partial_payment_defined':
+      return { ...fields, total: event.data.total, partial_payment: event.data.partial_payment };
+    case 'collection.total_updated':
+      return { ...fields, total: event.data.total, subtotal: event.data.subtotal };
+    case 'collection.payment_applied':
+      return { ...fields, total: event.data.total, amount_applied: event.data.amount_applied };
     case 'transaction.created':
       return {
         ...fields,
@@ -384,6 +497,7 @@ export function applyCollectionEvent(fields: CollectionFields, event: Collection
         paid_date: event.data.paid_date,
         paid_out_of_band: event.data.paid_out_of_band,
         out_of_band_proof: event.data.out_of_band_proof,
+        paid_by: event.data.paid_by ?? fields.paid_by ?? null,
         payment_method: event.data.saved_payment_method ?? event.data.payment_method ?? fields.payment_method,
         payment_method_gateway: event.data.payment_method_gateway ?? fields.payment_method_gateway,
         payment_method_type: event.data.payment_method_type ?? fields.payment_method_type,
@@ -448,6 +562,7 @@ export const collectionDecider: Decider<CollectionCommand, CollectionState, Coll
 
   decide(command, state) {
     if (command.type === 'CreateCollection') return decideCreate(command, state);
+    if (command.type === 'CreateItemlessCollection') return decideCreateItemless(command, state);
     if (!state.exists || !owns(state, command.owner)) throw notFound('collection', command.collectionId);
     const f = state.fields!;
     const id = command.collectionId;
@@ -596,12 +711,45 @@ export const collectionDecider: Decider<CollectionCommand, CollectionState, Coll
         if (!['pending', 'past_due', 'processing'].includes(f.status)) throw refusedInState('send', id, f.status);
         return [{ type: 'collection.sent', data: { ...ref(state, id), sent_at: now, checkout_url: f.checkout_url } }];
       }
+      case 'DefinePartialPayment':
+        return decidePartialPayment(command, state);
+      case 'UpdateCollectionTotal':
+        return decideUpdateTotal(command, state);
+      case 'ApplyRegisteredPayment': {
+        const what = 'apply a registered payment to';
+        if (f.status === 'paid' || f.status === 'refunded') throw refusedInState(what, id, f.status, 'collection_already_paid');
+        if (inFlight(state) || f.status === 'processing') throw refusedInState(what, id, f.collecting ? 'collecting' : 'processing', 'payment_in_progress');
+        if (!PAYABLE.includes(f.status)) throw refusedInState(what, id, f.status);
+        if (!new Money(f.total).eq(command.expectedTotal)) {
+          throw new DomainError('concurrent_update', `Collection ${id} changed while the payment was being applied: its total is ${f.total}, not ${formatAmount(command.expectedTotal, cur)}`, null, 409);
+        }
+        const amount = checkAmount(command.amount, cur, 'amount');
+        if (amount.gt(f.total)) throw invalidParam('amount', `amount must be at most the total ${f.total} of collection ${id}`);
+        if (amount.eq(f.total)) return [paidEvent(state, id, now, { paid_out_of_band: true, paid_by: command.receiptId })];
+        return [
+          {
+            type: 'collection.payment_applied',
+            data: {
+              ...ref(state, id),
+              receipt: command.receiptId,
+              amount: formatAmount(amount, cur),
+              amount_applied: formatAmount(amount.plus(f.amount_applied), cur),
+              previous_total: f.total,
+              total: formatAmount(new Money(f.total).minus(amount), cur),
+              applied_at: now,
+              meta_data: f.meta_data,
+            },
+          },
+        ];
+      }
       case 'UpdateCollectionItems':
       case 'UpdateCollectionDiscounts':
       case 'DeleteCollectionDiscount': {
         const what = command.type === 'UpdateCollectionItems' ? 'modify the items of' : 'modify the discounts of';
         if (f.status !== 'pending' && f.status !== 'past_due') throw refusedInState(what, id, f.status);
         if (inFlight(state)) throw refusedInState(what, id, 'collecting', 'payment_in_progress');
+        const setDirectly = totalSetDirectly(f);
+        if (setDirectly) throw invalidState(`Cannot ${what} collection ${id}: its total was set directly (${setDirectly}), not from items and discounts`);
         let lines: LineInput[] | null = null;
         let discounts = f.discounts;
         if (command.type === 'UpdateCollectionItems') {
@@ -616,7 +764,7 @@ export const collectionDecider: Decider<CollectionCommand, CollectionState, Coll
         }
         const priced = lines
           ? priceCollection(lines, discounts, cur)
-          : { items: f.items, discounts, exchange_rates: f.exchange_rates, ...totals(f.items, discounts, cur) };
+          : { items: f.items ?? [], discounts, exchange_rates: f.exchange_rates, ...totals(f.items, discounts, cur) };
         return [
           {
             type: 'collection.updated',
@@ -690,23 +838,155 @@ function decideCreate(command: Extract<CollectionCommand, { type: 'CreateCollect
   const discounts = input.discounts.map((d) => normalizeDiscount(d, cur));
   const priced = priceCollection(input.lines, discounts, cur);
   const now = command.now.toISOString();
-  const fields: CollectionFields = {
-    items: priced.items,
-    discounts: priced.discounts,
+  // Whole 24-hour days (date-fns' addDays works in the host's time zone and shifts across DST).
+  const due_date =
+    input.collection_method === 'collect'
+      ? new Date(command.now.getTime() + input.days_until_due! * DAY_MS).toISOString()
+      : input.due_immediately
+        ? command.now.toISOString()
+        : null;
+  const fields = newCollectionFields(input, cur, priced, due_date);
+  const created: CollectionCreated = {
+    type: 'collection.created',
+    data: { id: command.collectionId, account_id: command.owner.accountId, is_test: command.owner.mode === 'test', created_at: now, ...fields },
+  };
+  const events: CollectionEvent[] = [created];
+  const r = { id: command.collectionId, subscription: input.subscription, customer: input.customer.id };
+  if (new Money(fields.total).isZero()) {
+    // Nothing to collect (a trial's first collection without one-time items): paid at once.
+    const after = collectionDecider.evolve(state, created);
+    events.push(paidEvent(after, command.collectionId, now, {}));
+  } else if (input.collection_method === 'collect') {
+    events.push({ type: 'collection.sent', data: { ...r, sent_at: now, checkout_url: input.checkout_url } });
+  }
+  return events;
+}
+
+/** A positive amount with at most the currency's digits, or 400 naming `param`. */
+function checkAmount(value: string, cur: Currency, param: string): Money {
+  if (!isDecimalString(value) || new Money(value).lte(0)) throw invalidParam(param, `${param} must be a positive decimal amount`);
+  if (decimalPlaces(value) > cur.exponent) throw invalidParam(param, `${param} has more decimals than ${cur.code} allows (${cur.exponent})`);
+  return new Money(value);
+}
+
+/** Why a collection's total is not its items' and discounts' any more (null when it is). */
+function totalSetDirectly(f: CollectionFields): string | null {
+  if (f.items === null) return 'it has no items';
+  if (f.partial_payment) return 'a partial payment is defined on it';
+  if (new Money(f.amount_applied ?? '0').gt(0)) return 'a registered payment was applied to it';
+  return null;
+}
+
+/**
+ * `POST …/partial_payment`: only `type=invoice` + `collection_method=collect` (400 otherwise, the
+ * spec's rejection), `pending`/`past_due` with no attempt in flight (409 naming the state), once per
+ * collection and not after a registered payment was applied to it; 0 < amount < total. The total
+ * becomes `amount` (subtotal and items kept); with `balance` the event names the balance collection
+ * the handler creates next (due `days_until_due` days from now).
+ */
+function decidePartialPayment(command: Extract<CollectionCommand, { type: 'DefinePartialPayment' }>, state: CollectionState): CollectionEvent[] {
+  const f = state.fields!;
+  const id = command.collectionId;
+  const cur = currencyOf(f.currency)!;
+  const what = 'define a partial payment on';
+  if (f.type !== 'invoice' || f.collection_method !== 'collect') {
+    throw new DomainError(
+      'partial_payment_not_allowed',
+      `partial_payment is only valid for a collection with type invoice and collection_method collect; collection ${id} has type ${f.type} and collection_method ${f.collection_method}`,
+      null,
+      400,
+    );
+  }
+  if (f.status !== 'pending' && f.status !== 'past_due') throw refusedInState(what, id, f.status);
+  if (inFlight(state)) throw refusedInState(what, id, 'collecting', 'payment_in_progress');
+  if (f.partial_payment) throw invalidState(`Cannot ${what} collection ${id}: a partial payment of ${f.partial_payment.amount} is already defined on it`);
+  if (new Money(f.amount_applied ?? '0').gt(0)) throw invalidState(`Cannot ${what} collection ${id}: a registered payment of ${f.amount_applied} was already applied to it`);
+  const amount = checkAmount(command.amount, cur, 'amount');
+  if (amount.gte(f.total)) throw invalidParam('amount', `amount must be less than the total of collection ${id} (${f.total} ${cur.code})`);
+  const balance = command.balance;
+  if (balance && (balance.days_until_due === null || balance.days_until_due === undefined)) {
+    throw missingParam('days_until_due', 'days_until_due is required with create_collection_with_balance');
+  }
+  const partial: PartialPayment = {
+    original_total: f.total,
+    amount: formatAmount(amount, cur),
+    balance: formatAmount(new Money(f.total).minus(amount), cur),
+    balance_collection: balance?.collectionId ?? null,
+  };
+  return [
+    {
+      type: 'collection.partial_payment_defined',
+      data: {
+        ...ref(state, id),
+        partial_payment: partial,
+        total: partial.amount,
+        defined_at: command.now.toISOString(),
+        balance_due_date: balance ? new Date(command.now.getTime() + balance.days_until_due! * DAY_MS).toISOString() : null,
+        balance_collection_rule_id: balance?.collection_rule_id ?? null,
+      },
+    },
+  ];
+}
+
+/**
+ * `POST …/update/total`: the spec's five conditions, each a 400 `collection_total_not_updatable`
+ * naming it — status pending/past_due/uncollectible; no items; type invoice; new total ≤ the
+ * invoice's balance (total − total paid); new total + the invoice's other collections ≤ its total.
+ */
+function decideUpdateTotal(command: Extract<CollectionCommand, { type: 'UpdateCollectionTotal' }>, state: CollectionState): CollectionEvent[] {
+  const f = state.fields!;
+  const id = command.collectionId;
+  const cur = currencyOf(f.currency)!;
+  const total = checkAmount(command.total, cur, 'total');
+  const refuse = (why: string, param: string | null = null) => new DomainError('collection_total_not_updatable', `Cannot update the total of collection ${id}: ${why}`, param, 400);
+  if (!PAYABLE.includes(f.status)) throw refuse(`its status is ${f.status}; it must be pending, past_due or uncollectible`);
+  if (f.items !== null) throw refuse('it has items; only a collection without items (items null) can have its total set');
+  if ((f.type as string) !== 'invoice') throw refuse(`its type is ${f.type}; it must be invoice`);
+  const inv = command.invoice;
+  const balance = new Money(inv.total).minus(inv.total_paid);
+  if (total.gt(balance)) {
+    throw refuse(
+      `the new total ${formatAmount(total, cur)} is more than the balance of invoice ${inv.id}: ${formatAmount(balance, cur)} (invoice total ${inv.total} less ${inv.total_paid} paid)`,
+      'total',
+    );
+  }
+  const sum = total.plus(inv.other_totals);
+  if (sum.gt(inv.total)) {
+    throw refuse(
+      `the new total ${formatAmount(total, cur)} plus the totals of the other collections of invoice ${inv.id} (${inv.other_totals}) is ${formatAmount(sum, cur)}, more than the invoice total ${inv.total}`,
+      'total',
+    );
+  }
+  if (inFlight(state)) throw refusedInState('update the total of', id, 'collecting', 'payment_in_progress');
+  if (total.eq(f.total)) return [];
+  const next = formatAmount(total, cur);
+  return [
+    {
+      type: 'collection.total_updated',
+      data: { ...ref(state, id), previous_total: f.total, total: next, subtotal: next, invoice: inv.id, updated_at: command.now.toISOString() },
+    },
+  ];
+}
+
+type NewCollectionInput = Pick<
+  CreateCollectionInput,
+  'customer' | 'subscription' | 'description' | 'meta_data' | 'invoice_settings' | 'invoice_retentions' | 'collection_rule_id' | 'collection_method' | 'billing_reason' | 'checkout_url' | 'test_clock' | 'retry_schedule'
+>;
+type CollectionMoney = Pick<CollectionFields, 'items' | 'discounts' | 'subtotal' | 'total' | 'exchange_rates' | 'discount_amounts'>;
+
+/** A new collection's fields: pending, nothing attempted, its money as given. */
+function newCollectionFields(input: NewCollectionInput, cur: Currency, money: CollectionMoney, due_date: string | null, extra: Partial<CollectionFields> = {}): CollectionFields {
+  return {
+    items: money.items,
+    discounts: money.discounts,
     description: input.description,
-    subtotal: priced.subtotal,
-    total: priced.total,
+    subtotal: money.subtotal,
+    total: money.total,
     status: 'pending',
     currency: cur.code,
     paid_date: null,
     voided_at_date: null,
-    // Whole 24-hour days (date-fns' addDays works in the host's time zone and shifts across DST).
-    due_date:
-      input.collection_method === 'collect'
-        ? new Date(command.now.getTime() + input.days_until_due! * DAY_MS).toISOString()
-        : input.due_immediately
-          ? command.now.toISOString()
-          : null,
+    due_date,
     next_collection_attempt_date: null,
     collection_method: input.collection_method,
     collection_rule_id: input.collection_rule_id,
@@ -732,27 +1012,56 @@ function decideCreate(command: Extract<CollectionCommand, { type: 'CreateCollect
     payment_method: null,
     latest_transaction: null,
     amount_refunded: formatAmount('0', cur),
-    exchange_rates: priced.exchange_rates,
-    discount_amounts: priced.discount_amounts,
+    exchange_rates: money.exchange_rates,
+    discount_amounts: money.discount_amounts,
     billing_reason: input.billing_reason,
     test_clock: input.test_clock ?? null,
     retry_schedule: input.retry_schedule ?? DEFAULT_RETRY_SCHEDULE,
     dunning_step: 0,
+    partial_payment: null,
+    balance_of: null,
+    amount_applied: formatAmount('0', cur),
+    paid_by: null,
+    applied_to: null,
+    ...extra,
   };
+}
+
+/**
+ * A collection without items, its total set directly: the balance of a partial payment (`collect`,
+ * due `days_until_due` later, created and sent) or the receipt of a registered payment (created and
+ * paid out of band at once).
+ */
+function decideCreateItemless(command: Extract<CollectionCommand, { type: 'CreateItemlessCollection' }>, state: CollectionState): CollectionEvent[] {
+  if (state.exists) throw invalidState(`Collection ${command.collectionId} already exists`);
+  const input = command.input;
+  const cur = currencyOf(input.currency);
+  if (!cur) throw invalidParam('currency', `currency must be an ISO 4217 currency code (got ${input.currency})`);
+  checkMetaData(input.meta_data);
+  if (!isDecimalString(input.total) || new Money(input.total).lte(0)) throw invalidParam('amount', 'amount must be a positive decimal amount');
+  if (decimalPlaces(input.total) > cur.exponent) throw invalidParam('amount', `amount has more decimals than ${cur.code} allows (${cur.exponent})`);
+  const total = formatAmount(input.total, cur);
+  const now = command.now.toISOString();
+  const money: CollectionMoney = { items: null, discounts: [], subtotal: total, total, exchange_rates: [], discount_amounts: {} };
+  const r = { id: command.collectionId, subscription: input.subscription, customer: input.customer.id };
+  if (input.kind === 'balance') {
+    if (!input.due_date || Number.isNaN(Date.parse(input.due_date))) throw missingParam('days_until_due', 'days_until_due is required with create_collection_with_balance');
+    if (!input.balance_of) throw missingParam('balance_of', 'A balance collection names the collection it is the balance of');
+    const fields = newCollectionFields({ ...input, collection_method: 'collect' }, cur, money, new Date(input.due_date).toISOString(), { balance_of: input.balance_of });
+    return [
+      { type: 'collection.created', data: { id: command.collectionId, account_id: command.owner.accountId, is_test: command.owner.mode === 'test', created_at: now, ...fields } },
+      { type: 'collection.sent', data: { ...r, sent_at: now, checkout_url: input.checkout_url } },
+    ];
+  }
+  const applied = (input.applied_to ?? []).map((a) => ({ collection: a.collection, amount: formatAmount(a.amount, cur) }));
+  const appliedSum = applied.reduce((sum, a) => sum.plus(a.amount), new Money(0));
+  if (appliedSum.gt(total)) throw invalidParam('amount', `The amounts applied (${formatAmount(appliedSum, cur)}) exceed the payment (${total})`);
+  const fields = newCollectionFields({ ...input, collection_method: 'collect' }, cur, money, null, { applied_to: applied });
   const created: CollectionCreated = {
     type: 'collection.created',
     data: { id: command.collectionId, account_id: command.owner.accountId, is_test: command.owner.mode === 'test', created_at: now, ...fields },
   };
-  const events: CollectionEvent[] = [created];
-  const r = { id: command.collectionId, subscription: input.subscription, customer: input.customer.id };
-  if (new Money(fields.total).isZero()) {
-    // Nothing to collect (a trial's first collection without one-time items): paid at once.
-    const after = collectionDecider.evolve(state, created);
-    events.push(paidEvent(after, command.collectionId, now, {}));
-  } else if (input.collection_method === 'collect') {
-    events.push({ type: 'collection.sent', data: { ...r, sent_at: now, checkout_url: input.checkout_url } });
-  }
-  return events;
+  return [created, paidEvent(collectionDecider.evolve(state, created), command.collectionId, now, { paid_out_of_band: true })];
 }
 
 function decideOutcome(command: Extract<CollectionCommand, { type: 'RecordChargeOutcome' }>, state: CollectionState): CollectionEvent[] {
@@ -827,6 +1136,81 @@ function paymentFailed(
       ...dunning,
     },
   };
+}
+
+/** An open collection of a customer as `register_invoices_payment` weighs it. */
+export interface OpenCollection {
+  id: string;
+  status: CollectionStatus;
+  total: string;
+  due_date: string | null;
+  created_at: string;
+  /** A payment attempt is in flight on it. */
+  collecting: boolean;
+}
+
+/** One application of a registered payment: `amount` off collection `collection`, whose total is expected to be `expected_total`. */
+export interface RegisteredPaymentStep {
+  collection: string;
+  amount: string;
+  expected_total: string;
+  /** The amount covers the collection: it is paid (out of band); otherwise its total is lowered. */
+  pays: boolean;
+}
+
+/** Overdue: past_due, or its due date has passed (an uncollectible one included). */
+const overdue = (c: OpenCollection, now: Date) => c.status === 'past_due' || (c.due_date !== null && Date.parse(c.due_date) <= now.getTime());
+
+/**
+ * The order a registered payment is applied in (the spec's rule): overdue collections first, oldest
+ * due date first; then upcoming ones, nearest due date first; collections without a due date last.
+ * Ties (and those without a due date): oldest created first, then by id.
+ */
+export function paymentOrder(open: OpenCollection[], now: Date): OpenCollection[] {
+  const due = (c: OpenCollection) => (c.due_date === null ? Number.POSITIVE_INFINITY : Date.parse(c.due_date));
+  return [...open].sort(
+    (a, b) =>
+      Number(overdue(b, now)) - Number(overdue(a, now)) ||
+      due(a) - due(b) ||
+      (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0) ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+}
+
+/**
+ * `POST /v1/customers/{id}/register_invoices_payment`: how `amount` is spread over the customer's
+ * open collections (one currency), in `paymentOrder`. The first decision (`strict`) refuses an
+ * amount that is not a positive amount with the currency's digits (400 `parameter_invalid`), a
+ * customer with nothing open (400 `no_open_collections`), an amount larger than the open balance
+ * (400 `amount_exceeds_balance`) and an open collection with an attempt in flight (409
+ * `payment_in_progress`). The rest of a payment whose application was interrupted by a concurrent
+ * change (not strict) goes to what is open and not being collected, as far as it reaches.
+ */
+export function planRegisteredPayment(customerId: string, open: OpenCollection[], amount: string, cur: Currency, now: Date, strict = true): RegisteredPaymentStep[] {
+  const wanted = checkAmount(amount, cur, 'amount');
+  if (strict) {
+    if (open.length === 0) throw new DomainError('no_open_collections', `Customer ${customerId} has no open collections (pending, past_due or uncollectible) to apply a payment to`, null, 400);
+    const busy = open.find((c) => c.collecting);
+    if (busy) throw new DomainError('payment_in_progress', `Cannot register the payment: collection ${busy.id} has a payment attempt in progress`, null, 409);
+    const balance = open.reduce((sum, c) => sum.plus(c.total), new Money(0));
+    if (wanted.gt(balance)) {
+      throw new DomainError(
+        'amount_exceeds_balance',
+        `amount ${formatAmount(wanted, cur)} is more than the open balance of customer ${customerId}: ${formatAmount(balance, cur)} ${cur.code} over ${open.length} collection${open.length === 1 ? '' : 's'}`,
+        'amount',
+        400,
+      );
+    }
+  }
+  const steps: RegisteredPaymentStep[] = [];
+  let remaining = wanted;
+  for (const c of paymentOrder(open.filter((o) => !o.collecting && new Money(o.total).gt(0)), now)) {
+    if (remaining.lte(0)) break;
+    const take = Money.min(remaining, c.total);
+    steps.push({ collection: c.id, amount: formatAmount(take, cur), expected_total: c.total, pays: take.eq(c.total) });
+    remaining = remaining.minus(take);
+  }
+  return steps;
 }
 
 /** The deadline a collection waits for, if any: going past due at its due date, or its next dunning step. */

@@ -124,10 +124,11 @@ export interface Totals {
 /**
  * subtotal = Σ item subtotals. Discounts apply in order to what is left: an `amount` discount takes
  * its amount, a `percent` discount takes that share of the subtotal rounded half-up to the minor unit;
- * the total never goes below 0.
+ * the total never goes below 0. `items` null (a collection without items) counts as [].
  */
-export function totals(items: Item[], discounts: Discount[], cur: Currency): Totals {
-  const subtotal = items.reduce((sum, i) => sum.plus(i.subtotal), new Money(0));
+export function totals(items: Item[] | null, discounts: Discount[], cur: Currency): Totals {
+  // A collection without items (null) has nothing to sum: its total is set directly.
+  const subtotal = (items ?? []).reduce((sum, i) => sum.plus(i.subtotal), new Money(0));
   let remaining = subtotal;
   const discount_amounts: Record<string, string> = {};
   for (const d of discounts) {

@@ -15,13 +15,17 @@ import { SendCollectionCommand } from '../application/send-collection.js';
 import { UpdateCollectionDiscountsCommand } from '../application/update-collection-discounts.js';
 import { UpdateCollectionItemsCommand } from '../application/update-collection-items.js';
 import { VoidCollectionCommand } from '../application/void-collection.js';
+import { DefinePartialPaymentCommand } from '../application/define-partial-payment.js';
+import { UpdateCollectionTotalCommand } from '../application/update-collection-total.js';
 import {
   CreateCollectionDto,
   ListCollectionsParams,
+  PartialPaymentDto,
   PayCollectionDto,
   RefundCollectionDto,
   UpdateCollectionDiscountsDto,
   UpdateCollectionItemsDto,
+  UpdateCollectionTotalDto,
 } from './dto/collection.dto.js';
 
 @ApiTags('collections')
@@ -113,6 +117,26 @@ export class CollectionsController {
   @ApiOperation({ summary: 'Replace the discounts of a pending or past_due collection' })
   updateDiscounts(@Ctx() ctx: CommandContext, @Param('id') id: string, @Body() body: UpdateCollectionDiscountsDto) {
     return this.respond(ctx, new UpdateCollectionDiscountsCommand(ctx, id, body.discounts));
+  }
+
+  @Post(':id/update/total')
+  @HttpCode(200)
+  @ApiOperation({
+    deprecated: true,
+    summary: 'Set the total of a collection without items (a partial payment\'s balance) within its invoice; 400 collection_total_not_updatable names the condition not met',
+  })
+  updateTotal(@Ctx() ctx: CommandContext, @Param('id') id: string, @Body() body: UpdateCollectionTotalDto) {
+    return this.respond(ctx, new UpdateCollectionTotalCommand(ctx, id, body.total));
+  }
+
+  @Post(':id/partial_payment')
+  @HttpCode(200)
+  @ApiOperation({
+    deprecated: true,
+    summary: 'Lower the total of a collect collection to a partial amount; optionally create a collection for the balance',
+  })
+  partialPayment(@Ctx() ctx: CommandContext, @Param('id') id: string, @Body() body: PartialPaymentDto) {
+    return this.respond(ctx, new DefinePartialPaymentCommand(ctx, id, body));
   }
 
   @Delete(':id/discounts/:discount')

@@ -263,3 +263,51 @@ export class ListTransactionsParams extends ListQuery {
   @IsString()
   collection?: string;
 }
+
+export class PartialPaymentDto {
+  @ApiProperty({ example: '30000.00', description: 'The amount now to pay: more than 0 and less than the total, with the currency digits. It becomes the total.' })
+  @Matches(DECIMAL, { message: DECIMAL_MESSAGE('amount') })
+  @IsString()
+  amount: string;
+
+  @ApiPropertyOptional({
+    default: false,
+    description: 'Also create a collection for the rest (collect, no items, balance_of this one, due days_until_due days from now), created and sent.',
+  })
+  @OptionalNotNull()
+  @IsBoolean()
+  create_collection_with_balance?: boolean;
+
+  @ApiPropertyOptional({ example: 15, description: 'Required with create_collection_with_balance: the balance collection is due this many days from now.' })
+  @OptionalNotNull()
+  @Max(365)
+  @Min(0)
+  @IsInt()
+  days_until_due?: number;
+
+  @ApiPropertyOptional({ description: 'With create_collection_with_balance: the collection_rule_id of the balance collection.' })
+  @OptionalNotNull()
+  @MaxLength(100)
+  @IsString()
+  collection_rule_id?: string;
+}
+
+export class UpdateCollectionTotalDto {
+  @ApiProperty({ example: '20000.00', description: 'The new total (the spec\'s five conditions apply; 400 collection_total_not_updatable naming the one not met).' })
+  @Matches(DECIMAL, { message: DECIMAL_MESSAGE('total') })
+  @IsString()
+  total: string;
+}
+
+export class RegisterInvoicesPaymentDto {
+  @ApiProperty({ example: '150000.00', description: "The amount the customer paid; at most the open balance of the customer's collections." })
+  @Matches(DECIMAL, { message: DECIMAL_MESSAGE('amount') })
+  @IsString()
+  amount: string;
+
+  @ApiPropertyOptional({ example: 'COP', description: 'Only needed when the open collections are in more than one currency.' })
+  @OptionalNotNull()
+  @MaxLength(3)
+  @IsString()
+  currency?: string;
+}

@@ -1,0 +1,44 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { notFound } from '../../../shared/src/errors.js';
+import { collectionDecider, collectionStream } from '../domain/collection.decider.js';
+import { invoiceOf } from './collection-invoice.js';
+
+export class UpdateCollectionTotalCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly collectionId: string,
+    readonly total: string,
+  ) {}
+}
+
+/**
+ * `POST /v1/collections/{id}/update/total` (deprecated): sets the total of a collection without items
+ * (a partial payment's balance) within its invoice — the chain of collections linked by `balance_of`
+ * (see `invoiceOf`). The invoice's figures are read from those collections' streams just before the
+ * decision; the collection itself is written with its stream's expected revision.
+ */
+@CommandHandler(UpdateCollectionTotalCommand)
+export class UpdateCollectionTotalHandler implements ICommandHandler<UpdateCollectionTotalCommand, CommandResult> {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly clocks: TestClockTime,
+  ) {}
+
+  async execute({ ctx: request, collectionId, total }: UpdateCollectionTotalCommand): Promise<CommandResult> {
+    const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    if (!state.exists || state.owner?.accountId !== request.accountId || state.owner.mode !== request.mode) throw notFound('collection', collectionId);
+    const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
+    const invoice = await invoiceOf(this.executor, collectionId, state.fields!);
+    const { position } = await this.executor.execute(
+      collectionDecider,
+      collectionStream(collectionId),
+      (now) => ({ type: 'UpdateCollectionTotal' as const, owner: ctx, collectionId, total, invoice, now }),
+      ctx,
+    );
+    return { id: collectionId, position };
+  }
+}
