@@ -7,9 +7,23 @@ import {
 import type { OwnedDoc } from '../libs/platform/src/read-models.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-import { DEADLINE_INDEX, type DeadlineFields, deadlineFields } from './deadlines.js';
+import { DEADLINE_INDEX, type DeadlineFields, deadlineFields, earliest } from './deadlines.js';
 
-export type CollectionDoc = OwnedDoc & CollectionFields & DeadlineFields & { object: 'collection'; created_date: string };
+/** Since when a payment has awaited the customer (`processing`); null otherwise. */
+type Processing = { _processing_since?: string | null };
+
+export type CollectionDoc = OwnedDoc & CollectionFields & DeadlineFields & Processing & { object: 'collection'; created_date: string };
+
+/**
+ * How long a payment may await the customer (PSE redirect, cash voucher) before it is given up:
+ * the scheduler records it as not completed and the collection can be paid again.
+ */
+export const PROCESSING_TIMEOUT_MS = 24 * 3_600_000;
+
+function processingDeadline(doc: CollectionDoc): { kind: string; at: string } | null {
+  if (doc.status !== 'processing' || !doc._processing_since) return null;
+  return { kind: 'processing_timeout', at: new Date(Date.parse(doc._processing_since) + PROCESSING_TIMEOUT_MS).toISOString() };
+}
 
 /** Collections as GET /v1/collections serves them: every event of a `collection-` stream; plus their next deadline. */
 export const collectionsProjection: Projection<CollectionDoc> = {
@@ -40,6 +54,7 @@ export const collectionsProjection: Projection<CollectionDoc> = {
       if (!doc) return doc;
       next = { ...doc, ...applyCollectionEvent(doc, e) };
     }
-    return { ...next, ...deadlineFields(next.test_clock, collectionDeadline(next)) };
+    next._processing_since = next.status === 'processing' ? (e.type === 'charge.pending' ? event.metadata.occurred_at : next._processing_since ?? null) : null;
+    return { ...next, ...deadlineFields(next.test_clock, earliest(collectionDeadline(next), processingDeadline(next))) };
   },
 };

@@ -138,3 +138,23 @@ describe('recovery: a follow-up the process never made is made by the scheduler 
     expect((await api().get('/v1/subscriptions/sub_recovery1')).body.status).toBe('active');
   });
 });
+
+test('a payment that awaits the customer (pse) is given up after 24 hours: payment_failed, payable again', async () => {
+  t.clock.set(new Date('2026-09-01T10:00:00.000Z'));
+  const s = await billingSetup(api());
+  const col = (await api().post('/v1/collections', { customer: s.customer.id, items: [{ price: s.setupFee.id }], collection_method: 'charge' })).body;
+  const pse = await api().post(`/v1/collections/${col.id}/pay`, { payment_information: { gateway: 'gateway_a', type: 'pse', bank_code: '1007' } });
+  expect(pse.body.status).toBe('processing');
+  t.clock.set(new Date('2026-09-02T09:59:59.000Z'));
+  await t.runDue();
+  expect((await api().get(`/v1/collections/${col.id}`)).body.status).toBe('processing');
+  t.clock.set(new Date('2026-09-02T10:00:00.000Z'));
+  await t.runDue();
+  const after = (await api().get(`/v1/collections/${col.id}`)).body;
+  expect(after).toMatchObject({ status: 'pending', additional_data: null });
+  const charges = (await api().get(`/v1/charges?collection=${col.id}`)).body.data;
+  expect(charges[0]).toMatchObject({ status: 'failed', failure_code: 'payment_not_completed' });
+  const types = (await api().get(`/v1/events?object_id=${col.id}`)).body.data.map((e: { type: string }) => e.type);
+  expect(types).toContain('collection.payment_failed');
+  expect((await api().post(`/v1/collections/${col.id}/pay`, { payment_information: card() })).body.status).toBe('paid');
+});

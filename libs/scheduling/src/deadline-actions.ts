@@ -93,6 +93,22 @@ export class DeadlineActions {
         if (!marked.events.length || !doc.subscription) return marked.position;
         return later(marked.position, await this.subscriptionFollowsCollection(ctx, doc.subscription, id, 'past_due'));
       }
+      case 'processing_timeout': {
+        // The customer never completed the payment (redirect abandoned, voucher unpaid): recorded as
+        // not completed, like the gateway's notification would; the collection can be paid again.
+        const { state } = await this.executor.load(collectionDecider, stream);
+        const charge = state.transactions.find((tx) => tx.status === 'pending')?.charges.find((c) => c.status === 'pending');
+        if (!charge) return null;
+        const result = await this.payments.record(ctx, id, charge.id, {
+          status: 'failed',
+          gateway_reference: null,
+          failure_code: 'payment_not_completed',
+          failure_message: 'The customer did not complete the payment in time.',
+          decline_code: null,
+          retryable: false,
+        });
+        return result.position;
+      }
       case 'dunning': {
         const { state } = await this.executor.load(collectionDecider, stream);
         const f = state.fields!;
