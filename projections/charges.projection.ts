@@ -1,6 +1,6 @@
 import type { CollectionEvent } from '../libs/collections/src/domain/collection.decider.js';
 import type { OwnedDoc } from '../libs/platform/src/read-models.js';
-import { Money } from '../libs/shared/src/money.js';
+import { currency, formatAmount } from '../libs/shared/src/money.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 
@@ -75,7 +75,7 @@ export const chargesProjection: Projection<ChargeDoc> = {
             decline_code: null,
             additional_data: null,
             paid_at: null,
-            amount_refunded: new Money(0).toFixed(d.amount.includes('.') ? d.amount.split('.')[1].length : 0),
+            amount_refunded: formatAmount('0', currency(d.currency)!),
             refunded: false,
           } satisfies ChargeFields,
         ) as ChargeDoc;

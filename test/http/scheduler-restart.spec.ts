@@ -16,10 +16,11 @@ test('a renewal missed while the service was down runs at the next start', async
   // Down for three weeks; the renewal date passed meanwhile. Start again with the worker on.
   const second = await startTestApp({ dataDir: first.dataDir, now: new Date('2026-08-05T08:00:00.000Z'), scheduler: true });
   try {
+    // Wait for the worker's whole renewal (renewed, then the collection made and charged).
     let renewed: any;
     for (let i = 0; i < 100; i++) {
       renewed = (await second.as(key).get(`/v1/subscriptions/${sub.id}`)).body;
-      if (renewed.collections_count === 2) break;
+      if (renewed.collections_count === 2 && (await second.as(key).get(`/v1/collections/${renewed.latest_collection}`)).body.status === 'paid') break;
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(renewed).toMatchObject({ status: 'active', collections_count: 2, current_period_start: '2026-07-15T08:00:00.000Z', next_renewal_date: '2026-08-15T08:00:00.000Z' });

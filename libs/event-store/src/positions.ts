@@ -21,3 +21,10 @@ export function isAtOrAfter(a: string | null | undefined, b: string | null | und
   if (a == null) return false;
   return a >= b;
 }
+
+/** The later of two positions (null = nothing written): where read-your-writes must wait for after several appends. */
+export function laterPosition(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a > b ? a : b;
+}

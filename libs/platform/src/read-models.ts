@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Owner } from '../../shared/src/owner.js';
 import type { ReadStore, Scalar } from '../../read-store/src/read-store.port.js';
 import { toPublic } from '../../../projections/runtime/projection.js';
 import { invalidParam, notFound } from '../../shared/src/errors.js';
@@ -16,10 +17,7 @@ export interface OwnedDoc {
   [key: string]: unknown;
 }
 
-export interface Owner {
-  accountId: string;
-  mode: 'test' | 'live';
-}
+export type { Owner } from '../../shared/src/owner.js';
 
 /**
  * Reads of tenant-owned documents: another account's object, or the other mode's, is "not found".

@@ -1,14 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { laterPosition } from '../../event-store/src/positions.js';
 import type { Config } from '../../platform/src/config.js';
 import { CONFIG } from '../../platform/src/tokens.js';
 import { AggregateExecutor } from '../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../platform/src/command-context.js';
 import { DomainError } from '../../shared/src/errors.js';
 import { newId } from '../../shared/src/ids.js';
-import { isTokenizable } from '../../payments/src/domain/gateways.js';
 import { ResolvePaymentSource } from '../../payments/src/application/resolve-payment-source.js';
 import { CollectionPayments } from '../../collections/src/application/collection-payments.js';
-import { PaymentFollowUps } from '../../collections/src/application/payment-follow-ups.js';
 import { type CollectionEvent, collectionDecider, collectionStream } from '../../collections/src/domain/collection.decider.js';
 import { SubscriptionBilling } from '../../subscriptions/src/application/subscription-billing.js';
 import { type SubscriptionCommand, type SubscriptionEvent, subscriptionDecider, subscriptionStream } from '../../subscriptions/src/domain/subscription.decider.js';
@@ -18,7 +17,6 @@ import type { CollectionDoc } from '../../../projections/collections.projection.
 /** The usage-reporting wait of `usage_based` renewals (the spec's "about 5 minutes"; env USAGE_WAIT_MS). */
 export const DEFAULT_USAGE_WAIT_MS = 5 * 60_000;
 
-const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
 /** Refusals a deadline may meet because another worker (or a request) got there first: nothing to do. */
 const RACES = new Set(['payment_in_progress', 'collection_already_paid', 'attempt_already_made', 'invalid_state']);
@@ -37,7 +35,6 @@ export class DeadlineActions {
     private readonly billing: SubscriptionBilling,
     private readonly payments: CollectionPayments,
     private readonly sources: ResolvePaymentSource,
-    private readonly followUps: PaymentFollowUps,
     @Inject(CONFIG) config: Config,
   ) {
     this.usageWaitMs = config.scheduler?.usageWaitMs ?? DEFAULT_USAGE_WAIT_MS;
@@ -62,7 +59,7 @@ export class DeadlineActions {
         }));
         const events = renewed.events as unknown as SubscriptionEvent[];
         if (!events.some((e) => e.type === 'subscription.renewed' || e.type === 'subscription.started')) return renewed.position;
-        return later(renewed.position, await this.billCollection(ctx, id, collectionId));
+        return laterPosition(renewed.position, await this.billCollection(ctx, id, collectionId));
       }
       case 'expire': {
         const expired = await on((now) => ({ type: 'ExpireSubscription', owner: ctx, subscriptionId: id, now }));
@@ -71,7 +68,7 @@ export class DeadlineActions {
         const voided = await this.ignoreRaces(() =>
           this.executor.execute(collectionDecider, collectionStream(doc.latest_collection!), (now) => ({ type: 'VoidCollection' as const, owner: ctx, collectionId: doc.latest_collection!, now }), ctx),
         );
-        return later(expired.position, voided?.position ?? null);
+        return laterPosition(expired.position, voided?.position ?? null);
       }
       case 'cancel':
         return (await on((now) => ({ type: 'CancelAtPeriodEnd', owner: ctx, subscriptionId: id, now }))).position;
@@ -91,7 +88,7 @@ export class DeadlineActions {
       case 'past_due': {
         const marked = await this.executor.execute(collectionDecider, stream, (now) => ({ type: 'MarkPastDue' as const, owner: ctx, collectionId: id, now }), ctx);
         if (!marked.events.length || !doc.subscription) return marked.position;
-        return later(marked.position, await this.subscriptionFollowsCollection(ctx, doc.subscription, id, 'past_due'));
+        return laterPosition(marked.position, await this.subscriptionFollowsCollection(ctx, doc.subscription, id, 'past_due'));
       }
       case 'processing_timeout': {
         // The customer never completed the payment (redirect abandoned, voucher unpaid): recorded as
@@ -123,7 +120,7 @@ export class DeadlineActions {
         const advanced = await this.executor.execute(collectionDecider, stream, (now) => ({ type: 'AdvanceDunning' as const, owner: ctx, collectionId: id, now, canRetry: false }), ctx);
         const events = advanced.events as unknown as CollectionEvent[];
         if (doc.subscription && events.some((e) => e.type === 'collection.uncollectible')) {
-          return later(advanced.position, await this.subscriptionFollowsCollection(ctx, doc.subscription, id, 'uncollectible'));
+          return laterPosition(advanced.position, await this.subscriptionFollowsCollection(ctx, doc.subscription, id, 'uncollectible'));
         }
         return advanced.position;
       }
@@ -139,24 +136,14 @@ export class DeadlineActions {
     const reason = sub.collections_count === 1 && !sub.migrated && !state.trialCollection ? 'subscription_create' : 'subscription_cycle';
     const created = await this.billing.createCollection(ctx, subscriptionId, sub, collectionId, reason);
     const attempted = await this.ignoreRaces(() => this.billing.attempt(ctx, sub, collectionId, null));
-    return later(created, attempted ?? null);
+    return laterPosition(created, attempted ?? null);
   }
 
   /** The subscription catches up with its latest collection (normally done inline; this is the recovery). */
   private async sync(ctx: CommandContext, doc: SubscriptionDoc): Promise<string | null> {
     const collectionId = doc.latest_collection!;
     if (!doc._latest_status) return this.billCollection(ctx, doc.id, collectionId);
-    if (doc._latest_status === 'paid') {
-      const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
-      const f = state.fields!;
-      return this.followUps.collectionPaid(ctx, {
-        collectionId,
-        subscriptionId: doc.id,
-        customerId: f.customer,
-        paymentMethod: f.payment_method,
-        tokenizable: f.payment_method !== null && isTokenizable(f.payment_method_type ?? ''),
-      });
-    }
+    if (doc._latest_status === 'paid') return this.payments.followUpPaid(ctx, collectionId);
     return this.subscriptionFollowsCollection(ctx, doc.id, collectionId, doc._latest_status as 'past_due' | 'uncollectible');
   }
 

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { laterPosition } from '../../event-store/src/positions.js';
 import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
 import type { CollectionDoc } from '../../../projections/collections.projection.js';
 import type { SubscriptionDoc } from '../../../projections/subscriptions.projection.js';
@@ -28,7 +29,6 @@ export interface RunResult {
 
 type Due = { kind: 'subscription'; doc: SubscriptionDoc } | { kind: 'collection'; doc: CollectionDoc };
 
-const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
 /**
  * Turns deadlines into commands. Deadlines live in the read models (`_clock`, `_due_at`, `_due_kind`,
@@ -70,7 +70,7 @@ export class Scheduler {
         return p;
       });
       ran += due.length;
-      for (const p of results) position = later(position, p);
+      for (const p of results) position = laterPosition(position, p);
       await this.projections.waitFor(position);
     }
   }

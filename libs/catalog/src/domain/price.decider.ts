@@ -2,7 +2,7 @@ import { Decider, DomainEvent } from '../../../shared/src/decider.js';
 import { invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
 import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
 import { type Currency, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString, parseDecimal } from '../../../shared/src/money.js';
-import type { Owner } from '../../../platform/src/read-models.js';
+import type { Owner } from '../../../shared/src/owner.js';
 
 export const PRICE_TYPES = ['recurring', 'one_time'] as const;
 export const BILLING_PERIODS = ['day', 'week', 'month', 'year'] as const;

@@ -1,8 +1,9 @@
 import { Decider, DomainEvent } from '../../../shared/src/decider.js';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { invalidParam, invalidState, notFound } from '../../../shared/src/errors.js';
 import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
 import { isDecimalString, parseDecimal } from '../../../shared/src/money.js';
-import type { Owner } from '../../../platform/src/read-models.js';
+import type { Owner } from '../../../shared/src/owner.js';
 
 export type ProductStatus = 'active' | 'inactive';
 
@@ -72,9 +73,6 @@ export function applyProductChanges(fields: ProductFields, changes: ProductChang
   };
 }
 
-const owns = (state: ProductState, owner: Owner) =>
-  state.owner !== null && state.owner.accountId === owner.accountId && state.owner.mode === owner.mode;
-
 /** Products: created, updated, archived (status `inactive`), deleted while no price uses them. */
 export const productDecider: Decider<ProductCommand, ProductState, ProductEvent> = {
   initialState: { exists: false, deleted: false, owner: null, fields: null },
@@ -111,7 +109,7 @@ export const productDecider: Decider<ProductCommand, ProductState, ProductEvent>
         },
       ];
     }
-    if (!state.exists || state.deleted || !owns(state, command.owner)) throw notFound('product', command.productId);
+    if (!ownedBy(state, command.owner) || state.deleted) throw notFound('product', command.productId);
     switch (command.type) {
       case 'UpdateProduct': {
         checkFields(command.changes);

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { laterPosition } from '../../../event-store/src/positions.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
+import { DomainError } from '../../../shared/src/errors.js';
 import { newId } from '../../../shared/src/ids.js';
 import { isTokenizable } from '../../../payments/src/domain/gateways.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from '../../../payments/src/gateways/payment-gateway.port.js';
@@ -30,7 +32,6 @@ export interface AttemptResult {
   collection: CollectionState;
 }
 
-const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
 /**
  * Paying a collection: one attempt at a time. The attempt is started in the collection's stream with
@@ -56,14 +57,23 @@ export class CollectionPayments {
     initiatedBy: 'merchant' | 'customer' | 'automatic',
     expectedAttempts?: number,
   ): Promise<AttemptResult> {
-    await this.reconcileStale(ctx, collectionId);
     const transactionId = newId('tx');
-    const started = await this.executor.execute(
-      collectionDecider,
-      collectionStream(collectionId),
-      (now) => ({ type: 'StartPayment' as const, owner: ctx, collectionId, transactionId, chargeId: newChargeId(transactionId), source, initiatedBy, expectedAttempts, now }),
-      ctx,
-    );
+    const start = () =>
+      this.executor.execute(
+        collectionDecider,
+        collectionStream(collectionId),
+        (now) => ({ type: 'StartPayment' as const, owner: ctx, collectionId, transactionId, chargeId: newId('ch'), source, initiatedBy, expectedAttempts, now }),
+        ctx,
+      );
+    let started;
+    try {
+      started = await start();
+    } catch (error) {
+      // Refused because an attempt is in flight: if that attempt is stale (its process stopped),
+      // reconcile it and start again; otherwise the refusal stands.
+      if (!(error instanceof DomainError && error.code === 'payment_in_progress') || !(await this.reconcileStale(ctx, collectionId))) throw error;
+      started = await start();
+    }
     const tx = started.state.transactions.find((t) => t.id === transactionId)!;
     return this.runCharge(ctx, collectionId, tx.charges[0].id, 1, started.state, started.position);
   }
@@ -95,7 +105,7 @@ export class CollectionPayments {
       (now) => ({ type: 'RecordChargeOutcome' as const, owner: ctx, collectionId, chargeId, outcome, now }),
       ctx,
     );
-    position = later(position, recorded.position);
+    position = laterPosition(position, recorded.position);
     const events = recorded.events as unknown as CollectionEvent[];
     const state = recorded.state;
     const tx = state.transactions.find((t) => t.charges.some((c) => c.id === chargeId))!;
@@ -103,7 +113,7 @@ export class CollectionPayments {
     const paid = events.find((e): e is CollectionPaid => e.type === 'collection.paid');
     if (outcome.status === 'failed' && !failed && !paid && events.length > 0) {
       // Retryable technical failure: a second gateway-level try inside the same transaction.
-      const retryId = newChargeId(tx.id);
+      const retryId = newId('ch');
       const retried = await this.executor.execute(
         collectionDecider,
         collectionStream(collectionId),
@@ -111,9 +121,9 @@ export class CollectionPayments {
         ctx,
       );
       const charge = retried.state.transactions.find((t) => t.id === tx.id)!.charges.find((c) => c.id === retryId)!;
-      return this.runCharge(ctx, collectionId, retryId, charge.try, retried.state, later(position, retried.position));
+      return this.runCharge(ctx, collectionId, retryId, charge.try, retried.state, laterPosition(position, retried.position));
     }
-    if (paid) position = later(position, await this.afterPaid(ctx, state, paid.data, tx.source));
+    if (paid) position = laterPosition(position, await this.afterPaid(ctx, state, paid.data, tx.source));
     const status = state.fields!.status;
     return {
       position,
@@ -121,6 +131,19 @@ export class CollectionPayments {
       failure: failed?.data ?? null,
       collection: state,
     };
+  }
+
+  /**
+   * The follow-ups of a collection already paid, read from its stream: what a process that stopped
+   * right after `collection.paid` never did (save the one-off method, tell the subscription).
+   */
+  async followUpPaid(ctx: CommandContext, collectionId: string): Promise<string | null> {
+    const { state, history } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    const paid = [...history].reverse().find((e) => e.type === 'collection.paid');
+    if (!paid) return null;
+    const data = paid.data as unknown as CollectionPaid['data'];
+    const source = state.transactions.find((t) => t.id === data.transaction)?.source ?? null;
+    return this.afterPaid(ctx, state, data, source);
   }
 
   /** What follows a payment: save the one-off method, tell the subscription. Idempotent. */
@@ -135,7 +158,7 @@ export class CollectionPayments {
       paymentMethod,
       tokenizable: paymentMethod !== null && isTokenizable(paid.payment_method_type ?? ''),
     };
-    return later(position, await this.followUps.collectionPaid(ctx, notice));
+    return laterPosition(position, await this.followUps.collectionPaid(ctx, notice));
   }
 
   /**
@@ -143,16 +166,16 @@ export class CollectionPayments {
    * id (it answers with the first outcome, never charging twice), or close a transaction whose retry
    * never ran.
    */
-  private async reconcileStale(ctx: CommandContext, collectionId: string): Promise<void> {
+  private async reconcileStale(ctx: CommandContext, collectionId: string): Promise<boolean> {
     const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
     const tx = state.exists ? transactionInFlight(state) : null;
-    if (!tx) return;
+    if (!tx) return false;
     const last = tx.charges[tx.charges.length - 1];
     const since = Date.parse(last?.started_at ?? tx.started_at);
-    if (this.executor.now(ctx).getTime() - since < STALE_ATTEMPT_MS) return;
+    if (this.executor.now(ctx).getTime() - since < STALE_ATTEMPT_MS) return false;
     if (last && last.status === 'in_progress') {
       await this.runCharge(ctx, collectionId, last.id, last.try, state, null);
-      return;
+      return true;
     }
     await this.executor.execute(
       collectionDecider,
@@ -160,10 +183,6 @@ export class CollectionPayments {
       (now) => ({ type: 'AbandonTransaction' as const, owner: ctx, collectionId, transactionId: tx.id, now }),
       ctx,
     );
+    return true;
   }
-}
-
-/** Charge ids are ordinary `ch_` ids; the transaction is named in the charge's events. */
-function newChargeId(_transactionId: string): string {
-  return newId('ch');
 }

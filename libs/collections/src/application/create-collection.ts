@@ -1,4 +1,5 @@
 import { Inject } from '@nestjs/common';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
@@ -55,7 +56,7 @@ export class CreateCollectionHandler implements ICommandHandler<CreateCollection
   async execute({ ctx: request, body }: CreateCollectionCommand): Promise<CommandResult> {
     const customer = await this.executor.load(customerDecider, customerStream(body.customer));
     const c = customer.state;
-    if (!c.exists || c.owner?.accountId !== request.accountId || c.owner.mode !== request.mode) throw notFound('customer', body.customer, 'customer');
+    if (!ownedBy(c, request)) throw notFound('customer', body.customer, 'customer');
     // A customer on a test clock: the collection lives on it too, decided at its time.
     const testClock = c.fields!.test_clock ?? null;
     const ctx = await this.clocks.contextFor(request, testClock);

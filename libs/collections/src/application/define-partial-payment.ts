@@ -1,4 +1,5 @@
 import { Inject } from '@nestjs/common';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
@@ -48,7 +49,7 @@ export class DefinePartialPaymentHandler implements ICommandHandler<DefinePartia
 
   async execute({ ctx: request, collectionId, body }: DefinePartialPaymentCommand): Promise<CommandResult> {
     const { state, history } = await this.executor.load(collectionDecider, collectionStream(collectionId));
-    if (!state.exists || state.owner?.accountId !== request.accountId || state.owner.mode !== request.mode) throw notFound('collection', collectionId);
+    if (!ownedBy(state, request)) throw notFound('collection', collectionId);
     const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
     const withBalance = body.create_collection_with_balance === true;
     if (!withBalance && body.days_until_due !== undefined) {

@@ -1,4 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
@@ -53,7 +54,7 @@ export class PayCollectionHandler implements ICommandHandler<PayCollectionComman
 
   async execute({ ctx: request, collectionId, body, initiatedBy }: PayCollectionCommand): Promise<CommandResult> {
     const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
-    if (!state.exists || state.owner?.accountId !== request.accountId || state.owner.mode !== request.mode) throw notFound('collection', collectionId);
+    if (!ownedBy(state, request)) throw notFound('collection', collectionId);
     // Decided (and its follow-ups) at the collection's test clock's time, when it lives on one.
     const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
     const customerId = state.fields!.customer;

@@ -1,4 +1,6 @@
 import { Inject } from '@nestjs/common';
+import { laterPosition } from '../../../event-store/src/positions.js';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
@@ -47,7 +49,6 @@ const PAGE = 200;
 type Open = { id: string; state: CollectionState; view: OpenCollection };
 type Applied = { collection: string; amount: string; state: CollectionState; paid: CollectionPaid['data'] | null; ctx: CommandContext; position: string | null };
 
-const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
 /**
  * `POST /v1/customers/{id}/register_invoices_payment`: one payment received from the customer
@@ -79,7 +80,7 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
 
   async execute({ ctx: request, customerId, body }: RegisterInvoicesPaymentCommand): Promise<CommandResult> {
     const customer = (await this.executor.load(customerDecider, customerStream(customerId))).state;
-    if (!customer.exists || customer.owner?.accountId !== request.accountId || customer.owner.mode !== request.mode) throw notFound('customer', customerId);
+    if (!ownedBy(customer, request)) throw notFound('customer', customerId);
     // The customer's collections live on its test clock, if any: the order (overdue or not) is decided at its time.
     const testClock = customer.fields!.test_clock ?? null;
     const ctx = await this.clocks.contextFor(request, testClock);
@@ -101,10 +102,10 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
       // Decided MAX_ROUNDS times, refused each time by a concurrent change: nothing was written.
       throw new ApiError(409, 'invalid_request_error', 'concurrent_update', `The customer's collections were changed by another request while the payment was applied (${interrupted?.message ?? 'no collection could be applied to'}); retry.`);
     }
-    let position = applied.reduce<string | null>((p, a) => later(p, a.position), null);
-    position = later(position, await this.createReceipt(ctx, customerId, customer.fields!.billing_address, testClock, receiptId, body.amount, cur!, applied));
+    let position = applied.reduce<string | null>((p, a) => laterPosition(p, a.position), null);
+    position = laterPosition(position, await this.createReceipt(ctx, customerId, customer.fields!.billing_address, testClock, receiptId, body.amount, cur!, applied));
     for (const a of applied) {
-      if (a.paid && a.state.fields!.subscription) position = later(position, await this.payments.afterPaid(a.ctx, a.state, a.paid, null));
+      if (a.paid && a.state.fields!.subscription) position = laterPosition(position, await this.payments.afterPaid(a.ctx, a.state, a.paid, null));
     }
     return { id: receiptId, position };
   }

@@ -1,4 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
@@ -31,7 +32,7 @@ export class SettleProcessingPaymentHandler implements ICommandHandler<SettlePro
   async execute({ ctx: request, collectionId, result }: SettleProcessingPaymentCommand): Promise<CommandResult> {
     if (request.mode !== 'test') throw new DomainError('test_mode_only', 'Test helpers are only available with a test key', null, 403);
     const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
-    if (!state.exists || state.owner?.accountId !== request.accountId || state.owner.mode !== request.mode) throw notFound('collection', collectionId);
+    if (!ownedBy(state, request)) throw notFound('collection', collectionId);
     // Recorded at the collection's test clock's time, when it lives on one.
     const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
     const pending = state.transactions.find((t) => t.status === 'pending');

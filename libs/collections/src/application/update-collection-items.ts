@@ -1,4 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
@@ -27,7 +28,7 @@ export class UpdateCollectionItemsHandler implements ICommandHandler<UpdateColle
 
   async execute({ ctx: request, collectionId, items }: UpdateCollectionItemsCommand): Promise<CommandResult> {
     const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
-    if (!state.exists || state.owner?.accountId !== request.accountId || state.owner.mode !== request.mode) throw notFound('collection', collectionId);
+    if (!ownedBy(state, request)) throw notFound('collection', collectionId);
     const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
     const f = state.fields!;
     const lines = await this.lines.fromRequests(ctx, items, f.currency, this.executor.now(ctx), { oneTimeOnly: f.subscription === null });

@@ -1,4 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
@@ -30,7 +31,7 @@ export class UpdateCollectionTotalHandler implements ICommandHandler<UpdateColle
 
   async execute({ ctx: request, collectionId, total }: UpdateCollectionTotalCommand): Promise<CommandResult> {
     const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
-    if (!state.exists || state.owner?.accountId !== request.accountId || state.owner.mode !== request.mode) throw notFound('collection', collectionId);
+    if (!ownedBy(state, request)) throw notFound('collection', collectionId);
     const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
     const invoice = await invoiceOf(this.executor, collectionId, state.fields!);
     const { position } = await this.executor.execute(

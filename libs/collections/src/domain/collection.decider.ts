@@ -1,9 +1,10 @@
 import { addDays } from 'date-fns';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { Decider, DomainEvent } from '../../../shared/src/decider.js';
 import { DomainError, invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
 import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
 import { type Currency, Money, currency as currencyOf, formatAmount, isDecimalString, decimalPlaces } from '../../../shared/src/money.js';
-import type { Owner } from '../../../platform/src/read-models.js';
+import type { Owner } from '../../../shared/src/owner.js';
 import type { BillingAddress } from '../../../customers/src/domain/customer.decider.js';
 import type { ExchangeRate } from '../exchange-rates/exchange-rates.port.js';
 import { type Discount, type Item, type LineInput, priceLine, totals } from './pricing.js';
@@ -385,9 +386,6 @@ export type CollectionEvent =
 
 export const collectionStream = (collectionId: string) => `collection-${collectionId}`;
 
-const owns = (state: CollectionState, owner: Owner) =>
-  state.owner !== null && state.owner.accountId === owner.accountId && state.owner.mode === owner.mode;
-
 /** The 409 for an operation the collection's state does not allow; the message names the state. */
 export const refusedInState = (what: string, id: string, status: string, code = 'invalid_state') =>
   new DomainError(code, `Cannot ${what} collection ${id}: its status is ${status}`, null, 409);
@@ -563,7 +561,7 @@ export const collectionDecider: Decider<CollectionCommand, CollectionState, Coll
   decide(command, state) {
     if (command.type === 'CreateCollection') return decideCreate(command, state);
     if (command.type === 'CreateItemlessCollection') return decideCreateItemless(command, state);
-    if (!state.exists || !owns(state, command.owner)) throw notFound('collection', command.collectionId);
+    if (!ownedBy(state, command.owner)) throw notFound('collection', command.collectionId);
     const f = state.fields!;
     const id = command.collectionId;
     const now = command.now.toISOString();

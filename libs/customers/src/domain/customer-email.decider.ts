@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Decider, DomainEvent } from '../../../shared/src/decider.js';
 import { alreadyExists } from '../../../shared/src/errors.js';
-import type { Owner } from '../../../platform/src/read-models.js';
+import type { Owner } from '../../../shared/src/owner.js';
 import { emailKey } from './customer.decider.js';
 
 /**

@@ -1,7 +1,8 @@
 import { Decider, DomainEvent } from '../../../shared/src/decider.js';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
 import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
-import type { Owner } from '../../../platform/src/read-models.js';
+import type { Owner } from '../../../shared/src/owner.js';
 
 /** Colombian identification document types (cédula, cédula de extranjería, NIT, pasaporte, …). */
 export const DOCUMENT_TYPES = ['CC', 'CE', 'NIT', 'PP', 'TI', 'DNI', 'RUT', 'OTHER'] as const;
@@ -165,9 +166,6 @@ export function applyCustomerChanges<F extends CustomerFields>(fields: F, change
   };
 }
 
-const owns = (state: CustomerState, owner: Owner) =>
-  state.owner !== null && state.owner.accountId === owner.accountId && state.owner.mode === owner.mode;
-
 /**
  * Customers: created and updated. Email uniqueness spans streams, so it is not decided here but by
  * the email claim (customer-email.decider.ts) the handlers take before writing.
@@ -210,7 +208,7 @@ export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEv
         },
       ];
     }
-    if (!state.exists || !owns(state, command.owner)) throw notFound('customer', command.customerId);
+    if (!ownedBy(state, command.owner)) throw notFound('customer', command.customerId);
     switch (command.type) {
       case 'UpdateCustomer': {
         checkChanges(command.changes);

@@ -1,4 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { AccountGateways } from '../../../accounts/src/application/account-gateways.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
@@ -40,7 +41,7 @@ export class MigratePaymentMethodHandler implements ICommandHandler<MigratePayme
 
   async execute({ ctx, body }: MigratePaymentMethodCommand): Promise<CommandResult> {
     const customer = await this.executor.load(customerDecider, customerStream(body.customer));
-    if (!customer.state.exists || customer.state.owner?.accountId !== ctx.accountId || customer.state.owner.mode !== ctx.mode) {
+    if (!ownedBy(customer.state, ctx)) {
       throw notFound('customer', body.customer, 'customer');
     }
     await this.gateways.assertConfigured(ctx.accountId, ctx.mode, body.gateway);

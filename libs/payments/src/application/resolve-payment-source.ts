@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { AccountGateways } from '../../../accounts/src/application/account-gateways.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
@@ -30,7 +31,7 @@ export class ResolvePaymentSource {
   async stored(ctx: CommandContext, customerId: string, paymentMethodId: string, param = 'payment_method'): Promise<PaymentSource> {
     const { state } = await this.executor.load(paymentMethodDecider, paymentMethodStream(paymentMethodId));
     const f = state.fields;
-    if (!state.exists || !f || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) {
+    if (!f || !ownedBy(state, ctx)) {
       throw notFound('payment method', paymentMethodId, param);
     }
     if (f.customer !== customerId) throw invalidParam(param, `Payment method ${paymentMethodId} does not belong to customer ${customerId}`);
@@ -50,15 +51,20 @@ export class ResolvePaymentSource {
 
   /** Whether `paymentMethodId` is an active stored method of the customer (for the subscription decider). */
   async usable(ctx: CommandContext, customerId: string, paymentMethodId: string | null | undefined): Promise<boolean> {
-    if (!paymentMethodId) return false;
+    return (await this.storedIfUsable(ctx, customerId, paymentMethodId)) !== null;
+  }
+
+  /** The stored source when `paymentMethodId` is a usable method of the customer, else null (an unconfigured gateway still throws). */
+  async storedIfUsable(ctx: CommandContext, customerId: string, paymentMethodId: string | null | undefined): Promise<PaymentSource | null> {
+    if (!paymentMethodId) return null;
     try {
-      await this.stored(ctx, customerId, paymentMethodId);
-      return true;
+      return await this.stored(ctx, customerId, paymentMethodId);
     } catch (error) {
       if (error instanceof DomainError && error.code === 'gateway_not_configured') throw error;
-      return false;
+      return null;
     }
   }
+
 
   /**
    * One-off `payment_information`: checked, tokenized when it can be, and saved once a charge succeeds

@@ -1,7 +1,8 @@
 import { Decider, DomainEvent } from '../../../shared/src/decider.js';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { invalidParam, invalidState, notFound } from '../../../shared/src/errors.js';
 import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
-import type { Owner } from '../../../platform/src/read-models.js';
+import type { Owner } from '../../../shared/src/owner.js';
 import { gatewayOffers, isGatewayId, isTokenizable } from './gateways.js';
 
 export interface CardDetails {
@@ -72,9 +73,6 @@ export function applyPaymentMethodChanges<F extends PaymentMethodFields>(fields:
   };
 }
 
-const owns = (state: PaymentMethodState, owner: Owner) =>
-  state.owner !== null && state.owner.accountId === owner.accountId && state.owner.mode === owner.mode;
-
 /** Payment methods: created from a paid attempt or imported; card expiry and meta_data updatable; detached on delete. */
 export const paymentMethodDecider: Decider<PaymentMethodCommand, PaymentMethodState, PaymentMethodEvent> = {
   initialState: { exists: false, owner: null, fields: null, token: null },
@@ -110,7 +108,7 @@ export const paymentMethodDecider: Decider<PaymentMethodCommand, PaymentMethodSt
         },
       ];
     }
-    if (!state.exists || !owns(state, command.owner)) throw notFound('payment method', command.paymentMethodId);
+    if (!ownedBy(state, command.owner)) throw notFound('payment method', command.paymentMethodId);
     const fields = state.fields!;
     if (fields.status === 'detached') {
       if (command.type === 'DeletePaymentMethod') return [];

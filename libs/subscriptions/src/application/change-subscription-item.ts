@@ -3,7 +3,7 @@ import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { DomainError, notFound } from '../../../shared/src/errors.js';
+import { notFound } from '../../../shared/src/errors.js';
 import type { SubscriptionItemDoc } from '../../../../projections/subscription-items.projection.js';
 import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
@@ -44,27 +44,19 @@ export class ChangeSubscriptionItemHandler implements ICommandHandler<ChangeSubs
     // Decided at the subscription's test clock's time, when it lives on one.
     const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
     const ctx = await this.clocks.contextFor(caller, state.fields?.test_clock);
-    try {
-      const [item] = await this.inputs.items(ctx, [request]);
-      const result = await onSubscription(this.executor, ctx, subscriptionId, (now) => ({
-        type: 'UpdateSubscription',
-        owner: ctx,
-        subscriptionId,
-        changes: { items: [item] },
-        discountIds: [],
-        paymentMethods: { customerDefault: null, requestedUsable: false },
-        now,
-      }));
-      return { id: request.id ?? item.newId!, position: result.position };
-    } catch (error) {
-      // The patch speaks of `items[0][price]`; this endpoint's fields are the item's own (`price`).
-      if (error instanceof DomainError && error.param?.startsWith('items[0][')) {
-        throw new DomainError(error.code, error.message.replaceAll('items[0][', '').replace(/\]/, ''), error.param.slice(9, -1), error.status);
-      }
-      if (error instanceof DomainError && error.param === 'items') {
-        throw new DomainError(error.code, error.message, request.id ? 'id' : 'price', error.status);
-      }
-      throw error;
-    }
+    // One item on its own endpoint: errors name its own fields (`price`, not `items[0][price]`).
+    const itemNaming = { field: (_: number, name: string) => name, whole: request.id ? 'id' : 'price' };
+    const [item] = await this.inputs.items(ctx, [request], itemNaming);
+    const result = await onSubscription(this.executor, ctx, subscriptionId, (now) => ({
+      type: 'UpdateSubscription',
+      owner: ctx,
+      subscriptionId,
+      changes: { items: [item] },
+      discountIds: [],
+      paymentMethods: { customerDefault: null, requestedUsable: false },
+      itemNaming,
+      now,
+    }));
+    return { id: request.id ?? item.newId!, position: result.position };
   }
 }

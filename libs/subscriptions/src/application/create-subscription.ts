@@ -1,4 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { laterPosition } from '../../../event-store/src/positions.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
@@ -25,7 +26,6 @@ export class CreateSubscriptionCommand {
   ) {}
 }
 
-const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
 /**
  * Creates a subscription, then (unless scheduled or migrated) its first collection, and for `charge`
@@ -47,7 +47,9 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     // A customer on a test clock: the subscription lives on it too, and everything here is decided at its time.
     const ctx = await this.clocks.contextFor(request, customer.test_clock);
     const items = await this.inputs.items(ctx, body.items);
-    const paymentMethods = await this.inputs.paymentMethodFacts(ctx, body.customer, customer.default_payment_method, body.payment_method);
+    // The requested method is resolved once: the decider learns whether it is usable, the attempt charges it.
+    const requested = await this.sources.storedIfUsable(ctx, body.customer, body.payment_method);
+    const paymentMethods = { customerDefault: customer.default_payment_method, requestedUsable: requested !== null };
     const subscriptionId = newId('sub');
     const firstCollectionId = newId('col');
     const discountIds = (body.discounts ?? []).map(() => newId('sd'));
@@ -71,10 +73,10 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     // Every rule first (pure, nothing written), then the payment data is checked and tokenized.
     subscriptionDecider.decide(command(this.executor.now(ctx)), subscriptionDecider.initialState);
     let source: PaymentSource | null = null;
-    if (body.payment_information && (body.collection_method ?? 'charge') === 'charge') source = await this.sources.oneOff(ctx, body.payment_information, body.customer);
-    else if (paymentMethods.customerDefault && !body.payment_method && (body.collection_method ?? 'charge') === 'charge') {
+    if ((body.collection_method ?? 'charge') === 'charge') {
+      if (body.payment_information) source = await this.sources.oneOff(ctx, body.payment_information, body.customer);
       // Falling back to the default: it must still be chargeable on a configured gateway.
-      await this.sources.stored(ctx, body.customer, paymentMethods.customerDefault, 'payment_method');
+      else source = requested ?? (paymentMethods.customerDefault ? await this.sources.stored(ctx, body.customer, paymentMethods.customerDefault, 'payment_method') : null);
     }
 
     const created = await this.executor.execute(subscriptionDecider, subscriptionStream(subscriptionId), command, ctx);
@@ -82,8 +84,8 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     const sub = created.state.fields!;
     if (!sub.latest_collection) return { id: subscriptionId, position };
     const reason = sub.status === 'trialing' ? 'subscription_trial' : 'subscription_create';
-    position = later(position, await this.billing.createCollection(ctx, subscriptionId, sub, sub.latest_collection, reason));
-    position = later(position, await this.billing.attempt(ctx, sub, sub.latest_collection, source));
+    position = laterPosition(position, await this.billing.createCollection(ctx, subscriptionId, sub, sub.latest_collection, reason));
+    position = laterPosition(position, await this.billing.attempt(ctx, sub, sub.latest_collection, source));
     return { id: subscriptionId, position };
   }
 }

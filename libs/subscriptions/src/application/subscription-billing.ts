@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { laterPosition } from '../../../event-store/src/positions.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { Config } from '../../../platform/src/config.js';
@@ -41,7 +42,6 @@ function shippingLine(sub: SubscriptionFields, id: string): LineInput {
   };
 }
 
-const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
 /**
  * A subscription's collections: build one from the subscription's items (recurring items at 0 during
@@ -132,6 +132,6 @@ export class SubscriptionBilling {
     const chosen = source ?? (sub.payment_method ? await this.sources.stored(ctx, sub.customer, sub.payment_method) : null);
     if (!chosen) return null;
     const result = await this.payments.attempt(ctx, collectionId, chosen, 'automatic', f.collection_attempts);
-    return later(null, result.position);
+    return laterPosition(null, result.position);
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import { notFound, invalidParam } from '../../../shared/src/errors.js';
@@ -6,7 +7,7 @@ import { newId } from '../../../shared/src/ids.js';
 import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
 import { CollectionLines } from '../../../collections/src/application/collection-lines.js';
 import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
-import type { ItemInput, PaymentMethodFacts } from '../domain/subscription.decider.js';
+import { type ItemInput, type ItemNaming, ITEMS_LIST, type PaymentMethodFacts } from '../domain/subscription.decider.js';
 
 /** An item as a request sends it: a new one (`price`), or a change to an existing one (`id`). */
 export interface ItemRequest {
@@ -32,18 +33,18 @@ export class SubscriptionInputs {
   async customer(ctx: CommandContext, customerId: string) {
     if (typeof customerId !== 'string' || !customerId) throw invalidParam('customer', 'customer is required');
     const { state } = await this.executor.load(customerDecider, customerStream(customerId));
-    if (!state.exists || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) throw notFound('customer', customerId, 'customer');
+    if (!ownedBy(state, ctx)) throw notFound('customer', customerId, 'customer');
     return state.fields!;
   }
 
-  async items(ctx: CommandContext, requests: ItemRequest[] | undefined, param = 'items'): Promise<ItemInput[]> {
+  async items(ctx: CommandContext, requests: ItemRequest[] | undefined, naming: ItemNaming = ITEMS_LIST): Promise<ItemInput[]> {
     if (requests === undefined) return [];
     const out: ItemInput[] = [];
     for (const [i, r] of requests.entries()) {
       const item: ItemInput = {};
       if (r.id !== undefined) item.id = r.id;
       else item.newId = newId('si');
-      if (r.price !== undefined) Object.assign(item, await this.lines.priceSnapshot(ctx, r.price, `${param}[${i}][price]`));
+      if (r.price !== undefined) Object.assign(item, await this.lines.priceSnapshot(ctx, r.price, naming.field(i, 'price')));
       if (r.quantity !== undefined) item.quantity = r.quantity;
       if (r.amount !== undefined) item.amount = r.amount;
       if (r.deleted) item.deleted = true;

@@ -1,4 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
@@ -34,7 +35,7 @@ export class UpdateSubscriptionHandler implements ICommandHandler<UpdateSubscrip
 
   async execute({ ctx: request, subscriptionId, body }: UpdateSubscriptionCommand): Promise<CommandResult> {
     const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
-    if (!state.exists || state.owner?.accountId !== request.accountId || state.owner.mode !== request.mode) throw notFound('subscription', subscriptionId);
+    if (!ownedBy(state, request)) throw notFound('subscription', subscriptionId);
     // Decided at the subscription's test clock's time, when it lives on one.
     const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
     const customerId = state.fields!.customer;

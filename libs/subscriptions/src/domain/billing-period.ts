@@ -1,4 +1,3 @@
-import { addMonths, addYears } from 'date-fns';
 import type { BillingPeriod } from '../../../catalog/src/domain/price.decider.js';
 
 const DAY_MS = 86_400_000;
@@ -34,6 +33,3 @@ function utcAddMonths(date: Date, months: number): Date {
   const day = Math.min(date.getUTCDate(), lastDay);
   return new Date(Date.UTC(targetYear, targetMonth, day, date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds()));
 }
-
-// Kept for symmetry with date-fns in other callers (day/week arithmetic is timezone-free in ms).
-export const _unused = { addMonths, addYears };

@@ -1,9 +1,10 @@
 import { addDays, addHours } from 'date-fns';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { Decider, DomainEvent } from '../../../shared/src/decider.js';
 import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
 import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
 import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString } from '../../../shared/src/money.js';
-import type { Owner } from '../../../platform/src/read-models.js';
+import type { Owner } from '../../../shared/src/owner.js';
 import type { BillingPeriod } from '../../../catalog/src/domain/price.decider.js';
 import { type Discount, type PriceSnapshot, type ProductSnapshot, checkNtpAmount } from '../../../collections/src/domain/pricing.js';
 import { checkDiscounts, normalizeDiscount, type InvoiceSettings, type InvoiceRetentions } from '../../../collections/src/domain/collection.decider.js';
@@ -186,7 +187,17 @@ export type SubscriptionCommand =
       now: Date;
     }
   | { type: 'RecordCollectionPaid'; owner: Owner; subscriptionId: string; collectionId: string; paymentMethod: string | null; tokenizable: boolean; now: Date }
-  | { type: 'UpdateSubscription'; owner: Owner; subscriptionId: string; changes: SubscriptionChanges; discountIds: string[]; paymentMethods: PaymentMethodFacts; now: Date }
+  | {
+      type: 'UpdateSubscription';
+      owner: Owner;
+      subscriptionId: string;
+      changes: SubscriptionChanges;
+      discountIds: string[];
+      paymentMethods: PaymentMethodFacts;
+      /** How errors name the items' fields (default: the `items` list of an update). */
+      itemNaming?: ItemNaming;
+      now: Date;
+    }
   | { type: 'DeleteSubscriptionDiscount'; owner: Owner; subscriptionId: string; discountId: string; now: Date }
   | { type: 'CancelSubscription'; owner: Owner; subscriptionId: string; cancelAt: 'period_end' | 'now'; now: Date }
   | { type: 'PauseSubscription'; owner: Owner; subscriptionId: string; resumesAt: string | null; now: Date }
@@ -279,9 +290,6 @@ export const MESSAGES = {
   trialWithSchedule: 'trial_days cannot be combined with schedule_date',
 } as const;
 
-const owns = (state: SubscriptionState, owner: Owner) =>
-  state.owner !== null && state.owner.accountId === owner.accountId && state.owner.mode === owner.mode;
-
 export const refusedInState = (what: string, id: string, status: string) =>
   new DomainError('invalid_state', `Cannot ${what} subscription ${id}: its status is ${status}`, null, 409);
 
@@ -306,45 +314,55 @@ function ntpAmount(price: PriceSnapshot, amount: string | null | undefined, para
   return formatAmount(amount, cur);
 }
 
+/** How item errors name their params: `items[0][price]` in a list, `price` on the item endpoints. */
+export interface ItemNaming {
+  field(index: number, name: string): string;
+  /** What errors about the whole list (count, frequency, no recurring price) name. */
+  whole: string;
+}
+
+export const ITEMS_LIST: ItemNaming = { field: (i, name) => `items[${i}][${name}]`, whole: 'items' };
+
 /**
  * Applies an items patch to the current items and checks the result: at least one recurring item,
  * all recurring prices on one frequency, quantities, ntp amounts. Prices may be in another currency
  * (converted when a collection is made).
  */
-export function applyItems(current: SubscriptionItem[], patch: ItemInput[], param = 'items'): SubscriptionItem[] {
+export function applyItems(current: SubscriptionItem[], patch: ItemInput[], naming: ItemNaming = ITEMS_LIST): SubscriptionItem[] {
+  const param = naming.whole;
   if (!Array.isArray(patch)) throw invalidParam(param, `${param} must be an array`);
   let items = [...current];
   patch.forEach((p, i) => {
-    const at = `${param}[${i}]`;
+    const at = (name: string) => naming.field(i, name);
     if (p.id !== undefined) {
       const idx = items.findIndex((it) => it.id === p.id);
-      if (idx === -1) throw notFound('subscription item', p.id, `${at}[id]`);
+      if (idx === -1) throw notFound('subscription item', p.id, at('id'));
       if (p.deleted) {
         items = items.filter((it) => it.id !== p.id);
         return;
       }
       const next = { ...items[idx] };
       if (p.price) {
-        if (!p.price.active && p.price.id !== next.price.id) throw invalidParam(`${at}[price]`, `Price ${p.price.id} is not active`);
+        if (!p.price.active && p.price.id !== next.price.id) throw invalidParam(at('price'), `Price ${p.price.id} is not active`);
         next.price = p.price;
         next.product = p.product!;
         next.amount = p.price.pricing_model === 'ntp' ? p.price.ntp_pricing?.suggested_amount ?? null : null;
       }
       if (p.quantity !== undefined) next.quantity = p.quantity;
       if (p.amount !== undefined) next.amount = p.amount;
-      checkInt(`${at}[quantity]`, next.quantity, 1, 1_000_000);
-      checkNtpAmount(next.price, next.amount, `${at}[amount]`);
-      next.amount = ntpAmount(next.price, next.amount, `${at}[amount]`);
+      checkInt(at('quantity'), next.quantity, 1, 1_000_000);
+      checkNtpAmount(next.price, next.amount, at('amount'));
+      next.amount = ntpAmount(next.price, next.amount, at('amount'));
       items[idx] = next;
       return;
     }
-    if (p.deleted) throw invalidParam(`${at}[deleted]`, `${at}[deleted] needs ${at}[id]`);
-    if (!p.price || !p.newId) throw missingParam(`${at}[price]`);
+    if (p.deleted) throw invalidParam(at('deleted'), `${at('deleted')} needs ${at('id')}`);
+    if (!p.price || !p.newId) throw missingParam(at('price'));
     const quantity = p.quantity ?? 1;
-    checkInt(`${at}[quantity]`, quantity, 1, 1_000_000);
-    checkNtpAmount(p.price, p.amount, `${at}[amount]`);
-    if (!p.price.active) throw invalidParam(`${at}[price]`, `Price ${p.price.id} is not active`);
-    items.push({ id: p.newId, price: p.price, product: p.product!, quantity, amount: ntpAmount(p.price, p.amount ?? p.price.ntp_pricing?.suggested_amount ?? null, `${at}[amount]`) });
+    checkInt(at('quantity'), quantity, 1, 1_000_000);
+    checkNtpAmount(p.price, p.amount, at('amount'));
+    if (!p.price.active) throw invalidParam(at('price'), `Price ${p.price.id} is not active`);
+    items.push({ id: p.newId, price: p.price, product: p.product!, quantity, amount: ntpAmount(p.price, p.amount ?? p.price.ntp_pricing?.suggested_amount ?? null, at('amount')) });
   });
   if (items.length > 20) throw invalidParam(param, `${param} can have at most 20 items`);
   const recurring = items.filter((it) => it.price.type === 'recurring');
@@ -745,7 +763,7 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
 
   decide(command, state) {
     if (command.type === 'CreateSubscription') return decideCreate(command, state);
-    if (!state.exists || !owns(state, command.owner)) throw notFound('subscription', command.subscriptionId);
+    if (!ownedBy(state, command.owner)) throw notFound('subscription', command.subscriptionId);
     const f = state.fields!;
     const id = command.subscriptionId;
     const now = command.now.toISOString();
@@ -806,11 +824,12 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
         refuseFinal('update');
         const c = command.changes;
         const changes: Partial<SubscriptionFields> = {};
-        if (c.items !== undefined) changes.items = applyItems(f.items, c.items);
+        const naming = command.itemNaming ?? ITEMS_LIST;
+        if (c.items !== undefined) changes.items = applyItems(f.items, c.items, naming);
         if (changes.items) {
           const recurring = changes.items.find((it) => it.price.type === 'recurring')!.price;
           if (recurring.billing_period !== f.billing_period || recurring.billing_interval !== f.billing_interval) {
-            throw invalidParam('items', MESSAGES.sameFrequency);
+            throw invalidParam(naming.whole, MESSAGES.sameFrequency);
           }
         }
         if (c.discounts !== undefined) changes.discounts = buildDiscounts(c.discounts, command.discountIds, f.currency);

@@ -1,4 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { laterPosition } from '../../../event-store/src/positions.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
@@ -14,7 +15,6 @@ export class AdvanceTestClockCommand {
   ) {}
 }
 
-const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
 /**
  * Advances a clock: `test_clock.advancing`, then every deadline of the clock's objects up to the
@@ -47,7 +47,7 @@ export class AdvanceTestClockHandler implements ICommandHandler<AdvanceTestClock
         (now) => ({ type: 'FinishAdvance' as const, owner: ctx, clockId, frozen_time: target, now }),
         ctx,
       );
-      return { id: clockId, position: later(later(started.position, run.position), finished.position) };
+      return { id: clockId, position: laterPosition(laterPosition(started.position, run.position), finished.position) };
     });
   }
 }

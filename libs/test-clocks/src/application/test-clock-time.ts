@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import { invalidParam, notFound } from '../../../shared/src/errors.js';
@@ -29,7 +30,7 @@ export class TestClockTime {
     if (clockId === null || clockId === undefined) return ctx;
     if (ctx.testClock === clockId && ctx.now) return ctx;
     const state = ctx.mode === 'test' ? await this.state(clockId) : null;
-    if (!state?.exists || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) throw notFound('test_clock', clockId, 'test_clock');
+    if (!state || !ownedBy(state, ctx)) throw notFound('test_clock', clockId, 'test_clock');
     return { ...ctx, now: new Date(state.fields!.frozen_time), testClock: clockId };
   }
 
@@ -41,7 +42,7 @@ export class TestClockTime {
     if (ctx.mode !== 'test') throw invalidParam(param, 'Test clocks are only available with a test key');
     if (typeof clockId !== 'string' || clockId.length === 0) throw invalidParam(param, `${param} must be a test clock id`);
     const state = await this.state(clockId);
-    if (!state.exists || state.deleted || state.owner?.accountId !== ctx.accountId || state.owner.mode !== ctx.mode) {
+    if (!ownedBy(state, ctx) || state.deleted) {
       throw notFound('test_clock', clockId, param);
     }
     return state;

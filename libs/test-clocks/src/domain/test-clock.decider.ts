@@ -1,6 +1,7 @@
 import { Decider, DomainEvent } from '../../../shared/src/decider.js';
+import { ownedBy } from '../../../shared/src/owner.js';
 import { DomainError, invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
-import type { Owner } from '../../../platform/src/read-models.js';
+import type { Owner } from '../../../shared/src/owner.js';
 
 export type TestClockStatus = 'ready' | 'advancing';
 
@@ -66,9 +67,6 @@ function checkName(name: unknown): string | null {
   return trimmed;
 }
 
-const owns = (state: TestClockState, owner: Owner) =>
-  state.owner !== null && state.owner.accountId === owner.accountId && state.owner.mode === owner.mode;
-
 /**
  * Test clocks (test mode only): a frozen time that the objects created on the clock live by. An
  * advance is two facts around the scheduler's run: `test_clock.advancing` (from → to), then, once
@@ -98,7 +96,7 @@ export const testClockDecider: Decider<TestClockCommand, TestClockState, TestClo
         },
       ];
     }
-    if (!state.exists || !owns(state, command.owner)) throw notFound('test_clock', command.clockId);
+    if (!ownedBy(state, command.owner)) throw notFound('test_clock', command.clockId);
     const fields = state.fields!;
     switch (command.type) {
       case 'AdvanceTestClock': {

@@ -4,12 +4,8 @@ import { IsIn, IsInt, IsNotEmpty, IsObject, IsString, Max, MaxLength, Min, Valid
 import { OptionalNotNull } from '../../../../http/src/validators.js';
 import { ALL_GATEWAYS } from '../../domain/gateways.js';
 
-export class CardDto {
-  @ApiProperty({ example: '4242424242424242', description: 'Passed to the gateway to tokenize; never stored or logged.' })
-  @MaxLength(23)
-  @IsString()
-  number: string;
-
+/** A card's expiry: part of raw card data and of an imported card's details. */
+export class CardExpiryDto {
   @ApiProperty({ example: 12 })
   @Max(12)
   @Min(1)
@@ -21,6 +17,13 @@ export class CardDto {
   @Min(2000)
   @IsInt()
   exp_year: number;
+}
+
+export class CardDto extends CardExpiryDto {
+  @ApiProperty({ example: '4242424242424242', description: 'Passed to the gateway to tokenize; never stored or logged.' })
+  @MaxLength(23)
+  @IsString()
+  number: string;
 
   @ApiPropertyOptional({ example: '123' })
   @OptionalNotNull()

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { OptionalNotNull } from '../../../../http/src/validators.js';
 import { ALL_GATEWAYS } from '../../domain/gateways.js';
+import { CardExpiryDto } from './payment-information.dto.js';
 
 export class UpdatePaymentMethodDto {
   @ApiPropertyOptional({ example: 12, description: 'Card methods: new expiry month.' })
@@ -30,7 +31,7 @@ export class UpdatePaymentMethodDto {
   meta_data?: Record<string, string>;
 }
 
-export class MigratedCardDto {
+export class MigratedCardDto extends CardExpiryDto {
   @ApiProperty({ example: 'visa' })
   @MaxLength(30)
   @IsNotEmpty()
@@ -41,18 +42,6 @@ export class MigratedCardDto {
   @Matches(/^\d{4}$/, { message: 'last4 must be four digits' })
   @IsString()
   last4: string;
-
-  @ApiProperty({ example: 12 })
-  @Max(12)
-  @Min(1)
-  @IsInt()
-  exp_month: number;
-
-  @ApiProperty({ example: 2030 })
-  @Max(2100)
-  @Min(2000)
-  @IsInt()
-  exp_year: number;
 }
 
 export class MigratedWalletDto {

@@ -4,7 +4,7 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsNotEmpty, I
 import { OptionalNotNull } from '../../../../http/src/validators.js';
 import { ListQuery } from '../../../../http/src/list.js';
 import { PaymentInformationDto } from '../../../../payments/src/http/dto/payment-information.dto.js';
-import { DiscountDto, InvoiceSettingsDto } from '../../../../collections/src/http/dto/collection.dto.js';
+import { CollectionRetentionsDto, DiscountDto, InvoiceSettingsDto } from '../../../../collections/src/http/dto/collection.dto.js';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscription.decider.js';
 
 const DECIMAL = /^\d{1,20}(\.\d{1,20})?$/;
@@ -50,24 +50,13 @@ export class SubscriptionDiscountDto extends DiscountDto {
   duration_in_collections?: number;
 }
 
-export class SubscriptionRetentionsDto {
+/** A collection's retentions plus `reteiva`, which subscriptions also carry. */
+export class SubscriptionRetentionsDto extends CollectionRetentionsDto {
   @ApiPropertyOptional({ example: '15' })
   @OptionalNotNull()
   @MaxLength(10)
   @IsString()
   reteiva?: string;
-
-  @ApiPropertyOptional({ example: '0.966' })
-  @OptionalNotNull()
-  @MaxLength(10)
-  @IsString()
-  reteica?: string;
-
-  @ApiPropertyOptional({ example: '2.5' })
-  @OptionalNotNull()
-  @MaxLength(10)
-  @IsString()
-  retefte?: string;
 }
 
 class SubscriptionSettingsDto {
