@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
+import { priceSnapshot } from './testing/price-snapshot.js';
 import { fold } from '../../../shared/src/decider.js';
 import { given } from '../../../shared/src/testing/given.js';
 import type { ExchangeRate } from '../exchange-rates/exchange-rates.port.js';
@@ -29,21 +30,7 @@ const ref = { id, subscription: 'sub_1', customer: 'cus_1' };
 
 // ---- price snapshots and lines ----
 
-const price = (unit_price: string, over: Partial<PriceSnapshot> = {}): PriceSnapshot => ({
-  id: 'price_monthly',
-  product_id: 'prod_1',
-  type: 'recurring',
-  pricing_model: 'standard',
-  currency: 'COP',
-  unit_price,
-  billing_period: 'month',
-  billing_interval: 1,
-  pricing_tiers: null,
-  ntp_pricing: null,
-  active: true,
-  meta_data: {},
-  ...over,
-});
+const price = (unit_price: string, over: Partial<PriceSnapshot> = {}): PriceSnapshot => priceSnapshot(unit_price, over);
 const oneTime = (unit_price: string) => price(unit_price, { id: 'price_setup', type: 'one_time', billing_period: null, billing_interval: null });
 const product = { id: 'prod_1', name: 'Plan Pro' };
 const setupProduct = { id: 'prod_2', name: 'Instalación' };

@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
+import { priceSnapshot } from './testing/price-snapshot.js';
 import { DomainError } from '../../../shared/src/errors.js';
 import { currency } from '../../../shared/src/money.js';
 import type { ExchangeRate } from '../exchange-rates/exchange-rates.port.js';
@@ -8,21 +9,7 @@ const COP = currency('COP')!;
 const USD = currency('USD')!;
 const JPY = currency('JPY')!;
 
-const standard = (unit_price: string, over: Partial<PriceSnapshot> = {}): PriceSnapshot => ({
-  id: 'price_std',
-  product_id: 'prod_1',
-  type: 'recurring',
-  pricing_model: 'standard',
-  currency: 'COP',
-  unit_price,
-  billing_period: 'month',
-  billing_interval: 1,
-  pricing_tiers: null,
-  ntp_pricing: null,
-  active: true,
-  meta_data: {},
-  ...over,
-});
+const standard = (unit_price: string, over: Partial<PriceSnapshot> = {}): PriceSnapshot => priceSnapshot(unit_price, { id: 'price_std', ...over });
 
 /** Tiers: 1–5 at 10000; 6–10 at 8000 plus a flat 5000; 11+ at 6000 plus a flat 2000. */
 const TIERS = {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
+import { priceSnapshot } from '../../../collections/src/domain/testing/price-snapshot.js';
 import { fold } from '../../../shared/src/decider.js';
 import { given } from '../../../shared/src/testing/given.js';
 import type { PriceSnapshot } from '../../../collections/src/domain/pricing.js';
@@ -26,21 +27,7 @@ const id = 'sub_1';
 
 // ---- price snapshots ----
 
-const price = (unit_price: string | null, over: Partial<PriceSnapshot> = {}): PriceSnapshot => ({
-  id: 'price_monthly',
-  product_id: 'prod_1',
-  type: 'recurring',
-  pricing_model: 'standard',
-  currency: 'COP',
-  unit_price,
-  billing_period: 'month',
-  billing_interval: 1,
-  pricing_tiers: null,
-  ntp_pricing: null,
-  active: true,
-  meta_data: {},
-  ...over,
-});
+const price = (unit_price: string | null, over: Partial<PriceSnapshot> = {}): PriceSnapshot => priceSnapshot(unit_price, over);
 const monthly = price('59500.00');
 const monthlyAddon = price('10000.00', { id: 'price_addon' });
 const quarterly = price('150000.00', { id: 'price_quarterly', billing_interval: 3 });
