@@ -8,6 +8,7 @@ import type { CommandContext } from '../../platform/src/command-context.js';
 import { READ_STORE } from '../../platform/src/tokens.js';
 import type { ReadStore } from '../../read-store/src/read-store.port.js';
 import { DeadlineActions } from './deadline-actions.js';
+import type { DeadlineDoc, DeadlineSource } from './deadline-source.js';
 
 /** Which deadlines a run covers: real time (`clock: null`) or one test clock's objects. */
 export interface DeadlineScope {
@@ -27,8 +28,10 @@ export interface RunResult {
   position: string | null;
 }
 
-type Due = { kind: 'subscription'; doc: SubscriptionDoc } | { kind: 'collection'; doc: CollectionDoc };
-
+interface Due {
+  source: DeadlineSource;
+  doc: DeadlineDoc;
+}
 
 /**
  * Turns deadlines into commands. Deadlines live in the read models (`_clock`, `_due_at`, `_due_kind`,
@@ -42,6 +45,8 @@ export class Scheduler {
   private readonly logger = new Logger('scheduler');
   /** Deadlines that decided nothing (a race lost, a condition not met): not retried before `until`. */
   private readonly idle = new Map<string, number>();
+  /** Where deadlines live and what runs them: subscriptions and collections, plus what other contexts register. */
+  private readonly sources: DeadlineSource[] = [];
   /** Deadlines run at once in real time (measured: 128 renews ~15 % faster than 32 on 2 cores). */
   concurrency = 128;
   batchSize = 1024;
@@ -49,8 +54,21 @@ export class Scheduler {
   constructor(
     @Inject(READ_STORE) private readonly store: ReadStore,
     private readonly projections: ProjectionEngine,
-    private readonly actions: DeadlineActions,
-  ) {}
+    actions: DeadlineActions,
+  ) {
+    this.register({ name: 'subscription', collection: 'subscriptions', run: (ctx, doc) => actions.subscription(ctx, doc as SubscriptionDoc) });
+    this.register({ name: 'collection', collection: 'collections', run: (ctx, doc) => actions.collection(ctx, doc as CollectionDoc) });
+  }
+
+  /**
+   * Adds a kind of deadline: documents of `source.collection` carrying the deadline fields
+   * (projections/deadlines.ts) are run by `source.run` when due, like the built-in ones. A context
+   * registers its source once, when its module initialises.
+   */
+  register(source: DeadlineSource): void {
+    if (this.sources.some((s) => s.name === source.name)) return;
+    this.sources.push(source);
+  }
 
   /** Runs every deadline of `scope` due at or before `until`; a test clock's at the deadline's own time. */
   async runDue(scope: DeadlineScope, until: Date): Promise<RunResult> {
@@ -75,21 +93,20 @@ export class Scheduler {
     }
   }
 
-  /** The earliest due documents of a scope, subscriptions and collections merged in time order. */
   /**
-   * The earliest due documents of a scope that may run now (not `skip`ped), subscriptions and
-   * collections merged in time order. Pages past skipped ones, so a deadline that decides nothing
-   * never hides the ones after it.
+   * The earliest due documents of a scope that may run now (not `skip`ped), every source merged in
+   * time order. Pages past skipped ones, so a deadline that decides nothing never hides the ones
+   * after it.
    */
   private async due(clock: string, until: string, limit: number, skip: (d: Due) => boolean): Promise<Due[]> {
-    const page = async <T extends SubscriptionDoc | CollectionDoc>(collection: string, kind: Due['kind']): Promise<Due[]> => {
+    const page = async (source: DeadlineSource): Promise<Due[]> => {
       const out: Due[] = [];
       let after: { value: string; id: string } | undefined;
       for (;;) {
-        const docs = await this.store.find<T>(collection, { where: { _clock: clock }, orderBy: { field: '_due_at', direction: 'asc' }, after, limit: this.batchSize });
+        const docs = await this.store.find<DeadlineDoc>(source.collection, { where: { _clock: clock }, orderBy: { field: '_due_at', direction: 'asc' }, after, limit: this.batchSize });
         for (const doc of docs) {
           if (doc._due_at > until || doc._due_at === NO_DEADLINE) return out;
-          const d = { kind, doc } as Due;
+          const d = { source, doc };
           if (!skip(d)) out.push(d);
           if (out.length >= limit) return out;
         }
@@ -98,10 +115,12 @@ export class Scheduler {
         after = { value: last._due_at, id: last.id };
       }
     };
-    const [subs, cols] = await Promise.all([page<SubscriptionDoc>('subscriptions', 'subscription'), page<CollectionDoc>('collections', 'collection')]);
-    return [...subs, ...cols].sort((a, b) => (a.doc._due_at < b.doc._due_at ? -1 : a.doc._due_at > b.doc._due_at ? 1 : a.doc.id < b.doc.id ? -1 : 1)).slice(0, limit);
+    const pages = await Promise.all(this.sources.map(page));
+    return pages
+      .flat()
+      .sort((a, b) => (a.doc._due_at < b.doc._due_at ? -1 : a.doc._due_at > b.doc._due_at ? 1 : a.doc.id < b.doc.id ? -1 : 1))
+      .slice(0, limit);
   }
-
 
   private async run(d: Due, now: Date): Promise<string | null> {
     const ctx: CommandContext = {
@@ -115,7 +134,7 @@ export class Scheduler {
       testClock: d.doc._clock || null,
     };
     try {
-      const position = d.kind === 'subscription' ? await this.actions.subscription(ctx, d.doc) : await this.actions.collection(ctx, d.doc);
+      const position = await d.source.run(ctx, d.doc);
       if (position === null) this.idle.set(key(d), now.getTime());
       return position;
     } catch (error) {
@@ -156,4 +175,4 @@ export class Scheduler {
   }
 }
 
-const key = (d: Due) => `${d.doc.id}|${d.doc._due_kind}|${d.doc._due_at}`;
+const key = (d: Due) => `${d.source.name}|${d.doc.id}|${d.doc._due_kind}|${d.doc._due_at}`;
