@@ -1,0 +1,129 @@
+/** How each event changes a collection's state. */
+import type { ChargeStatus, CollectionFields, CollectionState, TransactionState } from './collection.state.js';
+import type { CollectionEvent } from './collection.events.js';
+import { currency as currencyOf, formatAmount } from '../../../../shared/src/money.js';
+
+/** The fields after an event: shared by `evolve` and the collections projection. */
+export function applyCollectionEvent(fields: CollectionFields, event: CollectionEvent): CollectionFields {
+  switch (event.type) {
+    case 'collection.created': {
+      const { id, account_id, is_test, created_at, ...f } = event.data;
+      // Collections recorded before partial payments and registered payments existed have none of their fields.
+      const cur = currencyOf(f.currency);
+      const defaults: Pick<CollectionFields, 'partial_payment' | 'balance_of' | 'amount_applied' | 'paid_by' | 'applied_to'> = {
+        partial_payment: null,
+        balance_of: null,
+        amount_applied: cur ? formatAmount('0', cur) : '0',
+        paid_by: null,
+        applied_to: null,
+      };
+      return { ...defaults, ...f };
+    }
+    case 'collection.updated':
+      return { ...fields, ...event.data.changes };
+    case 'collection.partial_payment_defined':
+      return { ...fields, total: event.data.total, partial_payment: event.data.partial_payment };
+    case 'collection.total_updated':
+      return { ...fields, total: event.data.total, subtotal: event.data.subtotal };
+    case 'collection.payment_applied':
+      return { ...fields, total: event.data.total, amount_applied: event.data.amount_applied };
+    case 'transaction.created':
+      return {
+        ...fields,
+        collecting: true,
+        collection_attempts: fields.collection_attempts + 1,
+        latest_transaction: event.data.transaction,
+        payment_method: event.data.payment_method,
+        payment_method_gateway: event.data.gateway,
+        payment_method_type: event.data.payment_method_type,
+        additional_data: null,
+      };
+    case 'charge.pending':
+      return { ...fields, status: 'processing', collecting: false, additional_data: event.data.additional_data };
+    case 'collection.payment_failed':
+      return {
+        ...fields,
+        status: fields.status === 'processing' ? 'pending' : fields.status,
+        collecting: false,
+        additional_data: null,
+        dunning_step: event.data.dunning_step ?? fields.dunning_step,
+        next_collection_attempt_date: event.data.next_collection_attempt_date !== undefined ? event.data.next_collection_attempt_date : fields.next_collection_attempt_date,
+      };
+    case 'collection.past_due':
+      return { ...fields, status: 'past_due', dunning_step: 0, next_collection_attempt_date: event.data.next_collection_attempt_date };
+    case 'collection.reminder':
+      return { ...fields, dunning_step: event.data.dunning_step, next_collection_attempt_date: event.data.next_collection_attempt_date };
+    case 'collection.paid':
+      return {
+        ...fields,
+        status: 'paid',
+        collecting: false,
+        paid_date: event.data.paid_date,
+        paid_out_of_band: event.data.paid_out_of_band,
+        out_of_band_proof: event.data.out_of_band_proof,
+        paid_by: event.data.paid_by ?? fields.paid_by ?? null,
+        payment_method: event.data.saved_payment_method ?? event.data.payment_method ?? fields.payment_method,
+        payment_method_gateway: event.data.payment_method_gateway ?? fields.payment_method_gateway,
+        payment_method_type: event.data.payment_method_type ?? fields.payment_method_type,
+        additional_data: null,
+        next_collection_attempt_date: null,
+      };
+    case 'collection.voided':
+      return { ...fields, status: 'voided', voided_at_date: event.data.voided_at_date, next_collection_attempt_date: null };
+    case 'collection.uncollectible':
+      return { ...fields, status: 'uncollectible', next_collection_attempt_date: null };
+    case 'collection.refunded':
+      return { ...fields, status: event.data.status, amount_refunded: event.data.amount_refunded };
+    default:
+      return fields;
+  }
+}
+
+function evolveTransactions(txs: TransactionState[], event: CollectionEvent): TransactionState[] {
+  const update = (id: string, f: (t: TransactionState) => TransactionState) => txs.map((t) => (t.id === id ? f(t) : t));
+  const setCharge = (t: TransactionState, chargeId: string, status: ChargeStatus, retryable = false) => ({
+    ...t,
+    charges: t.charges.map((c) => (c.id === chargeId ? { ...c, status, retryable } : c)),
+  });
+  switch (event.type) {
+    case 'transaction.created':
+      return [...txs, { id: event.data.transaction, status: 'in_progress', started_at: event.data.created_at, source: event.data.source, amount: event.data.amount, charges: [] }];
+    case 'charge.created':
+      return update(event.data.transaction, (t) => ({
+        ...t,
+        status: 'in_progress',
+        charges: [...t.charges, { id: event.data.charge, try: event.data.try, status: 'in_progress', started_at: event.data.created_at, retryable: false }],
+      }));
+    case 'charge.paid':
+      return update(event.data.transaction, (t) => {
+        const paid = setCharge(t, event.data.charge, 'succeeded');
+        const reference = event.data.gateway_reference;
+        return { ...paid, status: 'succeeded', charges: paid.charges.map((c) => (c.id === event.data.charge ? { ...c, gateway_reference: reference } : c)) };
+      });
+    case 'charge.pending':
+      return update(event.data.transaction, (t) => ({ ...setCharge(t, event.data.charge, 'pending'), status: 'pending' }));
+    case 'charge.failed':
+      // The transaction stays open until the collection records the failure (a retry may follow).
+      return update(event.data.transaction, (t) => setCharge(t, event.data.charge, 'failed', event.data.retryable));
+    case 'collection.payment_failed':
+      return update(event.data.transaction, (t) => ({ ...t, status: 'failed' }));
+    default:
+      return txs;
+  }
+}
+
+export const initialCollectionState: CollectionState = { exists: false, owner: null, fields: null, transactions: [] };
+
+/** The state after an event. */
+export function evolveCollection(state: CollectionState, event: CollectionEvent): CollectionState {
+  if (event.type === 'collection.created') {
+    return {
+      exists: true,
+      owner: { accountId: event.data.account_id, mode: event.data.is_test ? 'test' : 'live' },
+      fields: applyCollectionEvent(null as unknown as CollectionFields, event),
+      transactions: [],
+    };
+  }
+  if (!state.fields) return state;
+  return { ...state, fields: applyCollectionEvent(state.fields, event), transactions: evolveTransactions(state.transactions, event) };
+}

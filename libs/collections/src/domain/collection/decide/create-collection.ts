@@ -1,0 +1,47 @@
+import type { CollectionCreated, CollectionEvent } from '../collection.events.js';
+import { type CollectionState, DAY_MS } from '../collection.state.js';
+import type { CommandOf } from '../collection.commands.js';
+import { Money, currency as currencyOf } from '../../../../../shared/src/money.js';
+import { checkDiscounts, newCollectionFields, normalizeDiscount, paidEvent, priceCollection } from '../collection.rules.js';
+import { checkMetaData } from '../../../../../shared/src/meta-data.js';
+import { evolveCollection } from '../collection.evolve.js';
+import { invalidParam, invalidState, missingParam } from '../../../../../shared/src/errors.js';
+
+/** A collection from priced items: charge (attempted by the caller) or collect (sent, due days_until_due later); a zero total is paid at once. */
+export function decideCreateCollection(command: CommandOf<'CreateCollection'>, state: CollectionState): CollectionEvent[] {
+  if (state.exists) throw invalidState(`Collection ${command.collectionId} already exists`);
+  const input = command.input;
+  const cur = currencyOf(input.currency);
+  if (!cur) throw invalidParam('currency', `currency must be an ISO 4217 currency code (got ${input.currency})`);
+  if (input.lines.length === 0) throw missingParam('items', 'items must have at least one item');
+  checkDiscounts(input.discounts, cur);
+  checkMetaData(input.meta_data);
+  if (input.collection_method === 'collect' && (input.days_until_due === null || input.days_until_due === undefined)) {
+    throw missingParam('days_until_due', 'days_until_due is required with collection_method collect');
+  }
+  const discounts = input.discounts.map((d) => normalizeDiscount(d, cur));
+  const priced = priceCollection(input.lines, discounts, cur);
+  const now = command.now.toISOString();
+  // Whole 24-hour days (date-fns' addDays works in the host's time zone and shifts across DST).
+  const due_date =
+    input.collection_method === 'collect'
+      ? new Date(command.now.getTime() + input.days_until_due! * DAY_MS).toISOString()
+      : input.due_immediately
+        ? command.now.toISOString()
+        : null;
+  const fields = newCollectionFields(input, cur, priced, due_date);
+  const created: CollectionCreated = {
+    type: 'collection.created',
+    data: { id: command.collectionId, account_id: command.owner.accountId, is_test: command.owner.mode === 'test', created_at: now, ...fields },
+  };
+  const events: CollectionEvent[] = [created];
+  const r = { id: command.collectionId, subscription: input.subscription, customer: input.customer.id };
+  if (new Money(fields.total).isZero()) {
+    // Nothing to collect (a trial's first collection without one-time items): paid at once.
+    const after = evolveCollection(state, created);
+    events.push(paidEvent(after, command.collectionId, now, {}));
+  } else if (input.collection_method === 'collect') {
+    events.push({ type: 'collection.sent', data: { ...r, sent_at: now, checkout_url: input.checkout_url } });
+  }
+  return events;
+}

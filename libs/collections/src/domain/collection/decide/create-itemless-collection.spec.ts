@@ -1,0 +1,45 @@
+import { describe, expect, test } from '@jest/globals';
+import { given } from '../../../../../shared/src/testing/given.js';
+import { collectionDecider } from '../../collection.decider.js';
+import { now, at, iso, owner, id, ref, collect, payOutOfBand, history, fieldsOf, types, itemless } from '../../testing/collection-fixtures.js';
+
+describe('collection: without items (balance, receipt)', () => {
+  test('a balance collection: collect, no items, subtotal = total, due on the given date, created and sent', () => {
+    const events = given(collectionDecider).when(itemless()).events();
+    expect(types(events)).toEqual(['collection.created', 'collection.sent']);
+    expect(events[0].data).toMatchObject({
+      items: null,
+      discounts: [],
+      subtotal: '19000.00',
+      total: '19000.00',
+      status: 'pending',
+      collection_method: 'collect',
+      due_date: iso(10 * 24 * 60),
+      description: 'Balance of col_0',
+      balance_of: 'col_0',
+      collection_rule_id: 'rule_1',
+      billing_reason: 'partial_payment_balance',
+      partial_payment: null,
+      amount_applied: '0.00',
+      applied_to: null,
+      meta_data: { order: '42' },
+    });
+    expect(events[1].data).toEqual({ ...ref, sent_at: now.toISOString(), checkout_url: 'https://checkout.test/col/col_1' });
+    // It goes past due and is paid like any collect collection.
+    const f = fieldsOf(history(itemless(), { type: 'MarkPastDue', owner, collectionId: id, now: at(11 * 24 * 60) }, payOutOfBand(null, 11 * 24 * 60 + 1)));
+    expect(f).toMatchObject({ status: 'paid', items: null, total: '19000.00' });
+    given(collectionDecider).when(itemless({ due_date: null })).thenRejects('parameter_missing', 'days_until_due');
+  });
+
+  test('a receipt: created and paid out of band at once, with what the payment was applied to', () => {
+    const events = given(collectionDecider)
+      .when(itemless({ kind: 'receipt', subscription: null, total: '30000', due_date: null, balance_of: null, collection_rule_id: null, applied_to: [{ collection: 'col_a', amount: '30000' }], billing_reason: 'invoices_payment' }))
+      .events();
+    expect(types(events)).toEqual(['collection.created', 'collection.paid']);
+    expect(events[0].data).toMatchObject({ items: null, total: '30000.00', subtotal: '30000.00', due_date: null, applied_to: [{ collection: 'col_a', amount: '30000.00' }] });
+    expect(events[1].data).toMatchObject({ paid_date: now.toISOString(), paid_out_of_band: true });
+    const e = given(collectionDecider).when(itemless({ kind: 'receipt', total: '100', applied_to: [{ collection: 'col_a', amount: '100.01' }] })).thenRejects('parameter_invalid', 'amount');
+    expect(e.message).toBe('The amounts applied (100.01) exceed the payment (100.00)');
+    given(collectionDecider).when(itemless({ total: '0' })).thenRejects('parameter_invalid', 'amount');
+  });
+});

@@ -1,0 +1,79 @@
+import type { CollectionStatus } from './collection.state.js';
+import { type Currency, Money, formatAmount } from '../../../../shared/src/money.js';
+import { DomainError } from '../../../../shared/src/errors.js';
+import { checkAmount } from './collection.rules.js';
+
+/** An open collection of a customer as `register_invoices_payment` weighs it. */
+export interface OpenCollection {
+  id: string;
+  status: CollectionStatus;
+  total: string;
+  due_date: string | null;
+  created_at: string;
+  /** A payment attempt is in flight on it. */
+  collecting: boolean;
+}
+
+/** One application of a registered payment: `amount` off collection `collection`, whose total is expected to be `expected_total`. */
+export interface RegisteredPaymentStep {
+  collection: string;
+  amount: string;
+  expected_total: string;
+  /** The amount covers the collection: it is paid (out of band); otherwise its total is lowered. */
+  pays: boolean;
+}
+
+/** Overdue: past_due, or its due date has passed (an uncollectible one included). */
+const overdue = (c: OpenCollection, now: Date) => c.status === 'past_due' || (c.due_date !== null && Date.parse(c.due_date) <= now.getTime());
+
+/**
+ * The order a registered payment is applied in (the spec's rule): overdue collections first, oldest
+ * due date first; then upcoming ones, nearest due date first; collections without a due date last.
+ * Ties (and those without a due date): oldest created first, then by id.
+ */
+export function paymentOrder(open: OpenCollection[], now: Date): OpenCollection[] {
+  const due = (c: OpenCollection) => (c.due_date === null ? Number.POSITIVE_INFINITY : Date.parse(c.due_date));
+  return [...open].sort(
+    (a, b) =>
+      Number(overdue(b, now)) - Number(overdue(a, now)) ||
+      due(a) - due(b) ||
+      (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0) ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+}
+
+/**
+ * `POST /v1/customers/{id}/register_invoices_payment`: how `amount` is spread over the customer's
+ * open collections (one currency), in `paymentOrder`. The first decision (`strict`) refuses an
+ * amount that is not a positive amount with the currency's digits (400 `parameter_invalid`), a
+ * customer with nothing open (400 `no_open_collections`), an amount larger than the open balance
+ * (400 `amount_exceeds_balance`) and an open collection with an attempt in flight (409
+ * `payment_in_progress`). The rest of a payment whose application was interrupted by a concurrent
+ * change (not strict) goes to what is open and not being collected, as far as it reaches.
+ */
+export function planRegisteredPayment(customerId: string, open: OpenCollection[], amount: string, cur: Currency, now: Date, strict = true): RegisteredPaymentStep[] {
+  const wanted = checkAmount(amount, cur, 'amount');
+  if (strict) {
+    if (open.length === 0) throw new DomainError('no_open_collections', `Customer ${customerId} has no open collections (pending, past_due or uncollectible) to apply a payment to`, null, 400);
+    const busy = open.find((c) => c.collecting);
+    if (busy) throw new DomainError('payment_in_progress', `Cannot register the payment: collection ${busy.id} has a payment attempt in progress`, null, 409);
+    const balance = open.reduce((sum, c) => sum.plus(c.total), new Money(0));
+    if (wanted.gt(balance)) {
+      throw new DomainError(
+        'amount_exceeds_balance',
+        `amount ${formatAmount(wanted, cur)} is more than the open balance of customer ${customerId}: ${formatAmount(balance, cur)} ${cur.code} over ${open.length} collection${open.length === 1 ? '' : 's'}`,
+        'amount',
+        400,
+      );
+    }
+  }
+  const steps: RegisteredPaymentStep[] = [];
+  let remaining = wanted;
+  for (const c of paymentOrder(open.filter((o) => !o.collecting && new Money(o.total).gt(0)), now)) {
+    if (remaining.lte(0)) break;
+    const take = Money.min(remaining, c.total);
+    steps.push({ collection: c.id, amount: formatAmount(take, cur), expected_total: c.total, pays: take.eq(c.total) });
+    remaining = remaining.minus(take);
+  }
+  return steps;
+}
