@@ -15,6 +15,7 @@ import { ApiExceptionFilter } from '../../../libs/http/src/api-exception.filter.
 import { IdempotencyInterceptor } from '../../../libs/http/src/idempotency.js';
 import { apiValidationPipe } from '../../../libs/http/src/validation.js';
 import { PlatformModule, type PlatformOptions } from '../../../libs/platform/src/platform.module.js';
+import { WebModule } from '../../../libs/web/src/web.module.js';
 import { HealthController } from './health.controller.js';
 
 /** The whole service: every bounded context on one platform (ports chosen by configuration). */
@@ -23,7 +24,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule],
       controllers: [HealthController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },

@@ -5,6 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { newId } from '../../../libs/shared/src/ids.js';
 import type { PlatformOptions } from '../../../libs/platform/src/platform.module.js';
 import { AppModule } from './app.module.js';
+import { registerWebPlatform } from '../../../libs/web/src/web-platform.js';
 
 export interface CreateAppOptions extends PlatformOptions {
   /** JSON request logs (pino, through Fastify); off in tests. */
@@ -31,6 +32,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     logger: options.logRequests ? new ConsoleLogger({ json: true, logLevels: ['log', 'warn', 'error'] }) : ['error'],
     abortOnError: false,
   });
+  // Pages (hosted checkout, collection page): cookies, CSRF, security headers, form bodies.
+  await registerWebPlatform(app, { secureCookies: options.config.checkoutUrl.startsWith('https:') });
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('Request-Id', request.id);

@@ -1,6 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../shared/src/errors.js';
+import { isPagePath } from '../../web/src/web-platform.js';
+import { sendErrorPage } from '../../web/src/page-errors.js';
 
 /** Maps every failure to `{"error": {"type", "code", "message", "param"}}`; only real bugs are 5xx. */
 @Catch()
@@ -10,6 +12,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const request = host.switchToHttp().getRequest<FastifyRequest>();
+    // A person's browser on a page path (unknown page, bad form) gets an HTML page, never JSON.
+    if (request && isPagePath(request.url)) {
+      sendErrorPage(request, reply, exception);
+      return;
+    }
     const error = toApiError(exception);
     if (error.status >= 500) {
       this.logger.error({ msg: 'unhandled error', reqId: request?.id, err: String((exception as Error)?.stack ?? exception) });

@@ -1,0 +1,31 @@
+import { formatDate, formatMoney } from './format.js';
+import { resolveLocale, translator } from './i18n.js';
+
+describe('formatMoney', () => {
+  test('COP with Colombian conventions, cents only when present', () => {
+    expect(formatMoney('49900.00', 'COP', 'es-CO')).toBe('$ 49.900');
+    expect(formatMoney('49900.5', 'COP', 'es-CO')).toBe('$ 49.900,50');
+    expect(formatMoney('1234567890123456789.99', 'COP', 'es-CO')).toBe('$ 1.234.567.890.123.456.789,99');
+  });
+  test('other currencies and English', () => {
+    expect(formatMoney('10.5', 'USD', 'es-CO')).toBe('US$ 10,50');
+    expect(formatMoney('49900.00', 'COP', 'en')).toBe('COP 49,900');
+    expect(formatMoney('1000', 'JPY', 'en')).toBe('¥1,000');
+  });
+});
+
+test('dates in Bogotá time, per locale', () => {
+  expect(formatDate('2026-11-28T03:44:27.308Z', 'es-CO')).toBe('27 de noviembre de 2026');
+  expect(formatDate('2026-11-28T03:44:27.308Z', 'en')).toBe('November 27, 2026');
+  expect(formatDate(null, 'en')).toBe('');
+});
+
+test('locale resolution and the catalog', () => {
+  expect(resolveLocale('en-US')).toBe('en');
+  expect(resolveLocale('fr')).toBe('es-CO');
+  expect(resolveLocale(undefined)).toBe('es-CO');
+  const t = translator('en', { 'es-CO': { hi: 'Hola {name}' }, en: { hi: 'Hi {name}' } });
+  expect(t('hi', { name: 'Ana' })).toBe('Hi Ana');
+  expect(t('error.back')).toBe('Go back');
+  expect(t('no.such.key')).toBe('no.such.key');
+});

@@ -1,0 +1,30 @@
+import { currency as currencyOf, Money } from '../../shared/src/money.js';
+import type { Locale } from './i18n.js';
+
+/**
+ * Amounts as a person reads them, from the decimal string (never a float): Colombian conventions by
+ * default — `$ 49.900` for COP 49900.00, `$ 49.900,50` when there are cents — and the currency's
+ * own symbol for others (`US$ 10,50`). Minor units are shown only when they are not zero.
+ */
+export function formatMoney(amount: string, currencyCode: string, locale: Locale): string {
+  const cur = currencyOf(currencyCode);
+  const exponent = cur?.exponent ?? 2;
+  const value = new Money(amount).toFixed(exponent, Money.ROUND_HALF_UP);
+  const whole = new Money(value).isInteger();
+  const format = new Intl.NumberFormat(locale === 'en' ? 'en-US' : 'es-CO', {
+    style: 'currency',
+    currency: cur?.code ?? currencyCode.toUpperCase(),
+    minimumFractionDigits: whole ? 0 : exponent,
+    maximumFractionDigits: exponent,
+  });
+  // Intl formats a decimal string exactly (no conversion to a float).
+  return format.format(value as unknown as number).replace(/\u00a0/g, ' ');
+}
+
+/** A date (ISO 8601) as `23 de noviembre de 2026` / `November 23, 2026`, in Bogotá time. */
+export function formatDate(iso: string | null | undefined, locale: Locale): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { dateStyle: 'long', timeZone: 'America/Bogota' }).format(date);
+}

@@ -1,0 +1,16 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Public } from '../../accounts/src/http/basic-auth.guard.js';
+import { PAGES_CSS } from './page-renderer.js';
+
+/** The pages' stylesheet (one file, no build step), served under each page prefix. */
+@ApiExcludeController()
+@Controller()
+export class PageAssetsController {
+  @Public()
+  @Get(['checkout/assets/pages.css', 'portal/assets/pages.css', 'dashboard/assets/pages.css'])
+  css(@Res() reply: FastifyReply) {
+    return reply.header('Cache-Control', 'public, max-age=3600').type('text/css; charset=utf-8').send(PAGES_CSS);
+  }
+}
