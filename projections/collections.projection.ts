@@ -12,7 +12,10 @@ import { DEADLINE_INDEX, type DeadlineFields, deadlineFields, earliest } from '.
 /** Since when a payment has awaited the customer (`processing`); null otherwise. */
 type Processing = { _processing_since?: string | null };
 
-export type CollectionDoc = OwnedDoc & CollectionFields & DeadlineFields & Processing & { object: 'collection'; created_date: string };
+/** Why the latest attempt failed (Stripe's `last_payment_error`): a decline, or an attempt that could not reach a gateway (`payment_method_missing`, …); null once paid. */
+type LastPaymentError = { last_payment_error?: { code: string; message: string; decline_code: string | null; charge: string | null } | null };
+
+export type CollectionDoc = OwnedDoc & CollectionFields & DeadlineFields & Processing & LastPaymentError & { object: 'collection'; created_date: string };
 
 /**
  * How long a payment may await the customer (PSE redirect, cash voucher) before it is given up:
@@ -54,6 +57,10 @@ export const collectionsProjection: Projection<CollectionDoc> = {
       if (!doc) return doc;
       next = { ...doc, ...applyCollectionEvent(doc, e) };
     }
+    if (e.type === 'collection.payment_failed') {
+      next.last_payment_error = { code: e.data.failure_code, message: e.data.failure_message, decline_code: e.data.decline_code, charge: e.data.charge };
+    } else if (e.type === 'collection.paid') next.last_payment_error = null;
+    else next.last_payment_error ??= null;
     next._processing_since = next.status === 'processing' ? (e.type === 'charge.pending' ? event.metadata.occurred_at : next._processing_since ?? null) : null;
     return { ...next, ...deadlineFields(next.test_clock, earliest(collectionDeadline(next), processingDeadline(next))) };
   },

@@ -111,11 +111,13 @@ export class DeadlineActions {
         const f = state.fields!;
         const spent = f.dunning_step >= f.retry_schedule.retry_days.length;
         if (f.collection_method === 'charge' && !spent) {
-          const source = await this.retrySource(ctx, f.subscription, f.customer, f.payment_method);
-          if (source) {
-            const result = await this.ignoreRaces(() => this.payments.attempt(ctx, id, source, 'automatic', f.collection_attempts));
+          const resolved = await this.retrySource(ctx, f.subscription, f.customer, f.payment_method);
+          if ('source' in resolved) {
+            const result = await this.ignoreRaces(() => this.payments.attempt(ctx, id, resolved.source, 'automatic', f.collection_attempts));
             return result?.position ?? null;
           }
+          // Nothing to charge: the retry fails at its time with its reason, and the customer is reminded.
+          return this.ignoreRaces(() => this.payments.recordUnattemptable(ctx, id, resolved.failure, f.collection_attempts));
         }
         const advanced = await this.executor.execute(collectionDecider, stream, (now) => ({ type: 'AdvanceDunning' as const, owner: ctx, collectionId: id, now, canRetry: false }), ctx);
         const events = advanced.events as unknown as CollectionEvent[];
@@ -135,7 +137,7 @@ export class DeadlineActions {
     const sub = state.fields!;
     const reason = sub.collections_count === 1 && !sub.migrated && !state.trialCollection ? 'subscription_create' : 'subscription_cycle';
     const created = await this.billing.createCollection(ctx, subscriptionId, sub, collectionId, reason);
-    const attempted = await this.ignoreRaces(() => this.billing.attempt(ctx, sub, collectionId, null));
+    const attempted = await this.ignoreRaces(() => this.billing.attempt(ctx, sub, collectionId, null, true));
     return laterPosition(created, attempted ?? null);
   }
 
@@ -153,15 +155,17 @@ export class DeadlineActions {
     return position;
   }
 
-  /** What a retry charges: the subscription's current method (it may have been changed), else the one last used. */
+  /**
+   * What a retry charges: the subscription's current method (it may have been changed), else the one
+   * last used; when that cannot be charged, the customer's default (a new card brings it back).
+   */
   private async retrySource(ctx: CommandContext, subscriptionId: string | null, customerId: string, lastUsed: string | null) {
     let method = lastUsed;
     if (subscriptionId) {
       const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
       method = state.fields?.payment_method ?? method;
     }
-    if (!method) return null;
-    return this.ignoreRaces(() => this.sources.stored(ctx, customerId, method!), true);
+    return this.billing.automaticSource(ctx, customerId, method);
   }
 
   private async ignoreRaces<T>(run: () => Promise<T>, anyDomainError = false): Promise<T | null> {

@@ -78,6 +78,20 @@ export class CollectionPayments {
     return this.runCharge(ctx, collectionId, tx.charges[0].id, 1, started.state, started.position);
   }
 
+  /**
+   * An automatic attempt that cannot reach a gateway (no usable method): recorded as a failed attempt
+   * with its reason (`collection.payment_failed`, no transaction), exactly where a decline would be.
+   */
+  async recordUnattemptable(ctx: CommandContext, collectionId: string, failure: { failure_code: string; failure_message: string }, expectedAttempts: number): Promise<string | null> {
+    const { position } = await this.executor.execute(
+      collectionDecider,
+      collectionStream(collectionId),
+      (now) => ({ type: 'RecordUnattemptablePayment' as const, owner: ctx, collectionId, failure, expectedAttempts, now }),
+      ctx,
+    );
+    return position;
+  }
+
   /** Calls the gateway for a charge already recorded as started, records the outcome, retries once if retryable. */
   private async runCharge(ctx: CommandContext, collectionId: string, chargeId: string, tryNumber: number, state: CollectionState, position: string | null): Promise<AttemptResult> {
     const tx = state.transactions.find((t) => t.charges.some((c) => c.id === chargeId))!;

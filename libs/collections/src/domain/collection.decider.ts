@@ -21,6 +21,7 @@ import { decideMarkPastDue } from './collection/decide/mark-past-due.js';
 import { decideMarkUncollectible } from './collection/decide/mark-uncollectible.js';
 import { decidePayOutOfBand } from './collection/decide/pay-out-of-band.js';
 import { decideRecordChargeOutcome } from './collection/decide/record-charge-outcome.js';
+import { decideRecordUnattemptablePayment } from './collection/decide/record-unattemptable-payment.js';
 import { decideRefundCollection } from './collection/decide/refund-collection.js';
 import { decideRetryCharge } from './collection/decide/retry-charge.js';
 import { decideSendCollection } from './collection/decide/send-collection.js';
@@ -70,6 +71,8 @@ export const collectionDecider: Decider<CollectionCommand, CollectionState, Coll
         return decidePayOutOfBand(command, state);
       case 'RecordChargeOutcome':
         return decideRecordChargeOutcome(command, state);
+      case 'RecordUnattemptablePayment':
+        return decideRecordUnattemptablePayment(command, state);
       case 'RefundCollection':
         return decideRefundCollection(command, state);
       case 'RetryCharge':

@@ -7,6 +7,7 @@ import { DomainError, invalidParam, missingParam, notFound } from '../../../shar
 import { newId } from '../../../shared/src/ids.js';
 import type { PaymentSource } from '../../../collections/src/domain/collection.decider.js';
 import { gatewayOffers, isGatewayId, isTokenizable } from '../domain/gateways.js';
+import { NO_PAYMENT_METHOD, type Unattemptable, cardExpired } from '../domain/automatic-charge.js';
 import { paymentMethodDecider, paymentMethodStream } from '../domain/payment-method.decider.js';
 import { ReadModels } from '../../../platform/src/read-models.js';
 import type { PaymentMethodDoc } from '../../../../projections/payment-methods.projection.js';
@@ -38,6 +39,36 @@ export class ResolvePaymentSource {
     if (f.status !== 'active') throw invalidParam(param, `Payment method ${paymentMethodId} is detached and cannot be charged`);
     await this.gateways.assertConfigured(ctx.accountId, ctx.mode, f.gateway, param);
     return { payment_method: paymentMethodId, gateway: f.gateway, type: f.type, token: state.token, details: {}, save_as: null };
+  }
+
+  /**
+   * What an automatic attempt charges: the first of `methodIds` (the subscription's method, then the
+   * customer's default) that can be charged at `ctx.now`; else why none can (the first candidate's
+   * reason: deleted or unknown → `payment_method_missing`, an expired card → `expired_card`, its gateway
+   * removed from the account → `gateway_not_configured`; no candidate → `payment_method_missing`).
+   */
+  async automatic(ctx: CommandContext, customerId: string, methodIds: (string | null | undefined)[], now: Date): Promise<{ source: PaymentSource } | { failure: Unattemptable }> {
+    let first: Unattemptable | null = null;
+    for (const id of [...new Set(methodIds.filter((m): m is string => !!m))]) {
+      let source: PaymentSource;
+      try {
+        source = await this.stored(ctx, customerId, id);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        first ??=
+          error.code === 'gateway_not_configured'
+            ? { failure_code: 'gateway_not_configured', failure_message: `The gateway of payment method ${id} is no longer configured on the account.` }
+            : { failure_code: 'payment_method_missing', failure_message: `Payment method ${id} cannot be charged: ${error.message}` };
+        continue;
+      }
+      const { state } = await this.executor.load(paymentMethodDecider, paymentMethodStream(id));
+      if (cardExpired(state.fields?.card, now)) {
+        first ??= { failure_code: 'expired_card', failure_message: `The card of payment method ${id} expired (${state.fields!.card!.exp_month}/${state.fields!.card!.exp_year}).` };
+        continue;
+      }
+      return { source };
+    }
+    return { failure: first ?? NO_PAYMENT_METHOD };
   }
 
   private async savedWithFingerprint(ctx: CommandContext, customerId: string, info: PaymentInformation, fingerprint: string): Promise<string | null> {

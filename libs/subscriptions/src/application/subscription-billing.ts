@@ -113,7 +113,7 @@ export class SubscriptionBilling {
    * the subscription's stored method. A collection that is already paid (total 0) is reported to the
    * subscription instead. Declines are recorded on the collection, not thrown.
    */
-  async attempt(ctx: CommandContext, sub: SubscriptionFields, collectionId: string, source: PaymentSource | null): Promise<string | null> {
+  async attempt(ctx: CommandContext, sub: SubscriptionFields, collectionId: string, source: PaymentSource | null, automatic = false): Promise<string | null> {
     const { state, history } = await this.executor.load(collectionDecider, collectionStream(collectionId));
     const f = state.fields!;
     if (f.status === 'paid') {
@@ -129,9 +129,23 @@ export class SubscriptionBilling {
       return this.payments.afterPaid(ctx, state, data, null);
     }
     if (sub.collection_method !== 'charge' || f.status !== 'pending') return null;
+    if (automatic && !source) {
+      // A renewal's attempt (the scheduler's): it is made at its time whatever the method's state; one
+      // that cannot reach a gateway is a failed attempt all the same (the collection then goes past due).
+      const resolved = await this.automaticSource(ctx, sub.customer, sub.payment_method);
+      if ('failure' in resolved) return this.payments.recordUnattemptable(ctx, collectionId, resolved.failure, f.collection_attempts);
+      const result = await this.payments.attempt(ctx, collectionId, resolved.source, 'automatic', f.collection_attempts);
+      return laterPosition(null, result.position);
+    }
     const chosen = source ?? (sub.payment_method ? await this.sources.stored(ctx, sub.customer, sub.payment_method) : null);
     if (!chosen) return null;
     const result = await this.payments.attempt(ctx, collectionId, chosen, 'automatic', f.collection_attempts);
     return laterPosition(null, result.position);
+  }
+
+  /** What an automatic attempt charges: the subscription's method, else the customer's default (Stripe's order); or why nothing can be. */
+  async automaticSource(ctx: CommandContext, customerId: string, subscriptionMethod: string | null | undefined) {
+    const customer = await this.executor.load(customerDecider, customerStream(customerId));
+    return this.sources.automatic(ctx, customerId, [subscriptionMethod, customer.state.fields?.default_payment_method], this.executor.now(ctx));
   }
 }

@@ -84,6 +84,11 @@ export type CollectionCommand =
       expectedAttempts?: number;
       now: Date;
     }
+  /**
+   * An automatic attempt (a charge renewal, a dunning retry) that cannot reach a gateway: no usable
+   * method (none, deleted, expired card, gateway removed). Recorded as a failed attempt with its reason.
+   */
+  | { type: 'RecordUnattemptablePayment'; owner: Owner; collectionId: string; failure: { failure_code: string; failure_message: string }; expectedAttempts: number; now: Date }
   /** The due date passed unpaid. */
   | { type: 'MarkPastDue'; owner: Owner; collectionId: string; now: Date }
   /** A past-due collection's next dunning date came: a reminder (collect), or, retries spent, uncollectible. Charge retries are StartPayment. */

@@ -59,8 +59,9 @@ export type CollectionPaid = DomainEvent<
 export type CollectionPaymentFailed = DomainEvent<
   'collection.payment_failed',
   Ref & {
-    transaction: string;
-    charge: string;
+    /** null: the attempt could not reach a gateway (no usable payment method); it still counts as an attempt. */
+    transaction: string | null;
+    charge: string | null;
     failure_code: string;
     failure_message: string;
     decline_code: string | null;

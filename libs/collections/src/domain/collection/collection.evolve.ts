@@ -43,6 +43,8 @@ export function applyCollectionEvent(fields: CollectionFields, event: Collection
     case 'collection.payment_failed':
       return {
         ...fields,
+        // An attempt that never reached a gateway has no transaction.created to count it.
+        collection_attempts: event.data.transaction === null ? fields.collection_attempts + 1 : fields.collection_attempts,
         status: fields.status === 'processing' ? 'pending' : fields.status,
         collecting: false,
         additional_data: null,
@@ -106,7 +108,7 @@ function evolveTransactions(txs: TransactionState[], event: CollectionEvent): Tr
       // The transaction stays open until the collection records the failure (a retry may follow).
       return update(event.data.transaction, (t) => setCharge(t, event.data.charge, 'failed', event.data.retryable));
     case 'collection.payment_failed':
-      return update(event.data.transaction, (t) => ({ ...t, status: 'failed' }));
+      return event.data.transaction === null ? txs : update(event.data.transaction, (t) => ({ ...t, status: 'failed' }));
     default:
       return txs;
   }

@@ -157,8 +157,8 @@ export function newCollectionFields(input: NewCollectionInput, cur: Currency, mo
 export function paymentFailed(
   state: CollectionState,
   id: string,
-  transaction: string,
-  charge: string,
+  transaction: string | null,
+  charge: string | null,
   o: { failure_code: string; failure_message: string; decline_code: string | null },
 ): CollectionPaymentFailed {
   const f = state.fields!;

@@ -5,11 +5,9 @@ import { DomainError } from '../../../../../shared/src/errors.js';
 import { Money } from '../../../../../shared/src/money.js';
 import { ref, refusedInState } from '../collection.rules.js';
 
-/** A payment attempt starts: a transaction and its first charge, only when nothing else is in flight or awaits the customer. */
-export function decideStartPayment(command: CommandOf<'StartPayment'>, state: CollectionState): CollectionEvent[] {
+/** What every payment attempt needs: a payable collection with something to pay, nothing in flight, the attempt count expected. */
+export function assertCanAttempt(state: CollectionState, id: string, expectedAttempts: number | undefined): void {
   const f = state.fields!;
-  const id = command.collectionId;
-  const now = command.now.toISOString();
   if (f.status === 'paid' || f.status === 'refunded') throw refusedInState('pay', id, f.status, 'collection_already_paid');
   if (f.status === 'processing' || awaitingCustomer(state)) throw refusedInState('pay', id, 'processing (a payment awaits the customer)', 'payment_in_progress');
   if (!PAYABLE.includes(f.status)) throw refusedInState('pay', id, f.status);
@@ -17,9 +15,17 @@ export function decideStartPayment(command: CommandOf<'StartPayment'>, state: Co
     throw new DomainError('payment_in_progress', `Cannot pay collection ${id}: another payment attempt is in progress`, null, 409);
   }
   if (new Money(f.total).lte(0)) throw refusedInState('pay', id, `${f.status} with a total of 0`);
-  if (command.expectedAttempts !== undefined && command.expectedAttempts !== f.collection_attempts) {
-    throw new DomainError('attempt_already_made', `Collection ${id} was attempted ${f.collection_attempts} times, not ${command.expectedAttempts}`, null, 409);
+  if (expectedAttempts !== undefined && expectedAttempts !== f.collection_attempts) {
+    throw new DomainError('attempt_already_made', `Collection ${id} was attempted ${f.collection_attempts} times, not ${expectedAttempts}`, null, 409);
   }
+}
+
+/** A payment attempt starts: a transaction and its first charge, only when nothing else is in flight or awaits the customer. */
+export function decideStartPayment(command: CommandOf<'StartPayment'>, state: CollectionState): CollectionEvent[] {
+  const f = state.fields!;
+  const id = command.collectionId;
+  const now = command.now.toISOString();
+  assertCanAttempt(state, id, command.expectedAttempts);
   const base = { ...ref(state, id), collection: id, transaction: command.transactionId };
   return [
     {
