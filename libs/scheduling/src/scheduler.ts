@@ -5,7 +5,8 @@ import type { CollectionDoc } from '../../../projections/collections.projection.
 import type { SubscriptionDoc } from '../../../projections/subscriptions.projection.js';
 import { NO_DEADLINE } from '../../../projections/deadlines.js';
 import type { CommandContext } from '../../platform/src/command-context.js';
-import { READ_STORE } from '../../platform/src/tokens.js';
+import { EVENT_STORE, READ_STORE } from '../../platform/src/tokens.js';
+import type { EventStore } from '../../event-store/src/event-store.port.js';
 import type { ReadStore } from '../../read-store/src/read-store.port.js';
 import { DeadlineActions } from './deadline-actions.js';
 import type { DeadlineDoc, DeadlineSource } from './deadline-source.js';
@@ -15,8 +16,10 @@ export interface DeadlineScope {
   clock: string | null;
   /**
    * A test clock's `frozen_time` when the advance began: a deadline that became due while the clock
-   * stood still (e.g. the renewal of an unpaid subscription paid since) runs at that time, never in
-   * the clock's past — as the live scheduler would at its next poll.
+   * stood still (e.g. the renewal of an unpaid subscription paid since, by a request at that time)
+   * runs at that time, never in the clock's past — as the live scheduler would at its next poll.
+   * Every other deadline of the advance runs at its own `_due_at` (they are all after `from`: an
+   * advance leaves nothing due behind it).
    */
   from?: Date;
 }
@@ -53,6 +56,7 @@ export class Scheduler {
 
   constructor(
     @Inject(READ_STORE) private readonly store: ReadStore,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
     private readonly projections: ProjectionEngine,
     actions: DeadlineActions,
   ) {
@@ -70,25 +74,43 @@ export class Scheduler {
     this.sources.push(source);
   }
 
-  /** Runs every deadline of `scope` due at or before `until`; a test clock's at the deadline's own time. */
+  /**
+   * Runs every deadline of `scope` due at or before `until`. Real time: in batches, at `until` (the
+   * poll's now). A test clock: one at a time in (`_due_at`, id) order, each at its own `_due_at` —
+   * never earlier than the time the run has reached (a deadline made due in the past by an earlier
+   * one runs when it became due) nor than `scope.from` — so the outcome depends neither on how the
+   * clock is stepped nor on timing. A clock's deadline that fails stops the run (the advance answers
+   * the error and can be resumed): it is never skipped and run later at another time.
+   */
   async runDue(scope: DeadlineScope, until: Date): Promise<RunResult> {
     const clock = scope.clock ?? '';
     const limit = until.toISOString();
+    /** Deadlines of this run that decided nothing: not asked for again in this run (their document does not change). */
     const stuck = new Set<string>();
     this.forgetOldRests(until.getTime());
+    let reached = scope.from?.getTime() ?? -Infinity;
     let ran = 0;
     let position: string | null = null;
     for (;;) {
-      const due = await this.due(clock, limit, scope.clock ? 1 : this.batchSize, (d) => stuck.has(key(d)) || this.resting(d, until));
+      // Real-time rests (wall-clock backoff) never apply to a test clock: its runs must not depend on them.
+      const due = await this.due(clock, limit, scope.clock ? 1 : this.batchSize, (d) => stuck.has(key(d)) || (!scope.clock && this.resting(d, until)));
       if (due.length === 0) return { ran, position };
       const results = await this.inParallel(due, scope.clock ? 1 : this.concurrency, async (d) => {
-        const at = scope.clock ? new Date(Math.max(Date.parse(d.doc._due_at), scope.from?.getTime() ?? -Infinity)) : until;
-        const p = await this.run(d, at);
+        let at = until;
+        if (scope.clock) {
+          reached = Math.max(reached, Date.parse(d.doc._due_at));
+          at = new Date(reached);
+        }
+        const p = await this.run(d, at, scope.clock !== null);
         if (p === null) stuck.add(key(d));
         return p;
       });
       ran += due.length;
       for (const p of results) position = laterPosition(position, p);
+      // Wait for everything the batch appended, not only what the actions reported: a follow-up written
+      // before a refusal (a renewal's collection) must be seen by the next query, or its deadline would
+      // be missed by this run and picked up by a later one at another time.
+      position = laterPosition(position, await this.events.headPosition());
       await this.projections.waitFor(position);
     }
   }
@@ -122,7 +144,7 @@ export class Scheduler {
       .slice(0, limit);
   }
 
-  private async run(d: Due, now: Date): Promise<string | null> {
+  private async run(d: Due, now: Date, rethrow = false): Promise<string | null> {
     const ctx: CommandContext = {
       accountId: d.doc._account,
       mode: d.doc.is_test ? 'test' : 'live',
@@ -135,10 +157,11 @@ export class Scheduler {
     };
     try {
       const position = await d.source.run(ctx, d.doc);
-      if (position === null) this.idle.set(key(d), now.getTime());
+      if (position === null && !rethrow) this.idle.set(key(d), now.getTime());
       return position;
     } catch (error) {
       this.logger.error(`deadline ${d.doc._due_kind} of ${d.doc.id} failed: ${(error as Error).message}`);
+      if (rethrow) throw error;
       this.idle.set(key(d), now.getTime());
       return null;
     }
