@@ -92,3 +92,96 @@ test('deleted method: the renewal is a failed attempt at its time (payment_metho
   expect(back.status).toBe('active');
   expect(customer.id).toBeTruthy();
 });
+
+test('a new default card during dunning: the next retry charges it at its time and the subscription is active again', async () => {
+  const { clock, customer, sub } = await subscriptionWithoutMethod();
+  await advance(api(), clock.id, '2026-02-28T12:00:00.000Z');
+  const renewal = (await getSub(api(), sub.id)).latest_collection;
+  expect(await getCol(api(), renewal)).toMatchObject({ status: 'past_due', collection_attempts: 1, last_payment_error: { code: 'payment_method_missing' } });
+  expect((await getSub(api(), sub.id)).status).toBe('past_due');
+
+  const added = await api().post('/v1/payment_methods/migrate', {
+    customer: customer.id,
+    gateway: 'gateway_a',
+    type: 'card',
+    token: `simtok_approve_new${Math.random().toString(36).slice(2, 8)}`,
+    card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 },
+    default: true,
+  });
+  expect(added.status).toBe(200);
+  await advance(api(), clock.id, '2026-03-02T00:00:00.000Z');
+  expect(await getCol(api(), renewal)).toMatchObject({ status: 'paid', collection_attempts: 2, paid_date: '2026-03-01T10:00:00.000Z', payment_method: added.body.id, last_payment_error: null });
+  expect((await getSub(api(), sub.id)).status).toBe('active');
+  // And the next renewal charges it normally.
+  await advance(api(), clock.id, '2026-03-31T10:00:00.000Z');
+  expect((await collectionsOf(api(), sub.id)).map((c) => c.status)).toEqual(['paid', 'paid', 'paid']);
+});
+
+const DAY = 86_400_000;
+const plusDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * DAY).toISOString();
+const RENEWALS = ['2026-02-28T10:00:00.000Z', '2026-03-31T10:00:00.000Z', '2026-04-30T10:00:00.000Z', '2026-05-31T10:00:00.000Z', '2026-06-30T10:00:00.000Z', '2026-07-31T10:00:00.000Z'];
+const SIX_MONTHS = '2026-07-31T12:00:00.000Z';
+
+/**
+ * What six months alone must leave, with a policy whose final day (45) comes after the next renewal:
+ * every renewal at its date (a past_due subscription is still renewed), each collection failing at
+ * its due date and at each retry, uncollectible at due + 45 days — except the two latest, still in dunning.
+ */
+function expectSixMonths(cols: any[], timeline: string[]) {
+  expect(cols).toHaveLength(7);
+  const renewals = cols.slice(1);
+  expect(renewals.map((c) => c.due_date)).toEqual(RENEWALS);
+  expect(renewals.map((c) => c.created_date)).toEqual(RENEWALS.map((r) => r.slice(0, 19).replace('T', ' ')));
+  expect(renewals.map((c) => c.status)).toEqual(['uncollectible', 'uncollectible', 'uncollectible', 'uncollectible', 'past_due', 'past_due']);
+  expect(renewals.map((c) => c.collection_attempts)).toEqual([4, 4, 4, 4, 4, 1]);
+  for (const due of RENEWALS) {
+    expect(timeline).toContain(`subscription.renewed@${due}`);
+    expect(timeline).toContain(`collection.past_due@${due}`);
+    for (const d of [0, 1, 3, 5]) if (plusDays(due, d) <= SIX_MONTHS) expect(timeline).toContain(`collection.payment_failed@${plusDays(due, d)}`);
+    if (plusDays(due, 45) <= SIX_MONTHS) expect(timeline).toContain(`collection.uncollectible@${plusDays(due, 45)}`);
+  }
+  expect(timeline.filter((x) => x.startsWith('collection.payment_failed@'))).toHaveLength(21);
+  expect(timeline.filter((x) => x.startsWith('collection.reminder@'))).toHaveLength(15);
+  expect(timeline.filter((x) => x.startsWith('subscription.past_due@'))).toEqual([`subscription.past_due@${RENEWALS[0]}`]);
+  expect(timeline.filter((x) => x.startsWith('subscription.unpaid@'))).toEqual([]);
+  // Time never runs backwards in the history.
+  const times = timeline.map((x) => x.slice(x.indexOf('@') + 1));
+  expect([...times].sort()).toEqual(times);
+}
+
+async function longPolicyAccount() {
+  const other = t.as((await t.account('Long dunning')).test_key);
+  expect((await other.post('/v1/account/retry_policy', { retry_days: [1, 3, 5], final_days: 45 })).status).toBe(200);
+  return other;
+}
+
+test('six months alone with no method: every renewal written at its time, dunning for each (one advance, and forty uneven steps alike)', async () => {
+  const other = await longPolicyAccount();
+  const run = async (steps: string[]) => {
+    const s = await billingSetup(other);
+    const { clock, customer } = await clockAndCustomer(other, START);
+    const sub = (await other.post('/v1/subscriptions', { customer: customer.id, items: [{ price: s.monthly.id }], payment_information: card() })).body;
+    expect((await other.post(`/v1/payment_methods/${sub.payment_method}/delete`, {})).status).toBe(200);
+    for (const at of steps) await advance(other, clock.id, at);
+    const timeline = (await history(other, sub.id, 100)).map((e) => `${e.type}@${e.created}`);
+    const cols = await collectionsOf(other, sub.id);
+    expect(await getSub(other, sub.id)).toMatchObject({ status: 'past_due', next_renewal_date: '2026-08-31T10:00:00.000Z', collections_count: 7 });
+    return { timeline, cols: cols.map(({ id, customer: _c, subscription: _s, checkout_url: _u, items: _i, ...rest }) => rest) };
+  };
+  const one = await run([SIX_MONTHS]);
+  expectSixMonths(one.cols, one.timeline);
+  // Forty steps of uneven sizes (some land exactly on deadlines, most do not).
+  const steps: string[] = [];
+  let at = Date.parse(START);
+  for (let i = 1; steps.length < 39; i++) {
+    at += ((i * 7919) % 97) * 3_600_000 + ((i * 31) % 60) * 60_000 + 1;
+    if (at < Date.parse(SIX_MONTHS)) steps.push(new Date(at).toISOString());
+    else break;
+  }
+  const forty = await run([...steps, SIX_MONTHS]);
+  expect(forty.timeline).toEqual(one.timeline);
+  expect(forty.cols.map(({ created: _c, ...c }) => c).length).toBe(7);
+  expect(forty.cols.map((c) => [c.status, c.collection_attempts, c.created_date, c.due_date, c.next_collection_attempt_date, c.last_payment_error?.code])).toEqual(
+    one.cols.map((c) => [c.status, c.collection_attempts, c.created_date, c.due_date, c.next_collection_attempt_date, c.last_payment_error?.code]),
+  );
+});
