@@ -185,3 +185,40 @@ test('six months alone with no method: every renewal written at its time, dunnin
     one.cols.map((c) => [c.status, c.collection_attempts, c.created_date, c.due_date, c.next_collection_attempt_date, c.last_payment_error?.code]),
   );
 });
+
+test('the other renewals that cannot be attempted: an expired card, a gateway removed from the account — each a failed attempt with its reason (after the customer default, when it can be charged)', async () => {
+  const other = t.as((await t.account('Other reasons')).test_key);
+  const s = await billingSetup(other);
+  const { clock, customer } = await clockAndCustomer(other, START);
+  const migrate = async (gateway: string, exp_month: number, exp_year: number) => {
+    const res = await other.post('/v1/payment_methods/migrate', {
+      customer: customer.id,
+      gateway,
+      type: 'card',
+      token: `simtok_approve_${gateway.replace('_', '')}${Math.random().toString(36).slice(2, 8)}`,
+      card: { brand: 'visa', last4: '4242', exp_month, exp_year },
+    });
+    expect(res.status).toBe(200);
+    return res.body.id as string;
+  };
+  // Valid through February 2026: paid at creation (Jan 31) and at the Feb 28 renewal, expired at Mar 31.
+  const expiring = await migrate('gateway_a', 2, 2026);
+  expect((await other.post('/v1/account/gateways', { gateway: 'gateway_b' })).status).toBe(200);
+  const onB = await migrate('gateway_b', 12, 2030);
+  const subA = (await other.post('/v1/subscriptions', { customer: customer.id, items: [{ price: s.monthly.id }], payment_method: expiring })).body;
+  const subB = (await other.post('/v1/subscriptions', { customer: customer.id, items: [{ price: s.monthly.id }], payment_method: onB })).body;
+  expect([subA.status, subB.status]).toEqual(['active', 'active']);
+  expect((await other.delete('/v1/account/gateways/gateway_b')).status).toBe(200);
+
+  await advance(other, clock.id, '2026-03-31T11:00:00.000Z');
+  const [a, b] = [await collectionsOf(other, subA.id), await collectionsOf(other, subB.id)];
+  expect(a.map((c) => c.status)).toEqual(['paid', 'paid', 'past_due']);
+  expect(a[2]).toMatchObject({ collection_attempts: 1, due_date: '2026-03-31T10:00:00.000Z', last_payment_error: { code: 'expired_card' } });
+  // B's own method lost its gateway: the Feb 28 renewal charged the customer's default (the card still
+  // valid then); at Mar 31 neither can be charged and the first reason (B's own method) is recorded.
+  expect(b.map((c) => c.status)).toEqual(['paid', 'paid', 'past_due']);
+  expect(b[1]).toMatchObject({ payment_method: expiring, paid_date: RENEWAL });
+  expect(b[2]).toMatchObject({ collection_attempts: 1, last_payment_error: { code: 'gateway_not_configured' } });
+  expect((await getSub(other, subA.id)).status).toBe('past_due');
+  expect((await getSub(other, subB.id)).status).toBe('past_due');
+});
