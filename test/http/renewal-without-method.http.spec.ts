@@ -1,4 +1,6 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { CONFIG } from '../../libs/platform/src/tokens.js';
+import { Scheduler } from '../../libs/scheduling/src/scheduler.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { history } from '../support/subscription-helpers.js';
 import { advance, clockAndCustomer, collectionsOf, count, getCol, getSub, historyTypes } from '../support/lifecycle.js';
@@ -221,4 +223,46 @@ test('the other renewals that cannot be attempted: an expired card, a gateway re
   expect(b[2]).toMatchObject({ collection_attempts: 1, last_payment_error: { code: 'gateway_not_configured' } });
   expect((await getSub(other, subA.id)).status).toBe('past_due');
   expect((await getSub(other, subB.id)).status).toBe('past_due');
+});
+
+test('the live scheduler (no clock, a 10 ms poll) does the same six months at its times', async () => {
+  const live = await startTestApp({ scheduler: true, now: new Date(START) });
+  try {
+    live.app.get<{ scheduler: { pollMs: number } }>(CONFIG).scheduler.pollMs = 10;
+    // Count the worker's runs, to wait for one that started after each move of the clock.
+    const scheduler = live.app.get(Scheduler);
+    const runDue = scheduler.runDue.bind(scheduler);
+    let started = 0;
+    let completed = 0;
+    scheduler.runDue = async (scope, until) => {
+      const n = ++started;
+      try {
+        return await runDue(scope, until);
+      } finally {
+        completed = Math.max(completed, n);
+      }
+    };
+    const settle = async () => {
+      const after = started;
+      while (completed <= after) await new Promise((r) => setTimeout(r, 5));
+    };
+    const client = live.as((await live.account('Live dunning')).test_key);
+    expect((await client.post('/v1/account/retry_policy', { retry_days: [1, 3, 5], final_days: 45 })).status).toBe(200);
+    const s = await billingSetup(client);
+    const sub = (await client.post('/v1/subscriptions', { customer: s.customer.id, items: [{ price: s.monthly.id }], payment_information: card() })).body;
+    expect(sub).toMatchObject({ status: 'active', test_clock: null });
+    expect((await client.post(`/v1/payment_methods/${sub.payment_method}/delete`, {})).status).toBe(200);
+    // Real time passes a day at a time (every deadline of this subscription falls on a day's 10:00).
+    for (let at = Date.parse(START) + DAY; at <= Date.parse(SIX_MONTHS); at += DAY) {
+      live.clock.set(new Date(at));
+      await settle();
+    }
+    live.clock.set(new Date(SIX_MONTHS));
+    await settle();
+    const timeline = (await history(client, sub.id, 100)).map((e) => `${e.type}@${e.created}`);
+    expectSixMonths(await collectionsOf(client, sub.id), timeline);
+    expect(await getSub(client, sub.id)).toMatchObject({ status: 'past_due', next_renewal_date: '2026-08-31T10:00:00.000Z', collections_count: 7 });
+  } finally {
+    await live.close();
+  }
 });
