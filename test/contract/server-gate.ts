@@ -1,8 +1,8 @@
 /**
- * Gates a contract suite on a real server: the suite runs when its URL is set and a probe answers in
- * time; otherwise it is declared skipped with the reason in its name (and on stderr, since jest's
- * default reporter prints nothing for a file whose tests are all skipped). URLs are shown without
- * credentials.
+ * Gates a contract suite on a real server: the suite runs when its URL is set. An unset URL skips it,
+ * with the reason in its name (and on stderr, since jest's default reporter prints nothing for a file
+ * whose tests are all skipped). A URL that is set but whose server does not answer the probe in time
+ * FAILS the suite: whoever set it meant the suite to run. URLs are shown without credentials.
  */
 export const PROBE_TIMEOUT_MS = 3000;
 
@@ -13,22 +13,35 @@ export async function gatedSuite(options: {
   suite: (url: string) => void;
 }): Promise<void> {
   const url = process.env[options.envVar];
-  let skipReason: string | null = url ? null : `${options.envVar} is not set`;
-  if (url) {
-    try {
-      await withTimeout(options.probe(url), PROBE_TIMEOUT_MS + 500);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      skipReason = `cannot reach ${displayUrl(url)} (${redact(message, url)})`;
-    }
-  }
-  if (skipReason === null) {
+  const decision = await gateDecision(url, options.envVar, options.probe);
+  if (decision.kind === 'run') {
     describe(options.title, () => options.suite(url!));
+  } else if (decision.kind === 'fail') {
+    describe(options.title, () => {
+      test(`${options.envVar} is set: the server answers`, () => {
+        throw new Error(decision.reason);
+      });
+    });
   } else {
+    const skipReason = decision.reason;
     process.stderr.write(`\n○ ${options.title} — skipped: ${skipReason}\n`);
     describe.skip(`${options.title} — skipped: ${skipReason}`, () => {
       test.skip(`${options.title} against a live server`, () => undefined);
     });
+  }
+}
+
+export type GateDecision = { kind: 'run' } | { kind: 'skip'; reason: string } | { kind: 'fail'; reason: string };
+
+/** Unset URL: skip. Set and answering: run. Set and not answering: fail (never a silent skip). */
+export async function gateDecision(url: string | undefined, envVar: string, probe: (url: string) => Promise<void>): Promise<GateDecision> {
+  if (!url) return { kind: 'skip', reason: `${envVar} is not set` };
+  try {
+    await withTimeout(probe(url), PROBE_TIMEOUT_MS + 500);
+    return { kind: 'run' };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { kind: 'fail', reason: `${envVar} is set but ${displayUrl(url)} cannot be reached (${redact(message, url)})` };
   }
 }
 
