@@ -44,6 +44,14 @@ export interface RecordedEvent extends NewEvent {
  */
 export type ExpectedRevision = 'no_stream' | 'any' | number;
 
+/**
+ * The revision to expect after reading `history`: its last event's own revision (never
+ * `history.length - 1`, which is wrong for a truncated or scavenged stream), or `no_stream`.
+ */
+export function expectedRevisionAfter(history: readonly Pick<RecordedEvent, 'revision'>[]): number | 'no_stream' {
+  return history.length ? history[history.length - 1].revision : 'no_stream';
+}
+
 export interface AppendResult {
   /** Revision of the last appended event. */
   nextExpectedRevision: number;

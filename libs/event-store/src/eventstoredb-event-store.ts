@@ -34,14 +34,36 @@ export class EventStoreDbEventStore implements EventStore {
   private subscription: AllStreamSubscription | null = null;
   private resubscribeTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** The server's version check, made once before the first read or write (retried after a network error). */
+  private serverChecked: Promise<void> | null = null;
 
-  constructor(connectionString: string) {
+  /** `client` is for tests (a fake with the client's shape); the service passes only the connection string. */
+  constructor(connectionString: string, client?: EventStoreDBClient) {
     this.redact = redactor(connectionString);
-    this.client = EventStoreDBClient.connectionString(connectionString);
+    this.client = client ?? EventStoreDBClient.connectionString(connectionString);
+  }
+
+  /**
+   * Refuses a server older than 22.6 (whose stream reads carry no log position), using the version the
+   * server reports through its server-features endpoint ("unknown" before 21.10, which has none).
+   */
+  private checkServer(): Promise<void> {
+    if (!this.serverChecked) {
+      const capabilities = (this.client as unknown as { capabilities: Promise<{ serverVersion: string }> }).capabilities;
+      this.serverChecked = Promise.resolve(capabilities).then(
+        (features) => assertSupportedServer(features.serverVersion),
+        (error) => {
+          this.serverChecked = null;
+          throw error;
+        },
+      );
+    }
+    return this.serverChecked;
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
+    await this.checkServer();
     let result;
     try {
       result = await this.client.appendToStream(
@@ -75,6 +97,7 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
+    await this.checkServer();
     const out: RecordedEvent[] = [];
     try {
       const read = this.client.readStream(streamId, {
@@ -135,6 +158,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   /** One page of `$all`, drained whole (leaving the iteration early would leave the gRPC call running). */
   private async readAllPage(from: ReadPosition, direction: Direction, maxCount: number): Promise<AllStreamRecordedEvent[]> {
+    await this.checkServer();
     const page: AllStreamRecordedEvent[] = [];
     for await (const resolved of this.client.readAll({ fromPosition: from, direction, maxCount, resolveLinkTos: false })) {
       if (resolved.event) page.push(resolved.event);
@@ -223,8 +247,25 @@ function isSystem(event: { type: string; streamId: string }): boolean {
   return event.type.startsWith('$') || event.streamId.startsWith('$');
 }
 
+/** Oldest EventStoreDB whose stream reads carry each event's position in the log. */
+export const MIN_SERVER_VERSION = [22, 6] as const;
+
+/** Throws a clear error for a server older than 22.6 or one that does not say its version (before 21.10). */
+export function assertSupportedServer(serverVersion: string): void {
+  const match = /^(\d+)\.(\d+)/.exec(serverVersion ?? '');
+  const [minMajor, minMinor] = MIN_SERVER_VERSION;
+  const ok = match !== null && (Number(match[1]) > minMajor || (Number(match[1]) === minMajor && Number(match[2]) >= minMinor));
+  if (!ok) {
+    throw new Error(
+      `EventStoreDB ${minMajor}.${minMinor} or later is required (the server reports version ${serverVersion || 'unknown'}): older servers do not give events read from a stream their position in the log`,
+    );
+  }
+}
+
 function toRecorded(event: EsdbRecordedEvent): RecordedEvent {
-  if (!event.position) {
+  // The client turns an absent position into {commit: 0, prepare: 0} (protobuf defaults); position 0
+  // is the log's first record, always the server's own epoch event, never one of ours.
+  if (!event.position || (event.position.commit === 0n && event.position.prepare === 0n)) {
     throw new Error(`event ${event.id} in ${event.streamId} has no position (EventStoreDB 22.6 or later is required)`);
   }
   const metadata =

@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } fr
 import type { FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 import { defer, from, Observable, lastValueFrom } from 'rxjs';
-import { type EventStore, type RecordedEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
+import { type EventStore, expectedRevisionAfter, type RecordedEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
 import { type Clock, CLOCK } from '../../shared/src/clock.js';
 import { ApiError } from '../../shared/src/errors.js';
 import { newEventUuid } from '../../shared/src/ids.js';
@@ -88,7 +88,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const history = await this.events.readStream(stream);
       const state = stateOf(history);
       const now = this.clock.now().getTime();
-      const revision = history.length ? history.length - 1 : ('no_stream' as const);
+      const revision = expectedRevisionAfter(history);
       const expired = state.kind === 'done' ? now - state.since > KEY_TTL_MS : state.kind === 'in_flight' ? now - state.since > IN_FLIGHT_TTL_MS : true;
       if (state.kind !== 'free' && !expired) {
         if (state.fingerprint !== fingerprint) {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type EventStore, type NewEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
+import { type EventStore, expectedRevisionAfter, type NewEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
 import { type Clock, CLOCK } from '../../shared/src/clock.js';
 import { Decider, DomainEvent } from '../../shared/src/decider.js';
 import { ApiError } from '../../shared/src/errors.js';
@@ -36,7 +36,9 @@ export class AggregateExecutor {
   async load<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string) {
     const history = await this.store.readStream(streamId);
     const state = history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState);
-    return { state, revision: history.length - 1, history };
+    // The last event's own revision: a truncated or scavenged stream starts after revision 0.
+    const expected = expectedRevisionAfter(history);
+    return { state, revision: expected === 'no_stream' ? -1 : expected, history };
   }
 
   async execute<C, S, E extends DomainEvent>(
