@@ -51,7 +51,7 @@ describe('EventStoreDB adapter (fake client)', () => {
     const store = new EventStoreDbEventStore('esdb://localhost:2113?tls=false', client);
     const decider: Decider<{ type: 'go' }, number, { type: 'thing.happened'; data: Record<string, unknown> }> = {
       initialState: 0,
-      evolve: (n) => n + 1,
+      evolve: (n: number) => n + 1,
       decide: () => [{ type: 'thing.happened', data: {} }],
     } as never;
     const executor = new AggregateExecutor(store, new FixedClock(new Date('2026-01-01T00:00:00Z')));
