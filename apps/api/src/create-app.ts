@@ -3,6 +3,9 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { newId } from '../../../libs/shared/src/ids.js';
+import { toApiError } from '../../../libs/http/src/api-exception.filter.js';
+import { registerJsonBody } from '../../../libs/http/src/json-body.js';
+import { registerMethodNotAllowed } from '../../../libs/http/src/method-not-allowed.js';
 import type { PlatformOptions } from '../../../libs/platform/src/platform.module.js';
 import { AppModule } from './app.module.js';
 import { registerWebPlatform } from '../../../libs/web/src/web-platform.js';
@@ -26,15 +29,31 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
       : false,
     genReqId: () => newId('req'),
     bodyLimit: 1024 * 1024,
+    // What the router refuses before any hook runs (an over-long path parameter: 414, a malformed
+    // URL: 400), in the API's error shape; Nest's own handler (which this replaces) also set the
+    // security headers, so that is kept.
+    frameworkErrors: (error, request, reply) => {
+      try {
+        (adapter as unknown as { securityHook?: (req: unknown, res: unknown) => void }).securityHook?.(request, reply.raw);
+      } catch {
+        // rejected either way
+      }
+      const apiError = toApiError(error);
+      reply.status(apiError.status).header('Request-Id', request.id).send(apiError.toBody());
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
     // Application logs as JSON lines too, like Fastify's request logs.
     logger: options.logRequests ? new ConsoleLogger({ json: true, logLevels: ['log', 'warn', 'error'] }) : ['error'],
     abortOnError: false,
+    // The JSON body parser is ours (registerJsonBody: depth cap, storable keys and values).
+    bodyParser: false,
   });
   // Pages (hosted checkout, collection page): cookies, CSRF, security headers, form bodies.
   await registerWebPlatform(app, { secureCookies: options.config.checkoutUrl.startsWith('https:') });
   const fastify = app.getHttpAdapter().getInstance();
+  registerJsonBody(fastify);
+  registerMethodNotAllowed(fastify);
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('Request-Id', request.id);
   });
@@ -42,9 +61,10 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     app,
     new DocumentBuilder()
       .setTitle('Subscription Billing Service')
-      .setDescription('Subscriptions, collections, catalog, customers and the evt_ event feed. Authenticate with HTTP Basic: your secret key as the user name, empty password.')
+      .setDescription('Subscriptions, collections, catalog, customers and the evt_ event feed. Authenticate with HTTP Basic: your secret key as the user name, empty password (`curl -u sk_test_…:`); `Authorization: Bearer sk_test_…` is accepted too.')
       .setVersion('v1')
       .addBasicAuth()
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Your secret key (sk_test_… or sk_live_…) as the bearer token.' })
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });

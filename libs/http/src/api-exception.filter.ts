@@ -26,8 +26,24 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 }
 
+/** What Fastify (or Nest) refuses before a route runs, in the API's words. */
+function byStatus(status: number | undefined): ApiError | null {
+  switch (status) {
+    case 413:
+      return new ApiError(413, 'invalid_request_error', 'body_too_large', 'The request body is too large (at most 1 MB).');
+    case 414:
+      return new ApiError(414, 'invalid_request_error', 'uri_too_long', 'The request URL or one of its path parameters is too long.');
+    case 415:
+      return new ApiError(415, 'invalid_request_error', 'unsupported_media_type', 'Send the request body as JSON with the header Content-Type: application/json.');
+    default:
+      return null;
+  }
+}
+
 export function toApiError(exception: unknown): ApiError {
   if (exception instanceof ApiError) return exception;
+  const framework = byStatus((exception as { statusCode?: number })?.statusCode ?? (exception instanceof HttpException ? exception.getStatus() : undefined));
+  if (framework) return framework;
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     if (status === 404) return new ApiError(404, 'invalid_request_error', 'resource_missing', 'Unrecognized request URL.');
@@ -36,6 +52,7 @@ export function toApiError(exception: unknown): ApiError {
   }
   // Errors raised by Fastify while reading the request (bad JSON, wrong content type, too large).
   const fastify = exception as { statusCode?: number; code?: string; message?: string };
+  if (fastify?.code === 'FST_ERR_BAD_URL') return new ApiError(400, 'invalid_request_error', 'url_invalid', 'The request URL is not valid.');
   if (fastify && typeof fastify.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {
     const code =
       fastify.statusCode === 415

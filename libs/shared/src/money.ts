@@ -11,9 +11,20 @@ export interface Currency {
   exponent: number;
 }
 
-/** ISO 4217 currency by code (upper or lower case), or null when unknown. */
+/**
+ * ISO 4217 codes that are not money a customer can be charged in: no currency (XXX), testing (XTS),
+ * precious metals (XAU, XAG, XPT, XPD), bond-market and other units of account (XBA–XBD, XDR, XSU,
+ * XUA), and the fund codes (BOV, CHE, CHW, CLF, COU, MXV, USN, UYI, UYW). See docs/decisions.md.
+ */
+export const NON_MONEY_CURRENCIES: ReadonlySet<string> = new Set([
+  'XXX', 'XTS', 'XAU', 'XAG', 'XPT', 'XPD', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XSU', 'XUA',
+  'BOV', 'CHE', 'CHW', 'CLF', 'COU', 'MXV', 'USN', 'UYI', 'UYW',
+]);
+
+/** ISO 4217 currency by code (upper or lower case), or null when unknown or not money (NON_MONEY_CURRENCIES). */
 export function currency(code: string): Currency | null {
   if (typeof code !== 'string' || !/^[A-Za-z]{3}$/.test(code)) return null;
+  if (NON_MONEY_CURRENCIES.has(code.toUpperCase())) return null;
   const entry = currencyCodes.code(code.toUpperCase());
   if (!entry || entry.digits === undefined || entry.digits === null) return null;
   return { code: entry.code, exponent: Number(entry.digits) };
