@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -32,7 +33,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     // What the router refuses before any hook runs (an over-long path parameter: 414, a malformed
     // URL: 400), in the API's error shape; Nest's own handler (which this replaces) also set the
     // security headers, so that is kept.
-    frameworkErrors: (error, request, reply) => {
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
       try {
         (adapter as unknown as { securityHook?: (req: unknown, res: unknown) => void }).securityHook?.(request, reply.raw);
       } catch {

@@ -71,7 +71,13 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       now,
     });
     // Every rule first (pure, nothing written), then the payment data is checked and tokenized.
-    subscriptionDecider.decide(command(this.executor.now(ctx)), subscriptionDecider.initialState);
+    const decided = subscriptionDecider.decide(command(this.executor.now(ctx)), subscriptionDecider.initialState);
+    // The first collection is decided too before anything is written (a price with no exchange rate
+    // into the subscription's currency refuses the whole request, not only its second half).
+    const wouldBe = decided.reduce(subscriptionDecider.evolve, subscriptionDecider.initialState).fields;
+    if (wouldBe?.latest_collection) {
+      await this.billing.checkCollection(ctx, subscriptionId, wouldBe, wouldBe.latest_collection, wouldBe.status === 'trialing' ? 'subscription_trial' : 'subscription_create');
+    }
     let source: PaymentSource | null = null;
     if ((body.collection_method ?? 'charge') === 'charge') {
       if (body.payment_information) source = await this.sources.oneOff(ctx, body.payment_information, body.customer);

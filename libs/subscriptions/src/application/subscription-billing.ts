@@ -67,16 +67,29 @@ export class SubscriptionBilling {
   async createCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string): Promise<string | null> {
     const existing = await this.executor.load(collectionDecider, collectionStream(collectionId));
     if (existing.state.exists) return null;
+    const command = await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason);
+    const { position } = await this.executor.execute(collectionDecider, collectionStream(collectionId), command, ctx);
+    return position;
+  }
+
+  /**
+   * Decides the collection `createCollection` would create, writing nothing: throws its rejection
+   * (a missing exchange rate, a rule of the collection) so that a caller can refuse a whole request
+   * before its first append.
+   */
+  async checkCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string): Promise<void> {
+    const command = await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason);
+    collectionDecider.decide(command(this.executor.now(ctx)), collectionDecider.initialState);
+  }
+
+  private async collectionCommand(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string) {
     const trial = reason === 'subscription_trial';
     const retrySchedule = await this.retryPolicy.policy(ctx.accountId);
     const customer = await this.executor.load(customerDecider, customerStream(sub.customer));
     const now = this.executor.now(ctx);
     const lines = await this.lines.fromSnapshots(sub.items, sub.currency, now, (item) => trial && item.price.type === 'recurring');
     if (sub.shipping_item) lines.push(shippingLine(sub, newId('si')));
-    const { position } = await this.executor.execute(
-      collectionDecider,
-      collectionStream(collectionId),
-      (at) => ({
+    return (at: Date) => ({
         type: 'CreateCollection' as const,
         owner: ctx,
         collectionId,
@@ -102,10 +115,7 @@ export class SubscriptionBilling {
           due_immediately: reason === 'subscription_cycle' && sub.collection_method === 'charge',
         },
         now: at,
-      }),
-      ctx,
-    );
-    return position;
+      });
   }
 
   /**
