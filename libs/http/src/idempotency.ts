@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 import { defer, from, Observable, lastValueFrom } from 'rxjs';
@@ -6,30 +6,44 @@ import { type EventStore, expectedRevisionAfter, type RecordedEvent, WrongExpect
 import { type Clock, CLOCK } from '../../shared/src/clock.js';
 import { ApiError } from '../../shared/src/errors.js';
 import { newEventUuid } from '../../shared/src/ids.js';
-import { EVENT_STORE } from '../../platform/src/tokens.js';
+import { CONFIG, EVENT_STORE } from '../../platform/src/tokens.js';
+import type { Config } from '../../platform/src/config.js';
+import { runInIdempotentScope } from '../../shared/src/idempotent-scope.js';
 import { toApiError } from './api-exception.filter.js';
 import type { AuthenticatedRequest } from './request-context.js';
 import { ValidationApiError } from './validation.js';
 
-/** How long a key is remembered, and how long an unfinished first request holds it. */
+/** How long a finished key is remembered (at least 24 hours, as promised), and how long a retry waits for a running first request. */
 const KEY_TTL_MS = 24 * 60 * 60 * 1000;
-const IN_FLIGHT_TTL_MS = 60 * 1000;
 const WAIT_MS = 30 * 1000;
+/**
+ * Largest response body kept with a key (EventStoreDB refuses appends near 1 MB). A larger one is
+ * recorded as done without its body, and a retry gets it by resuming the request, which appends
+ * nothing again (see idempotent-scope.ts), so the record stays bounded and the answer is never lost.
+ */
+export const MAX_STORED_RESPONSE_BYTES = 256 * 1024;
 
-type Stored = { status: number; body: unknown };
+type Stored = { status: number; body: unknown; body_omitted?: boolean };
 type KeyState =
   | { kind: 'free' }
-  | { kind: 'in_flight'; fingerprint: string; since: number }
-  | { kind: 'done'; fingerprint: string; since: number; response: Stored };
+  /** Running (or its process stopped): `heartbeat` is the wall-clock ms of its claim or resumption; `resumable` once it failed with a 5xx. */
+  | { kind: 'in_flight'; fingerprint: string; seed: string; heartbeat: number; resumable: boolean }
+  | { kind: 'done'; fingerprint: string; seed: string; since: number; response: Stored };
 
 function stateOf(events: RecordedEvent[]): KeyState {
-  let state: KeyState = { kind: 'free' };
+  let state = { kind: 'free' } as KeyState;
   for (const e of events) {
     const at = Date.parse(e.metadata.occurred_at);
-    if (e.type === 'idempotency.claimed') state = { kind: 'in_flight', fingerprint: String(e.data.fingerprint), since: at };
-    else if (e.type === 'idempotency.completed' && state.kind === 'in_flight')
-      state = { kind: 'done', fingerprint: state.fingerprint, since: at, response: e.data.response as Stored };
-    else if (e.type === 'idempotency.released') state = { kind: 'free' };
+    const heartbeat = typeof e.data.heartbeat === 'number' ? e.data.heartbeat : at;
+    if (e.type === 'idempotency.claimed') {
+      state = { kind: 'in_flight', fingerprint: String(e.data.fingerprint), seed: String(e.data.seed ?? e.id), heartbeat, resumable: false };
+    } else if (e.type === 'idempotency.resumed' && state.kind === 'in_flight') {
+      state = { kind: 'in_flight', fingerprint: state.fingerprint, seed: state.seed, heartbeat, resumable: false };
+    } else if (e.type === 'idempotency.failed' && state.kind === 'in_flight') {
+      state = { kind: 'in_flight', fingerprint: state.fingerprint, seed: state.seed, heartbeat: state.heartbeat, resumable: true };
+    } else if (e.type === 'idempotency.completed' && state.kind === 'in_flight') {
+      state = { kind: 'done', fingerprint: state.fingerprint, seed: state.seed, since: at, response: e.data.response as Stored };
+    } else if (e.type === 'idempotency.released') state = { kind: 'free' };
   }
   return state;
 }
@@ -49,15 +63,24 @@ function canonical(value: unknown): string {
 /**
  * `Idempotency-Key` on POST: the first request's response (200 or a 4xx decided by the service)
  * is kept for 24 hours and returned to retries with the same key and body, without a second
- * effect; a retry racing the first waits for it. The same key with another body is rejected.
- * Keys live in the event store (stream `idempotency-<hash>`), so every API process sees them and
- * the expected-revision check decides which of two racing requests runs.
+ * effect; a retry racing the first waits for it (409 `idempotency_key_in_use` after 30 s: retry
+ * later). The same key with another body is rejected. Keys live in the event store (stream
+ * `idempotency-<hash>`), so every API process sees them and the expected-revision check decides
+ * which of two racing requests runs.
+ *
+ * Crashes: the request runs in an idempotent scope (ids derived from the claim, commands numbered
+ * per stream). A retry that finds the key still claimed after the lease (IDEMPOTENCY_LEASE_MS, the
+ * first process presumably stopped) or failed with a 5xx resumes the same run: it addresses the same
+ * objects, skips what was already appended and finishes the rest, so a key never makes two objects.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly logger = new Logger('idempotency');
+
   constructor(
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -89,7 +112,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const state = stateOf(history);
       const now = this.clock.now().getTime();
       const revision = expectedRevisionAfter(history);
-      const expired = state.kind === 'done' ? now - state.since > KEY_TTL_MS : state.kind === 'in_flight' ? now - state.since > IN_FLIGHT_TTL_MS : true;
+      const expired = state.kind === 'done' && now - state.since > KEY_TTL_MS;
       if (state.kind !== 'free' && !expired) {
         if (state.fingerprint !== fingerprint) {
           throw new ApiError(
@@ -102,7 +125,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
         if (state.kind === 'done') {
           reply.header('Idempotent-Replayed', 'true');
           if (state.response.status >= 400) throw new ReplayedError(state.response);
+          // Too large to keep: the request is run again in its scope, which appends nothing new.
+          if (state.response.body_omitted) return runInIdempotentScope(state.seed, handle);
           return state.response.body;
+        }
+        if (state.resumable || Date.now() - state.heartbeat > this.config.idempotencyLeaseMs) {
+          let resumedRevision: number;
+          try {
+            const resumed = await this.events.append(stream, [this.event('idempotency.resumed', { request_id: String(request.id), heartbeat: Date.now() }, request)], revision);
+            resumedRevision = resumed.nextExpectedRevision;
+          } catch (error) {
+            if (error instanceof WrongExpectedRevisionError) continue;
+            throw error;
+          }
+          return this.execute(stream, resumedRevision, state.seed, request, handle);
         }
         if (Date.now() > giveUpAt) {
           throw new ApiError(409, 'idempotency_error', 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry later.');
@@ -111,26 +147,37 @@ export class IdempotencyInterceptor implements NestInterceptor {
         continue;
       }
       let claimRevision: number;
+      const seed = newEventUuid();
       try {
-        const claimed = await this.events.append(stream, [this.event('idempotency.claimed', { fingerprint, request_id: String(request.id) }, request)], revision);
+        const claimed = await this.events.append(
+          stream,
+          [this.event('idempotency.claimed', { fingerprint, seed, request_id: String(request.id), heartbeat: Date.now() }, request)],
+          revision,
+        );
         claimRevision = claimed.nextExpectedRevision;
       } catch (error) {
         if (error instanceof WrongExpectedRevisionError) continue;
         throw error;
       }
-      return this.execute(stream, claimRevision, request, handle);
+      return this.execute(stream, claimRevision, seed, request, handle);
     }
   }
 
-  private async execute(stream: string, claimRevision: number, request: AuthenticatedRequest, handle: () => Promise<unknown>) {
+  private async execute(stream: string, claimRevision: number, seed: string, request: AuthenticatedRequest, handle: () => Promise<unknown>) {
     try {
-      const body = await handle();
-      await this.finish(stream, claimRevision, request, 'idempotency.completed', { response: { status: 200, body } });
+      const body = await runInIdempotentScope(seed, handle);
+      const size = Buffer.byteLength(JSON.stringify(body ?? null));
+      const response: Stored = size <= MAX_STORED_RESPONSE_BYTES ? { status: 200, body } : { status: 200, body: null, body_omitted: true };
+      await this.finish(stream, claimRevision, request, 'idempotency.completed', { response });
       return body;
     } catch (error) {
       const apiError = toApiError(error);
-      if (apiError.status >= 500 || error instanceof ValidationApiError) {
+      if (error instanceof ValidationApiError) {
+        // Refused before any command ran: the key is free again.
         await this.finish(stream, claimRevision, request, 'idempotency.released', {});
+      } else if (apiError.status >= 500) {
+        // It may have appended part of its work: the next retry resumes it (same scope).
+        await this.finish(stream, claimRevision, request, 'idempotency.failed', {});
       } else {
         await this.finish(stream, claimRevision, request, 'idempotency.completed', {
           response: { status: apiError.status, body: apiError.toBody() },
@@ -140,8 +187,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
   }
 
+  /**
+   * Records the outcome. A failure is logged (never silent); the key then stays claimed, and a retry
+   * after the lease resumes the request, which appends nothing again.
+   */
   private async finish(stream: string, revision: number, request: AuthenticatedRequest, type: string, data: Record<string, unknown>) {
-    await this.events.append(stream, [this.event(type, data, request)], revision).catch(() => undefined);
+    try {
+      await this.events.append(stream, [this.event(type, data, request)], revision);
+    } catch (error) {
+      this.logger.error({ msg: 'could not record the outcome of an idempotent request; a retry will resume it', reqId: String(request.id), stream, type, err: String(error) });
+    }
   }
 
   private event(type: string, data: Record<string, unknown>, request: AuthenticatedRequest) {

@@ -4,6 +4,7 @@ import { type Clock, CLOCK } from '../../shared/src/clock.js';
 import { Decider, DomainEvent } from '../../shared/src/decider.js';
 import { ApiError } from '../../shared/src/errors.js';
 import { newEventUuid } from '../../shared/src/ids.js';
+import { currentIdempotentScope, nextStep } from '../../shared/src/idempotent-scope.js';
 import type { CommandContext } from './command-context.js';
 import { EVENT_STORE } from './tokens.js';
 
@@ -47,10 +48,24 @@ export class AggregateExecutor {
     command: (now: Date) => C,
     ctx: CommandContext | null,
   ): Promise<Execution<S>> {
+    // A request with an Idempotency-Key numbers its commands per stream and command type; when a
+    // resumed run (after a crash) finds this command's events already appended by the interrupted
+    // run, it skips it.
+    const scope = ctx?.idempotencyKey ? currentIdempotentScope() : undefined;
+    let step: string | null = null;
     for (let attempt = 1; ; attempt++) {
-      const { state, revision } = await this.load(decider, streamId);
+      const { state, revision, history } = await this.load(decider, streamId);
       const now = this.now(ctx);
-      const decided = decider.decide(command(now), state);
+      const decision = command(now);
+      if (scope) {
+        if (step === null) {
+          const type = String((decision as { type?: unknown }).type ?? 'command');
+          step = `${type}#${nextStep(scope, `${streamId}|${type}`)}`;
+        }
+        const done = history.filter((e) => e.metadata.idempotency_scope === scope.seed && e.metadata.idempotency_step === step);
+        if (done.length) return { state, events: [], position: done[done.length - 1].position };
+      }
+      const decided = decider.decide(decision, state);
       if (decided.length === 0) return { state, events: [], position: null };
       const events: NewEvent[] = decided.map((e) => ({
         id: newEventUuid(),
@@ -64,6 +79,7 @@ export class AggregateExecutor {
           causation_id: ctx?.causationId ?? ctx?.requestId ?? undefined,
           correlation_id: ctx?.correlationId ?? ctx?.requestId ?? undefined,
           occurred_at: now.toISOString(),
+          ...(scope && step ? { idempotency_scope: scope.seed, idempotency_step: step } : {}),
         },
       }));
       try {

@@ -20,6 +20,11 @@ export interface Config {
   exchangeRates: string | null;
   /** The deadline worker: on where projectors run unless SCHEDULER=off; polls every SCHEDULER_POLL_MS. */
   scheduler: { enabled: boolean; pollMs: number; usageWaitMs: number };
+  /**
+   * How long a request holding an Idempotency-Key may go without finishing before a retry with the
+   * same key presumes its process stopped and resumes it (IDEMPOTENCY_LEASE_MS, default 30 s).
+   */
+  idempotencyLeaseMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -43,6 +48,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: positiveInt(env.SCHEDULER_POLL_MS, 1000, 'SCHEDULER_POLL_MS'),
       usageWaitMs: positiveInt(env.USAGE_WAIT_MS, 300_000, 'USAGE_WAIT_MS'),
     },
+    idempotencyLeaseMs: positiveInt(env.IDEMPOTENCY_LEASE_MS, 30_000, 'IDEMPOTENCY_LEASE_MS'),
   };
 }
 

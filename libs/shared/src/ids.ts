@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { currentIdempotentScope, scopedIdSuffix } from './idempotent-scope.js';
 
 /** Identifier prefixes of the spec (plus `acct_` and `req_`, ours). */
 export const ID_PREFIX = {
@@ -36,6 +37,9 @@ export function randomBase62(length: number): string {
 }
 
 export function newId(prefix: (typeof ID_PREFIX)[keyof typeof ID_PREFIX]): string {
+  // Inside a request with an Idempotency-Key, ids are derived from its claim (see idempotent-scope.ts).
+  const scope = prefix === 'req' ? undefined : currentIdempotentScope();
+  if (scope) return `${prefix}_${scopedIdSuffix(scope, prefix, ALPHABET)}`;
   return `${prefix}_${randomBase62(24)}`;
 }
 

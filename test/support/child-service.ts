@@ -1,0 +1,78 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(process.cwd());
+
+/**
+ * The service compiled once into `.test-build/<dir>` (not dist/, which `npm start` owns), for tests
+ * that run it as a child process they can SIGKILL.
+ */
+export function buildService(): string {
+  mkdirSync(join(ROOT, '.test-build'), { recursive: true });
+  const dir = mkdtempSync(join(ROOT, '.test-build', 'svc-'));
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', dir], { cwd: ROOT, stdio: 'inherit' });
+  return dir;
+}
+
+export function removeBuild(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface ChildService {
+  process: ChildProcess;
+  url: string;
+  output: () => string;
+  /** The default account's test key, when this start created it. */
+  testKey: string | null;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts the built service on `dataDir` and waits until it listens. */
+export async function startChild(buildDir: string, dataDir: string, env: Record<string, string> = {}): Promise<ChildService> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(buildDir, 'apps/api/src/main.js')], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${out}`);
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 600) throw new Error(`service did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const key = /test: (sk_test_\S+)/.exec(out)?.[1] ?? null;
+  return {
+    process: child,
+    url,
+    output: () => out,
+    testKey: key,
+    async kill(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
