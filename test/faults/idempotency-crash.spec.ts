@@ -37,7 +37,7 @@ async function call(url: string, key: string, method: string, path: string, body
 
 test('SIGKILL a third of the way through 200 create-subscription requests: retries with their keys make exactly 200 subscriptions', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'billing-crash-'));
-  const env = { IDEMPOTENCY_LEASE_MS: '1000', SCHEDULER_POLL_MS: '200' };
+  const env = { IDEMPOTENCY_LEASE_MS: '1000', SCHEDULER_POLL_MS: '200', RATE_LIMIT_MAX: '0' };
   child = await startChild(build, dataDir, env);
   const key = child.testKey!;
   expect(key).toMatch(/^sk_test_/);

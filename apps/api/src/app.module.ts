@@ -17,6 +17,7 @@ import { apiValidationPipe } from '../../../libs/http/src/validation.js';
 import { PlatformModule, type PlatformOptions } from '../../../libs/platform/src/platform.module.js';
 import { WebModule } from '../../../libs/web/src/web.module.js';
 import { HealthController } from './health.controller.js';
+import { MetricsController } from './metrics.controller.js';
 
 /** The whole service: every bounded context on one platform (ports chosen by configuration). */
 @Module({})
@@ -25,7 +26,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule],
-      controllers: [HealthController],
+      controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },

@@ -5,11 +5,24 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { newId } from '../../../libs/shared/src/ids.js';
 import { toApiError } from '../../../libs/http/src/api-exception.filter.js';
+import { httpRequestDuration } from '../../../libs/platform/src/metrics.js';
+import { registerRateLimit } from '../../../libs/http/src/rate-limit.js';
 import { registerJsonBody } from '../../../libs/http/src/json-body.js';
 import { registerMethodNotAllowed } from '../../../libs/http/src/method-not-allowed.js';
 import type { PlatformOptions } from '../../../libs/platform/src/platform.module.js';
 import { AppModule } from './app.module.js';
 import { registerWebPlatform } from '../../../libs/web/src/web-platform.js';
+
+/** Nest's own start-up contexts, logged at debug level instead of log. */
+const FRAMEWORK_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+
+class OperatorLogger extends ConsoleLogger {
+  override log(message: unknown, ...rest: unknown[]): void {
+    const context = rest[rest.length - 1];
+    if (typeof context === 'string' && FRAMEWORK_CONTEXTS.has(context)) super.debug(message, ...rest);
+    else super.log(message, ...rest);
+  }
+}
 
 export interface CreateAppOptions extends PlatformOptions {
   /** JSON request logs (pino, through Fastify); off in tests. */
@@ -29,7 +42,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
         }
       : false,
     genReqId: () => newId('req'),
-    bodyLimit: 1024 * 1024,
+    bodyLimit: options.config.bodyLimitBytes,
+    requestTimeout: options.config.requestTimeoutMs,
     // What the router refuses before any hook runs (an over-long path parameter: 414, a malformed
     // URL: 400), in the API's error shape; Nest's own handler (which this replaces) also set the
     // security headers, so that is kept.
@@ -45,7 +59,10 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
     // Application logs as JSON lines too, like Fastify's request logs.
-    logger: options.logRequests ? new ConsoleLogger({ json: true, logLevels: ['log', 'warn', 'error'] }) : ['error'],
+    // Framework start-up chatter (module loading, ~110 route mappings) only at LOG_LEVEL=debug.
+    logger: options.logRequests
+      ? new OperatorLogger({ json: true, logLevels: options.config.logLevel === 'debug' ? ['debug', 'log', 'warn', 'error'] : ['log', 'warn', 'error'] })
+      : ['error'],
     abortOnError: false,
     // The JSON body parser is ours (registerJsonBody: depth cap, storable keys and values).
     bodyParser: false,
@@ -54,9 +71,15 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   await registerWebPlatform(app, { secureCookies: options.config.checkoutUrl.startsWith('https:') });
   const fastify = app.getHttpAdapter().getInstance();
   registerJsonBody(fastify);
+  await registerRateLimit(fastify, options.config);
   registerMethodNotAllowed(fastify);
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('Request-Id', request.id);
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    // By route pattern (`/v1/products/:id`), never the raw URL, so label values stay few.
+    const route = request.routeOptions.url ?? 'unmatched';
+    httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
   const document = SwaggerModule.createDocument(
     app,

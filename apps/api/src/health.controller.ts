@@ -1,5 +1,7 @@
-import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { PlatformLifecycle } from '../../../libs/platform/src/platform.module.js';
 import { Public } from '../../../libs/accounts/src/http/basic-auth.guard.js';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
 import type { ReadStore } from '../../../libs/read-store/src/read-store.port.js';
@@ -13,6 +15,7 @@ export class HealthController {
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly store: ReadStore,
     private readonly engine: ProjectionEngine,
+    private readonly lifecycle: PlatformLifecycle,
   ) {}
 
   @Get('health')
@@ -27,5 +30,24 @@ export class HealthController {
       }),
     );
     return { status: 'ok', event_store: this.events.kind, read_store: this.store.kind, projections };
+  }
+
+  /**
+   * Readiness (for a load balancer or orchestrator): 200 once start-up finished and both stores answer
+   * within 2 s, else 503. `/health` stays the liveness check.
+   */
+  @Get('health/ready')
+  @Public()
+  @ApiOperation({ summary: 'Readiness: start-up finished and both stores answer (503 otherwise; no authentication)' })
+  @ApiResponse({ status: 200, description: 'Ready' })
+  @ApiResponse({ status: 503, description: 'Not ready: starting, or a store does not answer' })
+  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+    const checks = { started: this.lifecycle.ready, event_store: false, read_store: false };
+    const within = <T>(work: Promise<T>) => Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
+    checks.event_store = await within(this.events.headPosition()).then(() => true, () => false);
+    checks.read_store = await within(this.store.getCheckpoint(this.engine.names()[0] ?? 'none')).then(() => true, () => false);
+    const ok = checks.started && checks.event_store && checks.read_store;
+    reply.status(ok ? 200 : 503);
+    return { status: ok ? 'ready' : 'unavailable', ...checks };
   }
 }

@@ -30,7 +30,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
 function byStatus(status: number | undefined): ApiError | null {
   switch (status) {
     case 413:
-      return new ApiError(413, 'invalid_request_error', 'body_too_large', 'The request body is too large (at most 1 MB).');
+      return new ApiError(413, 'invalid_request_error', 'body_too_large', 'The request body is too large.');
+    case 408:
+      return new ApiError(408, 'invalid_request_error', 'request_timeout', 'The request was not received in time.');
     case 414:
       return new ApiError(414, 'invalid_request_error', 'uri_too_long', 'The request URL or one of its path parameters is too long.');
     case 415:

@@ -7,6 +7,7 @@ import { newEventUuid } from '../../shared/src/ids.js';
 import { currentIdempotentScope, nextStep } from '../../shared/src/idempotent-scope.js';
 import type { CommandContext } from './command-context.js';
 import { EVENT_STORE } from './tokens.js';
+import { eventsAppended } from './metrics.js';
 
 export interface Execution<S> {
   state: S;
@@ -84,6 +85,7 @@ export class AggregateExecutor {
       }));
       try {
         const result = await this.store.append(streamId, events, revision < 0 ? 'no_stream' : revision);
+        eventsAppended.inc({ category: streamId.split('-')[0] }, events.length);
         return { state: decided.reduce((s, e) => decider.evolve(s, e), state), events, position: result.position };
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) {

@@ -25,6 +25,16 @@ export interface Config {
    * same key presumes its process stopped and resumes it (IDEMPOTENCY_LEASE_MS, default 30 s).
    */
   idempotencyLeaseMs: number;
+  /**
+   * Requests per API key (one account and mode) per window: RATE_LIMIT_MAX (default 100, 0 = off)
+   * per RATE_LIMIT_WINDOW_MS (default 1000); 429 with Retry-After beyond it.
+   */
+  rateLimit: { max: number; windowMs: number };
+  /** Time to receive a whole request (REQUEST_TIMEOUT_MS, default 30 s; 408 after it) and largest body (BODY_LIMIT_BYTES, default 1 MiB; 413). */
+  requestTimeoutMs: number;
+  bodyLimitBytes: number;
+  /** How long start-up keeps retrying a store that does not answer (STARTUP_RETRY_MS, default 60 s). */
+  startupRetryMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -49,13 +59,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       usageWaitMs: positiveInt(env.USAGE_WAIT_MS, 300_000, 'USAGE_WAIT_MS'),
     },
     idempotencyLeaseMs: positiveInt(env.IDEMPOTENCY_LEASE_MS, 30_000, 'IDEMPOTENCY_LEASE_MS'),
+    rateLimit: { max: positiveInt(env.RATE_LIMIT_MAX, 100, 'RATE_LIMIT_MAX'), windowMs: positiveInt(env.RATE_LIMIT_WINDOW_MS, 1000, 'RATE_LIMIT_WINDOW_MS') },
+    requestTimeoutMs: positiveInt(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),
+    bodyLimitBytes: positiveInt(env.BODY_LIMIT_BYTES, 1024 * 1024, 'BODY_LIMIT_BYTES'),
+    startupRetryMs: positiveInt(env.STARTUP_RETRY_MS, 60_000, 'STARTUP_RETRY_MS'),
   };
 }
 
 function positiveInt(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number of milliseconds (got ${value})`);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number (got ${value})`);
   return n;
 }
 

@@ -5,7 +5,8 @@ import { type Clock, CLOCK, SystemClock } from '../../shared/src/clock.js';
 import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
 import { allProjections } from '../../../projections/index.js';
 import { AggregateExecutor } from './aggregate-executor.js';
-import type { Config } from './config.js';
+import { type Config, redactUrl } from './config.js';
+import { retryWithBackoff } from './retry.js';
 import { ReadModels } from './read-models.js';
 import { WriteThenRead } from './write-then-read.js';
 import { createEventStore, createReadStore } from './stores.js';
@@ -29,12 +30,25 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
     @Inject(READ_STORE) private readonly store: ReadStore,
   ) {}
 
+  /** True once the stores answered and the projections started: what `/health/ready` reports. */
+  ready = false;
+
   async onApplicationBootstrap(): Promise<void> {
-    await this.engine.init();
-    if (this.config.role !== 'api') {
-      await this.engine.catchUp();
-      this.engine.start();
-    }
+    // A store briefly unreachable at start (a container still starting) is retried with backoff.
+    await retryWithBackoff(
+      async () => {
+        await this.events.headPosition();
+        await this.engine.init();
+        if (this.config.role !== 'api') await this.engine.catchUp();
+      },
+      {
+        maxMs: this.config.startupRetryMs,
+        onRetry: (error, attempt, delay) =>
+          this.logger.warn(`a store is not answering yet (attempt ${attempt}: ${redactUrl(String((error as Error)?.message ?? error))}); retrying in ${delay} ms`),
+      },
+    );
+    if (this.config.role !== 'api') this.engine.start();
+    this.ready = true;
     this.logger.log(`event store: ${this.events.kind}, read models: ${this.store.kind}, role: ${this.config.role}`);
   }
 
@@ -65,7 +79,7 @@ export class PlatformModule {
         WriteThenRead,
         PlatformLifecycle,
       ],
-      exports: [CONFIG, CLOCK, EVENT_STORE, READ_STORE, ProjectionEngine, AggregateExecutor, ReadModels, WriteThenRead],
+      exports: [CONFIG, CLOCK, EVENT_STORE, READ_STORE, ProjectionEngine, AggregateExecutor, ReadModels, WriteThenRead, PlatformLifecycle],
     };
   }
 }
