@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AppModule } from '../../api/src/app.module.js';
 import { CreateAccountCommand, type CreatedAccount } from '../../../libs/accounts/src/application/create-account.js';
@@ -14,6 +15,7 @@ import { isMode } from '../../../libs/accounts/src/domain/account.decider.js';
 import type { CommandContext } from '../../../libs/platform/src/command-context.js';
 import type { ListPage } from '../../../libs/http/src/list.js';
 import { loadConfig } from '../../../libs/platform/src/config.js';
+import { backupStores, restoreStores } from '../../../libs/platform/src/backup.js';
 import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
 
 export const USAGE = `usage:
@@ -31,6 +33,10 @@ export const USAGE = `usage:
                                                          for none), uncollectible at due + final days
   npm run cli -- projections rebuild [NAME]              drop read models and rebuild them from the first event
   npm run cli -- projections status                      checkpoint of each projection against the head of the store
+  npm run cli -- backup DIR                              copy the embedded stores into DIR (new or empty), consistent
+                                                         while the service runs (SQLite online backup)
+  npm run cli -- restore DIR                             put a backup into DATA_DIR, which must hold no stores yet
+                                                         (stop the service first; start it afterwards)
 
 Uses the same configuration as the service (DATA_DIR, EVENTSTORE_URL, MONGO_URL). Rebuild while the
 service's projectors are stopped (for the embedded default: stop the service first).`;
@@ -59,6 +65,14 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
   if (values.help || !area) {
     io.out(USAGE);
     return values.help ? 0 : 2;
+  }
+  if (area === 'backup' || area === 'restore') {
+    if (!action) throw new UsageError(`${area} needs a directory: npm run cli -- ${area} DIR`);
+    const config = loadConfig(env);
+    const dir = resolve(action);
+    const manifest = area === 'backup' ? await backupStores(config, dir) : restoreStores(config, dir);
+    io.out(area === 'backup' ? `backed up ${manifest.events} events and the read models into ${dir}` : `restored ${manifest.events} events and the read models from ${dir} into ${config.dataDir}`);
+    return 0;
   }
   // ROLE=api: the CLI does not follow the store; it catches the projections up itself when it needs to.
   const config = { ...loadConfig(env), role: 'api' as const };
