@@ -73,3 +73,16 @@ test('backup refuses a non-empty directory and production stores', async () => {
   await expect(runCli(['backup', join(dir, 'x')], { out: () => undefined }, { DATA_DIR: t.dataDir, MONGO_URL: 'mongodb://localhost/x' })).rejects.toThrow(/embedded stores only/);
   await t.close();
 });
+
+test('accounts list prints every account id and name, never a key', async () => {
+  const t = await startTestApp();
+  await t.account('First SAS');
+  await t.account('Second SAS');
+  await t.close();
+  const { code, lines } = await cli(['accounts', 'list', '--json'], t.dataDir);
+  expect(code).toBe(0);
+  const accounts = JSON.parse(lines[0]);
+  expect(accounts.map((a: { name: string }) => a.name).sort()).toEqual(['First SAS', 'Second SAS']);
+  expect(accounts[0].id).toMatch(/^acct_/);
+  expect(lines.join('\n')).not.toMatch(/sk_/);
+});

@@ -17,9 +17,13 @@ import type { ListPage } from '../../../libs/http/src/list.js';
 import { loadConfig } from '../../../libs/platform/src/config.js';
 import { backupStores, restoreStores } from '../../../libs/platform/src/backup.js';
 import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
+import type { AccountDoc } from '../../../projections/accounts.projection.js';
+import type { ReadStore } from '../../../libs/read-store/src/read-store.port.js';
+import { READ_STORE } from '../../../libs/platform/src/tokens.js';
 
 export const USAGE = `usage:
   npm run cli -- accounts create --name NAME [--json]   create a merchant account and print its keys
+  npm run cli -- accounts list [--json]                  every account: id, name, created (never the keys)
   npm run cli -- accounts gateways list --account ACCT --mode test|live [--json]
                                                          the gateways configured on an account in a mode
   npm run cli -- accounts gateways add --account ACCT --mode test|live --gateway G [--json]
@@ -85,6 +89,22 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       await engine.catchUp(); // so the keys authenticate at once, whether or not the service is running
       const out = { id: created.id, name: created.name, test_key: created.test_key, live_key: created.live_key };
       io.out(values.json ? JSON.stringify(out) : `account ${out.id} (${out.name})\n  test key: ${out.test_key}\n  live key: ${out.live_key}`);
+      return 0;
+    }
+    if (area === 'accounts' && action === 'list') {
+      await engine.catchUp();
+      const store = app.get<ReadStore>(READ_STORE);
+      const accounts: Array<{ id: string; name: string; created: string }> = [];
+      let after: { value: string; id: string } | undefined;
+      for (;;) {
+        const page = await store.find<AccountDoc>('accounts', { orderBy: { field: 'created_date', direction: 'asc' }, after, limit: 500 });
+        accounts.push(...page.map((a) => ({ id: a.id, name: a.name, created: a.created_date })));
+        if (page.length < 500) break;
+        after = { value: page[page.length - 1].created_date, id: page[page.length - 1].id };
+      }
+      if (values.json) io.out(JSON.stringify(accounts));
+      else if (accounts.length === 0) io.out('no accounts yet (the service creates a default one on its first start)');
+      else for (const a of accounts) io.out(`${a.id}  ${a.created}  ${a.name}`);
       return 0;
     }
     if (area === 'accounts' && action === 'gateways') {
