@@ -99,3 +99,33 @@ describe('start-up', () => {
     expect(waits).toEqual([250, 500, 1000]);
   });
 });
+
+describe('OpenAPI', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  test('every /v1 operation describes its 2xx body and its error codes with the Error schema', async () => {
+    const doc = (await t.http().get('/openapi.json')).body;
+    const missing: string[] = [];
+    let operations = 0;
+    for (const [path, methods] of Object.entries<any>(doc.paths)) {
+      if (!path.startsWith('/v1/')) continue;
+      for (const [method, op] of Object.entries<any>(methods)) {
+        operations++;
+        const ok = Object.entries<any>(op.responses).find(([code]) => code.startsWith('2'));
+        if (!ok?.[1].content?.['application/json']?.schema) missing.push(`${method} ${path}: 2xx`);
+        for (const code of ['400', '401', '429', ...(method === 'post' ? ['409', '415'] : []), ...(path.includes('{') ? ['404'] : [])]) {
+          if (op.responses[code]?.content?.['application/json']?.schema?.$ref !== '#/components/schemas/Error') missing.push(`${method} ${path}: ${code}`);
+        }
+      }
+    }
+    expect(operations).toBeGreaterThan(60);
+    expect(missing).toEqual([]);
+    expect(doc.paths['/v1/products'].get.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/ProductList');
+    expect(doc.paths['/v1/products/{id}'].get.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/Product');
+    expect(doc.paths['/v1/subscriptions'].post.responses['402']).toBeDefined();
+  });
+});

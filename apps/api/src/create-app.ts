@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { newId } from '../../../libs/shared/src/ids.js';
 import { toApiError } from '../../../libs/http/src/api-exception.filter.js';
 import { httpRequestDuration } from '../../../libs/platform/src/metrics.js';
+import { describeResponses } from '../../../libs/http/src/openapi-responses.js';
 import { registerRateLimit } from '../../../libs/http/src/rate-limit.js';
 import { registerJsonBody } from '../../../libs/http/src/json-body.js';
 import { registerMethodNotAllowed } from '../../../libs/http/src/method-not-allowed.js';
@@ -81,7 +82,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     const route = request.routeOptions.url ?? 'unmatched';
     httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
-  const document = SwaggerModule.createDocument(
+  const document = describeResponses(SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Subscription Billing Service')
@@ -90,7 +91,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
       .addBasicAuth()
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Your secret key (sk_test_… or sk_live_…) as the bearer token.' })
       .build(),
-  );
+  ));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });
   await app.init();
   await fastify.ready();

@@ -1,0 +1,111 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+
+/** Each resource's `object` name and id prefix, by the first segment of its `/v1` path. */
+const RESOURCES: Record<string, { name: string; object: string; prefix: string }> = {
+  products: { name: 'Product', object: 'product', prefix: 'prod_' },
+  prices: { name: 'Price', object: 'price', prefix: 'price_' },
+  customers: { name: 'Customer', object: 'customer', prefix: 'cus_' },
+  events: { name: 'Event', object: 'event', prefix: 'evt_' },
+  payment_methods: { name: 'PaymentMethod', object: 'payment_method', prefix: 'pm_' },
+  collections: { name: 'Collection', object: 'collection', prefix: 'col_' },
+  charges: { name: 'Charge', object: 'charge', prefix: 'ch_' },
+  transactions: { name: 'Transaction', object: 'transaction', prefix: 'tx_' },
+  subscriptions: { name: 'Subscription', object: 'subscription', prefix: 'sub_' },
+  subscription_items: { name: 'SubscriptionItem', object: 'subscription_item', prefix: 'si_' },
+  gateways: { name: 'Gateway', object: 'gateway', prefix: '' },
+};
+
+const ERROR_TEXT: Record<string, string> = {
+  '400': 'Invalid request: a parameter is missing, unknown or invalid (`param` names it), or a rule refused it',
+  '401': 'No valid API key (HTTP Basic with the secret key as user name, or Bearer)',
+  '402': 'The payment was attempted and declined (`decline_code`, `charge`, `collection`)',
+  '404': 'No such object for this account and mode, or unknown URL',
+  '409': 'Conflict: the object changed concurrently, its state forbids this, or the Idempotency-Key is in use',
+  '413': 'The request body is too large',
+  '415': 'The body is not sent as `Content-Type: application/json`',
+  '429': 'Too many requests with this key; retry after `Retry-After` seconds',
+  '500': 'An internal error (logged; never caused by input)',
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** The resource an operation answers with, from its path (null when the path names no known resource). */
+function resourceOf(path: string): { name: string; object: string; prefix: string } | null {
+  const parts = path.replace(/^\/v1\//, '').replace(/^test_helpers\//, '').replace(/^account\//, '').split('/');
+  if (parts[0] === 'customers' && parts[2] === 'payment_methods') return RESOURCES.payment_methods;
+  if (parts[0] === 'subscriptions' && parts[2] === 'history') return RESOURCES.events;
+  return RESOURCES[parts[0]] ?? null;
+}
+
+/**
+ * Completes the generated OpenAPI document so that generated clients are typed: every `/v1`
+ * operation gets its 2xx answer (the object, a list of objects, or a deletion) where the controller
+ * did not describe it, and every error status it can answer with the shared `Error` schema.
+ */
+export function describeResponses(document: OpenAPIObject): OpenAPIObject {
+  const schemas = (document.components ??= {}).schemas ??= {};
+  schemas.Error = {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['type', 'code', 'message', 'param'],
+        properties: {
+          type: { type: 'string', enum: ['invalid_request_error', 'authentication_error', 'idempotency_error', 'payment_error', 'api_error'] },
+          code: { type: 'string', example: 'parameter_invalid' },
+          message: { type: 'string' },
+          param: { type: 'string', nullable: true, example: 'items[0][price]' },
+          decline_code: { type: 'string', description: 'On a payment_error' },
+        },
+        additionalProperties: true,
+      },
+    },
+  };
+  schemas.Deleted = { type: 'object', required: ['id', 'object', 'deleted'], properties: { id: { type: 'string' }, object: { type: 'string' }, deleted: { type: 'boolean', enum: [true] } } };
+  for (const r of Object.values(RESOURCES)) {
+    schemas[r.name] ??= {
+      type: 'object',
+      required: ['id', 'object'],
+      properties: {
+        id: { type: 'string', ...(r.prefix ? { pattern: `^${r.prefix}` } : {}) },
+        object: { type: 'string', enum: [r.object] },
+        is_test: { type: 'boolean' },
+      },
+      additionalProperties: true,
+      description: `A ${r.object.replace(/_/g, ' ')} (every field as the API returns it; see the walk-throughs in the README).`,
+    };
+    schemas[`${r.name}List`] = {
+      type: 'object',
+      required: ['object', 'url', 'has_more', 'data'],
+      properties: { object: { type: 'string', enum: ['list'] }, url: { type: 'string' }, has_more: { type: 'boolean' }, data: { type: 'array', items: ref(r.name) } },
+    };
+  }
+  for (const [path, methods] of Object.entries(document.paths)) {
+    if (!path.startsWith('/v1/')) continue;
+    for (const [method, op] of Object.entries(methods as Record<string, any>)) {
+      if (!op || typeof op !== 'object' || !op.responses) continue;
+      const resource = resourceOf(path);
+      const ok = Object.entries(op.responses as Record<string, any>).find(([code]) => code.startsWith('2'));
+      if (!ok || !ok[1].content) {
+        const isList = method === 'get' && (!/\{[^}]+\}$/.test(path) || /\/(payment_methods|history)$/.test(path));
+        const schema =
+          method === 'delete' && !/\/discounts\//.test(path)
+            ? ref('Deleted')
+            : resource
+              ? ref(isList ? `${resource.name}List` : resource.name)
+              : { type: 'object', additionalProperties: true };
+        op.responses[ok?.[0] ?? '200'] = { description: ok?.[1]?.description || 'OK', content: { 'application/json': { schema } } };
+      }
+      const codes = ['400', '401', '429', '500'];
+      if (/\{[^}]+\}/.test(path)) codes.push('404');
+      if (method === 'post') codes.push('409', '413', '415');
+      if (method === 'post' && /^\/v1\/(subscriptions|collections\/\{id\}\/pay|test_helpers\/collections\/\{id\}\/customer_payment)$/.test(path)) codes.push('402');
+      for (const code of codes) {
+        op.responses[code] ??= { description: ERROR_TEXT[code], content: { 'application/json': { schema: ref('Error') } } };
+        op.responses[code].content ??= { 'application/json': { schema: ref('Error') } };
+      }
+    }
+  }
+  return document;
+}
