@@ -8,6 +8,7 @@ import { metricsRegistry, projectionCaughtUp, projectionLag, reportParkedProject
 import { EVENT_STORE, READ_STORE, CLOCK } from '../../../libs/platform/src/tokens.js';
 import type { Clock } from '../../../libs/shared/src/clock.js';
 import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
+import { Scheduler } from '../../../libs/scheduling/src/scheduler.js';
 import { NO_DEADLINE } from '../../../projections/deadlines.js';
 
 const BACKLOG_CAP = 10_000;
@@ -21,6 +22,7 @@ export class MetricsController {
     @Inject(READ_STORE) private readonly store: ReadStore,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly engine: ProjectionEngine,
+    private readonly scheduler: Scheduler,
   ) {}
 
   @Get('metrics')
@@ -38,8 +40,8 @@ export class MetricsController {
     // Until the pipeline parks projections, none is parked (see reportParkedProjections).
     reportParkedProjections(names, []);
     const now = this.clock.now().toISOString();
-    for (const [collection, kind] of [['subscriptions', 'subscription'], ['collections', 'collection']] as const) {
-      schedulerBacklog.set({ kind }, await this.dueCount(collection, now));
+    for (const source of this.scheduler.deadlineSources) {
+      schedulerBacklog.set({ kind: source.name }, await this.dueCount(source.collection, now));
     }
     return metricsRegistry.metrics();
   }

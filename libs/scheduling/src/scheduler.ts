@@ -74,6 +74,11 @@ export class Scheduler {
     this.sources.push(source);
   }
 
+  /** The registered kinds of deadline (the scheduler backlog metric counts each). */
+  get deadlineSources(): ReadonlyArray<Pick<DeadlineSource, 'name' | 'collection'>> {
+    return this.sources;
+  }
+
   /**
    * Runs every deadline of `scope` due at or before `until`. Real time: in batches, at `until` (the
    * poll's now). A test clock: one at a time in (`_due_at`, id) order, each at its own `_due_at` —
