@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
@@ -13,6 +13,13 @@ export function buildService(): string {
   mkdirSync(join(ROOT, '.test-build'), { recursive: true });
   const dir = mkdtempSync(join(ROOT, '.test-build', 'svc-'));
   execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', dir], { cwd: ROOT, stdio: 'inherit' });
+  // Page templates and static files beside the compiled code, as `npm run build` does (scripts/copy-assets.mjs).
+  for (const lib of readdirSync(join(ROOT, 'libs'))) {
+    for (const assets of ['views', 'static']) {
+      const from = join(ROOT, 'libs', lib, assets);
+      if (existsSync(from)) cpSync(from, join(dir, 'libs', lib, assets), { recursive: true });
+    }
+  }
   return dir;
 }
 

@@ -68,6 +68,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     // The JSON body parser is ours (registerJsonBody: depth cap, storable keys and values).
     bodyParser: false,
   });
+  // Nest's JSON parser is off (ours is registerJsonBody); its form parser is kept for the pages.
+  app.useBodyParser('application/x-www-form-urlencoded');
   // Pages (hosted checkout, collection page): cookies, CSRF, security headers, form bodies.
   await registerWebPlatform(app, { secureCookies: options.config.checkoutUrl.startsWith('https:') });
   const fastify = app.getHttpAdapter().getInstance();
