@@ -16,6 +16,8 @@ import { IdempotencyInterceptor } from '../../../libs/http/src/idempotency.js';
 import { apiValidationPipe } from '../../../libs/http/src/validation.js';
 import { PlatformModule, type PlatformOptions } from '../../../libs/platform/src/platform.module.js';
 import { WebModule } from '../../../libs/web/src/web.module.js';
+import { PortalModule } from '../../../libs/portal/src/portal.module.js';
+import { DashboardModule } from '../../../libs/dashboard/src/dashboard.module.js';
 import { HealthController } from './health.controller.js';
 import { MetricsController } from './metrics.controller.js';
 
@@ -25,7 +27,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },

@@ -81,6 +81,7 @@ export class AggregateExecutor {
           correlation_id: ctx?.correlationId ?? ctx?.requestId ?? undefined,
           occurred_at: now.toISOString(),
           ...(scope && step ? { idempotency_scope: scope.seed, idempotency_step: step } : {}),
+          ...(ctx?.actor ? { actor: ctx.actor } : {}),
         },
       }));
       try {

@@ -14,6 +14,11 @@ export interface CommandContext {
   now?: Date;
   /** The test clock the objects concerned live on (test mode only). */
   testClock?: string | null;
+  /**
+   * Who acted, when not the API caller with a secret key: the customer portal (with the portal
+   * session and customer) or the merchant dashboard. Written into each event's metadata as `actor`.
+   */
+  actor?: { type: 'portal' | 'dashboard'; portal_session?: string; customer?: string } | null;
 }
 
 export const isTest = (ctx: Pick<CommandContext, 'mode'>) => ctx.mode === 'test';

@@ -1,0 +1,145 @@
+import type { IQuery } from '@nestjs/cqrs';
+import type { Owner } from '../../../shared/src/owner.js';
+import { ListProductsQuery } from '../../../catalog/src/application/list-products.js';
+import { GetProductQuery } from '../../../catalog/src/application/get-product.js';
+import { ListPricesQuery } from '../../../catalog/src/application/list-prices.js';
+import { GetPriceQuery } from '../../../catalog/src/application/get-price.js';
+import { ListCustomersQuery } from '../../../customers/src/application/list-customers.js';
+import { GetCustomerQuery } from '../../../customers/src/application/get-customer.js';
+import { ListCustomerPaymentMethodsQuery } from '../../../customers/src/application/list-customer-payment-methods.js';
+import { ListSubscriptionsQuery } from '../../../subscriptions/src/application/list-subscriptions.js';
+import { GetSubscriptionQuery } from '../../../subscriptions/src/application/get-subscription.js';
+import { ListCollectionsQuery } from '../../../collections/src/application/list-collections.js';
+import { GetCollectionQuery } from '../../../collections/src/application/get-collection.js';
+import { ListChargesQuery } from '../../../collections/src/application/list-charges.js';
+import { GetChargeQuery } from '../../../collections/src/application/get-charge.js';
+import { GetPaymentMethodQuery } from '../../../payments/src/application/get-payment-method.js';
+import { ListTestClocksQuery } from '../../../test-clocks/src/application/list-test-clocks.js';
+import { GetTestClockQuery } from '../../../test-clocks/src/application/get-test-clock.js';
+import { ListEventsQuery } from '../../../events/src/application/list-events.js';
+import { GetEventQuery } from '../../../events/src/application/get-event.js';
+import { ListProductsParams } from '../../../catalog/src/http/dto/product.dto.js';
+import { ListPricesParams } from '../../../catalog/src/http/dto/price.dto.js';
+import { ListCustomersParams, ListPaymentMethodsParams } from '../../../customers/src/http/dto/customer.dto.js';
+import { ListSubscriptionsParams } from '../../../subscriptions/src/http/dto/subscription.dto.js';
+import { ListChargesParams, ListCollectionsParams } from '../../../collections/src/http/dto/collection.dto.js';
+import { ListTestClocksParams } from '../../../test-clocks/src/http/dto/test-clock.dto.js';
+import { ListEventsParams } from '../../../events/src/http/events.controller.js';
+
+type Params = Record<string, any>;
+
+/** A column of a list: a field path, shown as money (with the row's currency), a date, or as is. */
+export interface Column {
+  field: string;
+  kind?: 'money' | 'date' | 'status' | 'id';
+}
+
+/**
+ * One resource of the dashboard: the list and get queries the GET endpoints run (QueryBus), the
+ * class-validator params DTO of the list endpoint (filters are validated with the API's rules), the
+ * filters offered and the columns shown. `list` null: listed only under a required filter.
+ */
+export interface DashboardResource {
+  title: string;
+  params: new () => object;
+  filters: { name: string; options?: string[] }[];
+  columns: Column[];
+  list: (owner: Owner, params: Params) => IQuery;
+  get: (owner: Owner, id: string) => IQuery;
+  /** The creation form's name, when the dashboard can create one. */
+  create?: string;
+  testOnly?: boolean;
+  /** A filter that must be given before the list shows (payment methods: per customer). */
+  requires?: string;
+}
+
+const SUB_STATUSES = ['incomplete', 'trialing', 'scheduled', 'active', 'past_due', 'unpaid', 'paused', 'pending_cancel', 'canceled', 'ended', 'expired'];
+const COL_STATUSES = ['pending', 'processing', 'paid', 'past_due', 'uncollectible', 'voided', 'refunded'];
+
+export const RESOURCES: Record<string, DashboardResource> = {
+  products: {
+    title: 'Products',
+    params: ListProductsParams,
+    filters: [{ name: 'status', options: ['active', 'archived'] }],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'name' }, { field: 'status', kind: 'status' }, { field: 'created_date' }],
+    list: (o, p) => new ListProductsQuery(o, p),
+    get: (o, id) => new GetProductQuery(o, id),
+    create: 'product',
+  },
+  prices: {
+    title: 'Prices',
+    params: ListPricesParams,
+    filters: [{ name: 'product_id' }, { name: 'type', options: ['recurring', 'one_time'] }, { name: 'currency' }],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'product_id' }, { field: 'unit_price', kind: 'money' }, { field: 'type' }, { field: 'billing_period' }, { field: 'billing_interval' }, { field: 'active' }],
+    list: (o, p) => new ListPricesQuery(o, p as never),
+    get: (o, id) => new GetPriceQuery(o, id),
+    create: 'price',
+  },
+  customers: {
+    title: 'Customers',
+    params: ListCustomersParams,
+    filters: [{ name: 'email' }],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'email' }, { field: 'name' }, { field: 'created_date' }],
+    list: (o, p) => new ListCustomersQuery(o, p),
+    get: (o, id) => new GetCustomerQuery(o, id),
+    create: 'customer',
+  },
+  subscriptions: {
+    title: 'Subscriptions',
+    params: ListSubscriptionsParams,
+    filters: [{ name: 'customer' }, { name: 'status', options: SUB_STATUSES }],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'customer' }, { field: 'status', kind: 'status' }, { field: 'collection_method' }, { field: 'next_renewal_date', kind: 'date' }, { field: 'created_date' }],
+    list: (o, p) => new ListSubscriptionsQuery(o, p),
+    get: (o, id) => new GetSubscriptionQuery(o, id),
+    create: 'subscription',
+  },
+  collections: {
+    title: 'Collections',
+    params: ListCollectionsParams,
+    filters: [{ name: 'customer' }, { name: 'subscription' }, { name: 'status', options: COL_STATUSES }],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'customer' }, { field: 'total', kind: 'money' }, { field: 'status', kind: 'status' }, { field: 'collection_method' }, { field: 'created_date' }],
+    list: (o, p) => new ListCollectionsQuery(o, p),
+    get: (o, id) => new GetCollectionQuery(o, id),
+    create: 'collection',
+  },
+  charges: {
+    title: 'Charges',
+    params: ListChargesParams,
+    filters: [{ name: 'collection' }, { name: 'customer' }, { name: 'status', options: ['pending', 'paid', 'failed', 'refunded'] }],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'collection' }, { field: 'amount', kind: 'money' }, { field: 'status', kind: 'status' }, { field: 'gateway' }, { field: 'created_date' }],
+    list: (o, p) => new ListChargesQuery(o, p),
+    get: (o, id) => new GetChargeQuery(o, id),
+  },
+  payment_methods: {
+    title: 'Payment methods',
+    params: ListPaymentMethodsParams,
+    filters: [{ name: 'customer' }],
+    requires: 'customer',
+    columns: [{ field: 'id', kind: 'id' }, { field: 'type' }, { field: 'card.brand' }, { field: 'card.last4' }, { field: 'status', kind: 'status' }, { field: 'gateway' }],
+    list: (o, p) => new ListCustomerPaymentMethodsQuery(o, String(p.customer), { limit: p.limit, starting_after: p.starting_after }),
+    get: (o, id) => new GetPaymentMethodQuery(o, id),
+  },
+  test_clocks: {
+    title: 'Test clocks',
+    params: ListTestClocksParams,
+    filters: [],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'name' }, { field: 'frozen_time' }, { field: 'status', kind: 'status' }],
+    list: (o, p) => new ListTestClocksQuery(o, p),
+    get: (o, id) => new GetTestClockQuery(o, id),
+    create: 'test_clock',
+    testOnly: true,
+  },
+  events: {
+    title: 'Events',
+    params: ListEventsParams,
+    filters: [{ name: 'type' }, { name: 'object_id' }],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'type' }, { field: 'data.object.id' }, { field: 'created' }],
+    list: (o, p) => new ListEventsQuery(o, p, '/v1/events'),
+    get: (o, id) => new GetEventQuery(o, id),
+  },
+};
+
+/** `a.b.c` of a document. */
+export function pick(doc: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), doc);
+}

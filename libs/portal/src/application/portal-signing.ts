@@ -1,0 +1,85 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { signerFactory } from '@fastify/cookie';
+import { type EventStore, WrongExpectedRevisionError } from '../../../event-store/src/event-store.port.js';
+import { EVENT_STORE } from '../../../platform/src/tokens.js';
+import { newEventUuid, randomBase62 } from '../../../shared/src/ids.js';
+
+/** Where the signing key lives when PAGES_SIGNING_SECRET is not set: one stream, written once, read by every process. */
+const KEY_STREAM = 'pagessigningkey-default';
+
+/** Who a browser session is: the claims in a signed cookie. */
+export interface SessionClaims {
+  /** Portal session id (portal) or the key's id (dashboard). */
+  sid: string;
+  acct: string;
+  mode: 'test' | 'live';
+  /** Portal: the customer; dashboard: absent. */
+  cus?: string;
+  /** Expiry, ms since the epoch. */
+  exp: number;
+}
+
+/**
+ * Signs and verifies the cookies of the portal and the dashboard (HMAC-SHA256 through
+ * @fastify/cookie's signer over base64url JSON claims). The key is PAGES_SIGNING_SECRET, or a
+ * random 32-byte key created once in the event store so every API process verifies the same way.
+ */
+@Injectable()
+export class PageSessionSigning {
+  private key: Promise<Buffer> | null = null;
+
+  constructor(@Inject(EVENT_STORE) private readonly events: EventStore) {}
+
+  private signingKey(): Promise<Buffer> {
+    this.key ??= this.loadKey().catch((error) => {
+      this.key = null;
+      throw error;
+    });
+    return this.key;
+  }
+
+  private async loadKey(): Promise<Buffer> {
+    const fromEnv = process.env.PAGES_SIGNING_SECRET;
+    if (fromEnv) return Buffer.from(fromEnv, 'utf8');
+    for (;;) {
+      const existing = await this.events.readStream(KEY_STREAM);
+      if (existing.length > 0) return Buffer.from(String(existing[0].data.key), 'base64');
+      try {
+        const key = randomBytes(32).toString('base64');
+        await this.events.append(KEY_STREAM, [{ id: newEventUuid(), type: 'pages.signing_key_created', data: { key }, metadata: { occurred_at: new Date(0).toISOString() } }], 'no_stream');
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      }
+    }
+  }
+
+  async sign(claims: SessionClaims): Promise<string> {
+    const signer = signerFactory(await this.signingKey());
+    return signer.sign(Buffer.from(JSON.stringify(claims)).toString('base64url'));
+  }
+
+  /** The claims of a cookie value when its signature holds and it has not expired at `now`; else null. */
+  async verify(value: string | undefined, now: Date): Promise<SessionClaims | null> {
+    if (!value) return null;
+    const signer = signerFactory(await this.signingKey());
+    const result = signer.unsign(value);
+    if (!result.valid || !result.value) return null;
+    try {
+      const claims = JSON.parse(Buffer.from(result.value, 'base64url').toString('utf8')) as SessionClaims;
+      if (typeof claims.exp !== 'number' || claims.exp <= now.getTime()) return null;
+      if (typeof claims.acct !== 'string' || (claims.mode !== 'test' && claims.mode !== 'live') || typeof claims.sid !== 'string') return null;
+      return claims;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** A portal link's secret (`url_id`) and the session id derived from it: the id tells nothing of the secret. */
+export function newPortalLink(): { urlId: string; sessionId: string } {
+  const urlId = randomBase62(40);
+  return { urlId, sessionId: portalSessionIdOf(urlId) };
+}
+
+export const portalSessionIdOf = (urlId: string) => `ps_${createHash('sha256').update(`portal:${urlId}`).digest('hex').slice(0, 32)}`;

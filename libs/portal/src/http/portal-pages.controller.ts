@@ -1,0 +1,183 @@
+import { Controller, Get, Inject, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Public } from '../../../accounts/src/http/basic-auth.guard.js';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { Config } from '../../../platform/src/config.js';
+import { CONFIG } from '../../../platform/src/tokens.js';
+import { ApiError } from '../../../shared/src/errors.js';
+import { CsrfGuard } from '../../../web/src/csrf.guard.js';
+import { formFields } from '../../../web/src/form.js';
+import { type Locale, resolveLocale } from '../../../web/src/i18n.js';
+import { assetDir, PageRenderer } from '../../../web/src/page-renderer.js';
+import { PageErrorFilter } from '../../../web/src/page-errors.js';
+import { csrfToken } from '../../../web/src/security.js';
+import { CustomerPortal, type PortalVisitor } from '../application/customer-portal.js';
+import { PageSessionSigning, portalSessionIdOf } from '../application/portal-signing.js';
+import { PORTAL_BROWSER_SESSION_TTL_MS, portalSessionDecider, portalSessionStream } from '../domain/portal-session.decider.js';
+import { PORTAL_MESSAGES } from './portal-messages.js';
+
+const pages = new PageRenderer(assetDir(import.meta.url, '../../views'), PORTAL_MESSAGES);
+export const PORTAL_COOKIE = 'portal_session';
+
+const localeOf = (request: FastifyRequest): Locale => {
+  const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
+  return resolveLocale(body.locale ?? (request.query as Record<string, unknown>)?.locale);
+};
+const home = (locale: Locale, notice?: string) => `/portal/p?locale=${locale === 'en' ? 'en' : 'es'}${notice ? `&notice=${notice}` : ''}`;
+
+/**
+ * The customer portal, `{portal_url}/p/…`. The link `p/login/<url_id>` opens once (portal_session.opened
+ * appended with the session's expected revision) and starts a browser session: a signed, HttpOnly,
+ * SameSite=Lax cookie scoped to /portal naming the account, mode, portal session and customer, for
+ * one hour. Every page and action reads the customer from that cookie only; ids in a request are
+ * checked against it (another customer's id is a 404, exactly like an id that does not exist).
+ */
+@ApiExcludeController()
+@Controller('portal/p')
+@UseFilters(PageErrorFilter)
+@UseGuards(CsrfGuard)
+export class PortalPagesController {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly signing: PageSessionSigning,
+    private readonly portal: CustomerPortal,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  @Public()
+  @Get('login/:urlId')
+  async login(@Param('urlId') urlId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const locale = localeOf(request);
+    if (!/^[A-Za-z0-9]{20,80}$/.test(urlId)) return this.message(reply, locale, 'used', 404);
+    const sessionId = portalSessionIdOf(urlId);
+    let opened;
+    try {
+      opened = await this.executor.execute(portalSessionDecider, portalSessionStream(sessionId), (now) => ({ type: 'OpenPortalSession' as const, sessionId, now }), null);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'portal_link_expired') return this.message(reply, locale, 'expired', 410);
+      if (error instanceof ApiError && (error.code === 'portal_link_used' || error.status === 404)) return this.message(reply, locale, 'used', error.status);
+      throw error;
+    }
+    const f = opened.state.fields!;
+    const owner = opened.state.owner!;
+    const exp = this.executor.now().getTime() + PORTAL_BROWSER_SESSION_TTL_MS;
+    const value = await this.signing.sign({ sid: f.id, acct: owner.accountId, mode: owner.mode, cus: f.customer, exp });
+    reply.setCookie(PORTAL_COOKIE, value, { path: '/portal', httpOnly: true, sameSite: 'lax', secure: this.config.portalUrl.startsWith('https:'), maxAge: PORTAL_BROWSER_SESSION_TTL_MS / 1000 });
+    return reply.redirect(home(locale), 303);
+  }
+
+  @Public()
+  @Get()
+  async overview(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const visitor = await this.visitor(request);
+    const locale = localeOf(request);
+    if (!visitor) return this.message(reply, locale, 'ended', 401);
+    const notice = String((request.query as Record<string, unknown>)?.notice ?? '');
+    return this.renderOverview(request, reply, visitor, locale, { notice: /^[a-z_]+$/.test(notice) ? notice : null });
+  }
+
+  @Public()
+  @Post('subscriptions/:id/:action')
+  async act(@Param('id') id: string, @Param('action') action: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const visitor = await this.visitor(request);
+    const locale = localeOf(request);
+    if (!visitor) return this.message(reply, locale, 'ended', 401);
+    const fields = formFields(request);
+    try {
+      switch (action) {
+        case 'pause':
+          await this.portal.pause(visitor, String(request.id), id);
+          return reply.redirect(home(locale, 'paused'), 303);
+        case 'resume':
+          await this.portal.resume(visitor, String(request.id), id);
+          return reply.redirect(home(locale, 'resumed'), 303);
+        case 'cancel': {
+          const cancelAt = fields.cancel_at === 'now' ? 'now' : 'period_end';
+          await this.portal.cancel(visitor, String(request.id), id, cancelAt);
+          return reply.redirect(home(locale, cancelAt === 'now' ? 'canceled' : 'pending_cancel'), 303);
+        }
+        case 'payment_method':
+          return this.replaceCard(request, reply, visitor, locale, id, fields);
+        default:
+          return this.message(reply, locale, 'used', 404);
+      }
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500 || error.status === 404) throw error;
+      // The API's own refusal (commitment, state), shown on the account page.
+      return this.renderOverview(request, reply, visitor, locale, { error: error.message, errorFor: id, status: error.status });
+    }
+  }
+
+  @Public()
+  @Get('subscriptions/:id/payment_method')
+  async cardForm(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const visitor = await this.visitor(request);
+    const locale = localeOf(request);
+    if (!visitor) return this.message(reply, locale, 'ended', 401);
+    const sub = await this.portal.ownSubscription(visitor, id);
+    return this.renderCard(reply, locale, id, sub.status, {});
+  }
+
+  @Public()
+  @Post('logout')
+  logout(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    reply.clearCookie(PORTAL_COOKIE, { path: '/portal' });
+    return this.message(reply, localeOf(request), 'ended', 200);
+  }
+
+  private async replaceCard(request: FastifyRequest, reply: FastifyReply, visitor: PortalVisitor, locale: Locale, id: string, fields: Record<string, string>) {
+    const sub = await this.portal.ownSubscription(visitor, id);
+    const month = /^\d{1,2}$/.test(fields.exp_month ?? '') ? Number.parseInt(fields.exp_month, 10) : NaN;
+    const year = /^\d{2,4}$/.test(fields.exp_year ?? '') ? Number.parseInt(fields.exp_year, 10) : NaN;
+    const card = {
+      number: String(fields.number ?? '').replace(/[\s-]/g, ''),
+      exp_month: month,
+      exp_year: year < 100 ? 2000 + year : year,
+      ...(fields.cvc ? { cvc: fields.cvc } : {}),
+      ...(fields.holder_name ? { holder_name: fields.holder_name } : {}),
+    };
+    try {
+      const result = await this.portal.replaceCard(visitor, String(request.id), id, card);
+      if (result.recovery === 'failed') {
+        const t = pages.helpers(locale).t;
+        return this.renderCard(reply, locale, id, sub.status, { formError: t('portal.card_declined', { reason: result.recovery_message ?? '' }), status: 402 });
+      }
+      return reply.redirect(home(locale, result.recovery === 'paid' ? 'recovered' : 'card'), 303);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500 || error.status === 404) throw error;
+      // The gateway's or the API's message, next to the field it names (card[number], card[exp_month]…).
+      const field = /number/.test(error.param ?? '') ? 'number' : /exp_month/.test(error.param ?? '') ? 'exp_month' : /exp_year|expired/.test(`${error.param} ${error.code}`) ? 'exp_year' : /cvc/.test(error.param ?? '') ? 'cvc' : null;
+      return this.renderCard(reply, locale, id, sub.status, { errors: field ? { [field]: error.message } : {}, formError: field ? null : error.message, status: error.status });
+    }
+  }
+
+  private async visitor(request: FastifyRequest): Promise<PortalVisitor | null> {
+    const claims = await this.signing.verify(request.cookies?.[PORTAL_COOKIE], this.executor.now());
+    if (!claims || !claims.cus) return null;
+    return { accountId: claims.acct, mode: claims.mode, customer: claims.cus, portalSession: claims.sid };
+  }
+
+  private async renderOverview(request: FastifyRequest, reply: FastifyReply, visitor: PortalVisitor, locale: Locale, extra: { notice?: string | null; error?: string; errorFor?: string; status?: number }) {
+    const data = await this.portal.overview(visitor);
+    const returnUrl = (await this.executor.load(portalSessionDecider, portalSessionStream(visitor.portalSession))).state.fields?.return_url ?? null;
+    const t = pages.helpers(locale).t;
+    return pages.send(
+      reply,
+      'portal',
+      { ...data, csrf: csrfToken(reply), checkoutUrl: this.config.checkoutUrl, returnUrl, notice: extra.notice ?? null, error: extra.error ?? null, errorFor: extra.errorFor ?? null },
+      { locale, title: t('portal.title'), test: visitor.mode === 'test', path: request.url, status: extra.status ?? 200 },
+    );
+  }
+
+  private renderCard(reply: FastifyReply, locale: Locale, id: string, status: string, extra: { errors?: Record<string, string>; formError?: string | null; status?: number }) {
+    const t = pages.helpers(locale).t;
+    return pages.send(reply, 'portal-card', { id, subStatus: status, csrf: csrfToken(reply), errors: extra.errors ?? {}, formError: extra.formError ?? null }, { locale, title: t('portal.card_title'), status: extra.status ?? 200 });
+  }
+
+  private message(reply: FastifyReply, locale: Locale, kind: 'used' | 'expired' | 'ended', status: number) {
+    const t = pages.helpers(locale).t;
+    const key = kind === 'ended' ? 'portal.session.ended' : `portal.link.${kind}`;
+    return pages.send(reply, 'portal-message', { heading: t(`${key}.title`), body: t(`${key}.body`) }, { locale, title: t(`${key}.title`), status });
+  }
+}

@@ -1,0 +1,178 @@
+import { EVENT_STORE } from '../../libs/platform/src/tokens.js';
+import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
+import { billingSetup, card } from '../support/billing-fixtures.js';
+import { pageVisitor } from '../support/page-session.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+let t: TestApp;
+let key: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  key = (await t.account()).test_key;
+});
+afterAll(() => t.close());
+
+const api = () => t.as(key);
+
+async function customerWithSubscription() {
+  const s = await billingSetup(api());
+  const sub = (await api().post('/v1/subscriptions', { customer: s.customer.id, items: [{ price: s.monthly.id }], collection_method: 'charge', payment_information: card() })).body;
+  expect(sub.status).toBe('active');
+  return { ...s, sub };
+}
+
+async function portalLink(customer: string, extra: Record<string, unknown> = {}) {
+  const res = await api().post('/v1/portal_sessions', { customer, ...extra });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+describe('POST /v1/portal_sessions', () => {
+  test('answers a single-use link under {portal_url}/p/login/, valid 15 minutes', async () => {
+    const { customer } = await customerWithSubscription();
+    const session = await portalLink(customer.id, { return_url: 'https://merchant.example/account' });
+    expect(session).toMatchObject({ object: 'portal_session', customer: customer.id, return_url: 'https://merchant.example/account', is_test: true });
+    expect(session.id).toMatch(/^ps_[0-9a-f]{32}$/);
+    expect(session.url).toMatch(/^http:\/\/localhost:3000\/portal\/p\/login\/[A-Za-z0-9]{40}$/);
+    expect(Date.parse(session.expires_at) - Date.parse(session.created)).toBe(15 * 60 * 1000);
+  });
+
+  test('refuses another account\'s customer, a live key\'s view of a test customer, and bad input (4xx, nothing written)', async () => {
+    const { customer } = await customerWithSubscription();
+    const other = await t.account('Other');
+    expect((await t.as(other.test_key).post('/v1/portal_sessions', { customer: customer.id })).status).toBe(404);
+    expect((await t.as((await t.account('x')).live_key).post('/v1/portal_sessions', { customer: customer.id })).status).toBe(404);
+    const missing = await api().post('/v1/portal_sessions', {});
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ code: 'parameter_missing', param: 'customer' });
+    const badUrl = await api().post('/v1/portal_sessions', { customer: customer.id, return_url: 'javascript:alert(1)' });
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.body.error.param).toBe('return_url');
+    expect((await t.http().post('/v1/portal_sessions').send({ customer: customer.id })).status).toBe(401);
+  });
+});
+
+describe('the portal pages', () => {
+  test('the link opens once: a session cookie (signed, HttpOnly, SameSite) for that customer; a second open is refused', async () => {
+    const { customer, sub } = await customerWithSubscription();
+    const { url } = await portalLink(customer.id);
+    const path = new URL(url).pathname;
+    const v = pageVisitor(t);
+    const opened = await v.get(path);
+    expect(opened.status).toBe(303);
+    expect(opened.headers.location).toMatch(/^\/portal\/p\?/);
+    const setCookie = ([] as string[]).concat(opened.headers['set-cookie']).find((c) => c.startsWith('portal_session='))!;
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Lax/);
+    expect(setCookie).toMatch(/Path=\/portal/);
+    const home = await v.get(opened.headers.location);
+    expect(home.status).toBe(200);
+    expect(home.text).toContain(sub.id);
+    expect(home.text).toContain('4242');
+    expect(home.text).not.toContain('4242424242424242');
+    const again = await pageVisitor(t).get(path);
+    expect(again.status).toBe(410);
+    expect(again.text).toContain('Este enlace ya se usó');
+  });
+
+  test('an expired link is refused; a forged or altered cookie is no session', async () => {
+    const { customer } = await customerWithSubscription();
+    const { url } = await portalLink(customer.id);
+    const start = t.clock.now();
+    t.clock.advanceMs(15 * 60 * 1000);
+    try {
+      const res = await pageVisitor(t).get(new URL(url).pathname);
+      expect(res.status).toBe(410);
+      expect(res.text).toContain('Este enlace venció');
+    } finally {
+      t.clock.set(start);
+    }
+    const unknown = await pageVisitor(t).get('/portal/p/login/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    expect(unknown.status).toBe(404);
+    const v = pageVisitor(t);
+    v.jar.set('portal_session', 'eyJzaWQiOiJwc194In0.forged');
+    expect((await v.get('/portal/p')).status).toBe(401);
+  });
+
+  test('pause and resume go through the API\'s commands, with the portal as the actor in the events\' metadata', async () => {
+    const { customer, sub } = await customerWithSubscription();
+    const v = pageVisitor(t);
+    await v.get(new URL((await portalLink(customer.id)).url).pathname);
+    await v.get('/portal/p');
+    const paused = await v.post(`/portal/p/subscriptions/${sub.id}/pause`);
+    expect(paused.status).toBe(303);
+    expect((await api().get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('paused');
+    await v.get('/portal/p');
+    expect((await v.post(`/portal/p/subscriptions/${sub.id}/resume`)).status).toBe(303);
+    expect((await api().get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('active');
+    const events = await t.app.get<EventStore>(EVENT_STORE).readStream(`subscription-${sub.id}`);
+    const byType = Object.fromEntries(events.map((e) => [e.type, e.metadata]));
+    expect(byType['subscription.paused'].actor).toMatchObject({ type: 'portal', customer: customer.id });
+    expect(byType['subscription.resumed'].actor).toMatchObject({ type: 'portal', customer: customer.id });
+    expect(byType['subscription.created'].actor).toBeUndefined();
+  });
+
+  test('a commitment refuses cancel now with the API\'s own message; period_end schedules it', async () => {
+    const s = await billingSetup(api());
+    const sub = (await api().post('/v1/subscriptions', { customer: s.customer.id, items: [{ price: s.monthly.id }], collection_method: 'charge', payment_information: card(), commitment_periods: 3 })).body;
+    const apiRefusal = await api().post(`/v1/subscriptions/${sub.id}/cancel`, { cancel_at: 'now' });
+    expect(apiRefusal.status).toBe(409);
+    const v = pageVisitor(t);
+    await v.get(new URL((await portalLink(s.customer.id)).url).pathname);
+    await v.get('/portal/p');
+    const refused = await v.post(`/portal/p/subscriptions/${sub.id}/cancel`, { cancel_at: 'now' });
+    expect(refused.status).toBe(409);
+    expect(refused.text).toContain(apiRefusal.body.error.message.replace(/'/g, '&#39;'));
+    expect((await v.post(`/portal/p/subscriptions/${sub.id}/cancel`, { cancel_at: 'period_end' })).status).toBe(303);
+    expect((await api().get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('pending_cancel');
+  });
+
+  test('another customer\'s subscription is not found, whatever id the request carries; nothing changes', async () => {
+    const mine = await customerWithSubscription();
+    const theirs = await customerWithSubscription();
+    const v = pageVisitor(t);
+    await v.get(new URL((await portalLink(mine.customer.id)).url).pathname);
+    const home = await v.get('/portal/p');
+    expect(home.text).not.toContain(theirs.sub.id);
+    expect(home.text).not.toContain(theirs.customer.id);
+    for (const action of ['pause', 'cancel', 'payment_method']) {
+      const res = await v.post(`/portal/p/subscriptions/${theirs.sub.id}/${action}`, { cancel_at: 'now', number: '4242424242424242', exp_month: '12', exp_year: '2030' });
+      expect(res.status).toBe(404);
+    }
+    expect((await v.get(`/portal/p/subscriptions/${theirs.sub.id}/payment_method`)).status).toBe(404);
+    expect((await api().get(`/v1/subscriptions/${theirs.sub.id}`)).body.status).toBe('active');
+    // Without the CSRF token nothing happens either.
+    expect((await v.post(`/portal/p/subscriptions/${mine.sub.id}/pause`, {}, false)).status).toBe(403);
+    expect((await api().get(`/v1/subscriptions/${mine.sub.id}`)).body.status).toBe('active');
+  });
+
+  test('a new card recovers a past_due subscription: saved (brand and last four only), its open collection paid, active again', async () => {
+    const clock = (await api().post('/v1/test_helpers/test_clocks', { frozen_time: '2026-01-15T12:00:00.000Z' })).body;
+    const s = await billingSetup(api());
+    const customer = (await api().post('/v1/customers', { email: `pd.${Date.now()}@example.com`, name: 'Pau Díaz', test_clock: clock.id })).body;
+    const sub = (await api().post('/v1/subscriptions', { customer: customer.id, items: [{ price: s.monthly.id }], collection_method: 'charge', payment_information: card() })).body;
+    const declining = (await api().post('/v1/payment_methods/migrate', { customer: customer.id, gateway: 'gateway_a', type: 'card', token: 'simtok_decline_p1', card: { brand: 'visa', last4: '0002', exp_month: 1, exp_year: 2030 } })).body;
+    await api().post(`/v1/subscriptions/${sub.id}/update`, { payment_method: declining.id });
+    expect((await api().post(`/v1/test_helpers/test_clocks/${clock.id}/advance`, { frozen_time: '2026-02-15T12:00:00.000Z' })).status).toBe(200);
+    const overdue = (await api().get(`/v1/subscriptions/${sub.id}`)).body;
+    expect(overdue.status).toBe('past_due');
+    const v = pageVisitor(t);
+    await v.get(new URL((await portalLink(customer.id)).url).pathname);
+    const form = await v.get(`/portal/p/subscriptions/${sub.id}/payment_method`);
+    expect(form.status).toBe(200);
+    const bad = await v.post(`/portal/p/subscriptions/${sub.id}/payment_method`, { number: '4242424242424241', exp_month: '12', exp_year: '2030' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('The card number is not a valid card number');
+    const ok = await v.post(`/portal/p/subscriptions/${sub.id}/payment_method`, { number: '5555 5555 5555 4444', exp_month: '11', exp_year: '2031', cvc: '123' });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.location).toContain('notice=recovered');
+    const after = (await api().get(`/v1/subscriptions/${sub.id}`)).body;
+    expect(after.status).toBe('active');
+    expect((await api().get(`/v1/collections/${overdue.latest_collection}`)).body.status).toBe('paid');
+    const pm = (await api().get(`/v1/payment_methods/${after.payment_method}`)).body;
+    expect(pm.card).toMatchObject({ brand: 'mastercard', last4: '4444' });
+    const page = await v.get('/portal/p');
+    expect(page.text).toContain('4444');
+    expect(page.text).not.toContain('5555555555554444');
+  });
+});
