@@ -1,0 +1,90 @@
+import { EVENT_STORE } from '../../libs/platform/src/tokens.js';
+import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
+import { pageVisitor } from '../support/page-session.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+let t: TestApp;
+let keys: { test_key: string; live_key: string };
+beforeAll(async () => {
+  t = await startTestApp();
+  keys = await t.account('Dash merchant');
+});
+afterAll(() => t.close());
+
+async function signedIn(key: string) {
+  const v = pageVisitor(t);
+  await v.get('/dashboard');
+  const res = await v.post('/dashboard/login', { key });
+  expect(res.status).toBe(303);
+  return v;
+}
+
+const idFrom = (location: string) => location.split('/').pop()!.split('?')[0];
+
+test('sign-in: a wrong key is refused next to the field; a test key opens test mode with a signed HttpOnly cookie', async () => {
+  const v = pageVisitor(t);
+  await v.get('/dashboard');
+  const bad = await v.post('/dashboard/login', { key: 'sk_test_nope' });
+  expect(bad.status).toBe(401);
+  expect(bad.text).toContain('Invalid API key provided.');
+  const ok = await v.post('/dashboard/login', { key: keys.test_key });
+  const cookie = ([] as string[]).concat(ok.headers['set-cookie']).find((c) => c.startsWith('dashboard_session='))!;
+  expect(cookie).toMatch(/HttpOnly/);
+  expect(cookie).toMatch(/SameSite=Lax/);
+  expect(cookie).not.toContain(keys.test_key.split('_').pop()!);
+  const list = await v.get('/dashboard/subscriptions');
+  expect(list.status).toBe(200);
+  expect(list.text).toContain('data-mode="test"');
+  expect((await pageVisitor(t).get('/dashboard/subscriptions')).status).toBe(303);
+});
+
+test('forms validate with the API\'s rules and show the API\'s message next to the field; creation runs the API\'s command with the dashboard as actor', async () => {
+  const v = await signedIn(keys.test_key);
+  await v.get('/dashboard/new/price');
+  const invalid = await v.post('/dashboard/new/price', { product_id: 'prod_missing', type: 'recurring', billing_period: 'month', billing_interval: 'x', currency: 'COP', unit_price: '100' });
+  expect(invalid.status).toBe(400);
+  expect(invalid.text).toMatch(/data-error-for="billing_interval">[^<]*billing_interval/);
+  await v.get('/dashboard/new/product');
+  const created = await v.post('/dashboard/new/product', { name: 'Plan Oro', description: 'Gold' });
+  expect(created.status).toBe(303);
+  const productId = idFrom(created.headers.location);
+  expect(productId).toMatch(/^prod_/);
+  const events = await t.app.get<EventStore>(EVENT_STORE).readStream(`product-${productId}`);
+  expect(events[0].metadata.actor).toEqual({ type: 'dashboard' });
+  await v.get('/dashboard/new/price');
+  const missing = await v.post('/dashboard/new/price', { product_id: productId, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP' });
+  expect(missing.status).toBe(400);
+  expect(missing.text).toContain('data-error-for="unit_price"');
+  // A live key's dashboard sees none of the test objects.
+  const live = await signedIn(keys.live_key);
+  expect((await live.get('/dashboard/products')).text).not.toContain(productId);
+  expect((await live.get(`/dashboard/products/${productId}`)).status).toBe(404);
+});
+
+test('a charge subscription by hand, its timeline, as_of its first event, then canceled', async () => {
+  const v = await signedIn(keys.test_key);
+  await v.get('/dashboard/new/product');
+  const productId = idFrom((await v.post('/dashboard/new/product', { name: 'Plan Plata' })).headers.location);
+  await v.get('/dashboard/new/price');
+  const priceId = idFrom((await v.post('/dashboard/new/price', { product_id: productId, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP', unit_price: '29900' })).headers.location);
+  await v.get('/dashboard/new/customer');
+  const customerId = idFrom((await v.post('/dashboard/new/customer', { email: `dash.${Date.now()}@example.com`, name: 'Dora Díaz' })).headers.location);
+  await v.get('/dashboard/new/subscription');
+  const res = await v.post('/dashboard/new/subscription', { customer: customerId, 'items[0][price]': priceId, 'items[0][quantity]': '1', collection_method: 'charge', 'payment_information[card][number]': '4242424242424242', 'payment_information[card][exp_month]': '12', 'payment_information[card][exp_year]': '2030', 'payment_information[card][cvc]': '123' });
+  expect(res.status).toBe(303);
+  const subId = idFrom(res.headers.location);
+  expect((await t.as(keys.test_key).get(`/v1/subscriptions/${subId}`)).body.status).toBe('active');
+  expect((await v.get('/dashboard/subscriptions?status=active')).text).toContain(subId);
+  const detail = await v.get(`/dashboard/subscriptions/${subId}`);
+  const firstEvent = /data-as-of="(evt_[0-9a-f]+)"/.exec(detail.text)![1];
+  const asOf = await v.get(`/dashboard/subscriptions/${subId}?as_of=${firstEvent}`);
+  expect(asOf.text).toMatch(/data-field="status">incomplete/);
+  await v.get(`/dashboard/subscriptions/${subId}`);
+  expect((await v.post(`/dashboard/subscriptions/${subId}/cancel`, { cancel_at: 'now' })).status).toBe(303);
+  expect((await t.as(keys.test_key).get(`/v1/subscriptions/${subId}`)).body.status).toBe('canceled');
+  await v.get(`/dashboard/subscriptions/${subId}`);
+  const again = await v.post(`/dashboard/subscriptions/${subId}/pause`, {});
+  expect(again.status).toBe(409);
+  const apiMessage = (await t.as(keys.test_key).post(`/v1/subscriptions/${subId}/pause`, {})).body.error.message;
+  expect(again.text).toContain(apiMessage.replace(/'/g, '&#39;'));
+});
