@@ -1,0 +1,218 @@
+import { jest } from '@jest/globals';
+import type { Page } from 'playwright-core';
+import { billingSetup, card } from '../support/billing-fixtures.js';
+import { hasChromium, openBrowser, screenshot, VIEWPORTS } from './support/browser.js';
+import { startServer } from './support/server.js';
+
+/**
+ * End to end in real headless Chromium (Debian's /usr/bin/chromium through playwright-core): the
+ * customer portal and the merchant dashboard as a person uses them. Screenshots at phone and laptop
+ * sizes go to test-output/e2e/.
+ */
+const describeWithBrowser = hasChromium() ? describe : describe.skip;
+if (!hasChromium()) console.warn('e2e skipped: no chromium at /usr/bin/chromium (set CHROMIUM_PATH)');
+
+jest.setTimeout(120_000);
+
+let server: Awaited<ReturnType<typeof startServer>>;
+let keys: { test_key: string; live_key: string };
+beforeAll(async () => {
+  if (!hasChromium()) return;
+  server = await startServer();
+  keys = await server.account('E2E merchant');
+});
+afterAll(async () => server?.close());
+
+const api = () => server.as(keys.test_key);
+const linkPath = async (customer: string) => {
+  const res = await api().post('/v1/portal_sessions', { customer });
+  expect(res.status).toBe(200);
+  return new URL(res.body.url).pathname;
+};
+const statusOf = (page: Page, sub: string) => page.locator(`[data-subscription="${sub}"] [data-status]`).getAttribute('data-status');
+
+describeWithBrowser('customer portal', () => {
+  test('open a link, pause, resume; a used link is refused; an expired one too; editing an id gets nothing', async () => {
+    const mine = await billingSetup(api());
+    const sub = (await api().post('/v1/subscriptions', { customer: mine.customer.id, items: [{ price: mine.monthly.id }], collection_method: 'charge', payment_information: card() })).body;
+    const theirs = await billingSetup(api());
+    const other = (await api().post('/v1/subscriptions', { customer: theirs.customer.id, items: [{ price: theirs.monthly.id }], collection_method: 'charge', payment_information: card() })).body;
+    const path = await linkPath(mine.customer.id);
+    for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+      const b = await openBrowser(viewport);
+      try {
+        const { page } = b;
+        const first = size === 'phone';
+        await page.goto(server.base + (first ? path : await linkPath(mine.customer.id)));
+        expect(await page.locator('h1').textContent()).toContain('Hola');
+        expect(await statusOf(page, sub.id)).toBe('active');
+        await screenshot(page, `portal-home-${size}`);
+        await page.getByRole('button', { name: 'Pausar' }).click();
+        await page.waitForURL(/notice=paused/);
+        expect(await statusOf(page, sub.id)).toBe('paused');
+        expect(await page.getByRole('status').textContent()).toContain('en pausa');
+        await screenshot(page, `portal-paused-${size}`);
+        await page.getByRole('button', { name: 'Reanudar' }).click();
+        await page.waitForURL(/notice=resumed/);
+        expect(await statusOf(page, sub.id)).toBe('active');
+        // Tampering: the pause form edited to name another customer's subscription.
+        await page.$eval(`[data-subscription="${sub.id}"] form[action$="/pause"]`, (form, id) => form.setAttribute('action', form.getAttribute('action')!.replace(/sub_[A-Za-z0-9]+/, id as string)), other.id);
+        await page.locator(`[data-subscription="${sub.id}"]`).getByRole('button', { name: 'Pausar' }).click();
+        expect(await page.locator('h1').textContent()).toContain('Página no encontrada');
+        const tampered = await page.goto(`${server.base}/portal/p/subscriptions/${other.id}/payment_method`);
+        expect(tampered!.status()).toBe(404);
+        expect((await api().get(`/v1/subscriptions/${other.id}`)).body.status).toBe('active');
+        await page.goto(`${server.base}/portal/p`);
+        expect(await page.content()).not.toContain(other.id);
+      } finally {
+        await b.close();
+      }
+    }
+    // The first link was used: refused in a fresh browser.
+    const again = await openBrowser(VIEWPORTS.phone);
+    try {
+      const res = await again.page.goto(server.base + path);
+      expect(res!.status()).toBe(410);
+      expect(await again.page.locator('h1').textContent()).toContain('Este enlace ya se usó');
+      await screenshot(again.page, 'portal-link-used-phone');
+      const expiring = await linkPath(mine.customer.id);
+      const start = server.clock.now();
+      server.clock.advanceMs(16 * 60 * 1000);
+      try {
+        const expired = await again.page.goto(server.base + expiring);
+        expect(expired!.status()).toBe(410);
+        expect(await again.page.locator('h1').textContent()).toContain('Este enlace venció');
+      } finally {
+        server.clock.set(start);
+      }
+    } finally {
+      await again.close();
+    }
+  });
+
+  test('replace the card of a past_due subscription and see it active', async () => {
+    const clock = (await api().post('/v1/test_helpers/test_clocks', { frozen_time: '2026-01-15T12:00:00.000Z' })).body;
+    const s = await billingSetup(api());
+    const customer = (await api().post('/v1/customers', { email: `e2e.${Date.now()}@example.com`, name: 'Lucía Pérez', test_clock: clock.id })).body;
+    const sub = (await api().post('/v1/subscriptions', { customer: customer.id, items: [{ price: s.monthly.id }], collection_method: 'charge', payment_information: card() })).body;
+    const declining = (await api().post('/v1/payment_methods/migrate', { customer: customer.id, gateway: 'gateway_a', type: 'card', token: 'simtok_decline_e2e', card: { brand: 'visa', last4: '0002', exp_month: 1, exp_year: 2030 } })).body;
+    await api().post(`/v1/subscriptions/${sub.id}/update`, { payment_method: declining.id });
+    await api().post(`/v1/test_helpers/test_clocks/${clock.id}/advance`, { frozen_time: '2026-02-15T12:00:00.000Z' });
+    expect((await api().get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('past_due');
+    const b = await openBrowser(VIEWPORTS.phone);
+    try {
+      const { page } = b;
+      await page.goto(server.base + (await linkPath(customer.id)));
+      expect(await statusOf(page, sub.id)).toBe('past_due');
+      await screenshot(page, 'portal-past-due-phone');
+      await page.getByRole('link', { name: 'Cambiar tarjeta' }).click();
+      await page.getByLabel('Número de tarjeta').fill('4000 0000 0000 0002');
+      await page.getByLabel('Mes de vencimiento').fill('12');
+      await page.getByLabel('Año de vencimiento').fill('2031');
+      await page.getByLabel('CVC').fill('123');
+      await page.getByRole('button', { name: 'Guardar tarjeta' }).click();
+      expect(await page.getByRole('alert').textContent()).toContain('rechazado');
+      await screenshot(page, 'portal-card-declined-phone');
+      await page.getByLabel('Número de tarjeta').fill('4242 4242 4242 4242');
+      await page.getByLabel('Mes de vencimiento').fill('12');
+      await page.getByLabel('Año de vencimiento').fill('2031');
+      await page.getByRole('button', { name: 'Guardar tarjeta' }).click();
+      await page.waitForURL(/notice=recovered/);
+      expect(await statusOf(page, sub.id)).toBe('active');
+      expect(await page.content()).not.toContain('4242424242424242');
+      await screenshot(page, 'portal-recovered-phone');
+    } finally {
+      await b.close();
+    }
+    expect((await api().get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('active');
+  });
+});
+
+describeWithBrowser('merchant dashboard', () => {
+  const fill = async (page: Page, values: Record<string, string>) => {
+    for (const [name, value] of Object.entries(values)) {
+      const field = page.locator(`[name="${name}"]`);
+      if ((await field.evaluate((el) => el.tagName)) === 'SELECT') await field.selectOption(value);
+      else await field.fill(value);
+    }
+  };
+  const create = async (page: Page, form: string, values: Record<string, string>, button: string) => {
+    await page.goto(`${server.base}/dashboard/new/${form}`);
+    await fill(page, values);
+    await page.getByRole('button', { name: button }).click();
+    await page.waitForURL(/\/dashboard\/\w+\/[a-z]+_[A-Za-z0-9]+/);
+    return page.url().split('/').pop()!.split('?')[0];
+  };
+
+  test('sign in, test mode, create product, price, customer and a charge subscription, list, timeline, as_of, cancel; a live key sees none of it', async () => {
+    const b = await openBrowser(VIEWPORTS.laptop);
+    let subId = '';
+    try {
+      const { page } = b;
+      await page.goto(`${server.base}/dashboard`);
+      await screenshot(page, 'dashboard-login-laptop');
+      await page.getByLabel('Secret key').fill('sk_test_wrong');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      expect(await page.locator('.field-error').textContent()).toContain('Invalid API key provided.');
+      await page.getByLabel('Secret key').fill(keys.test_key);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/dashboard\/subscriptions/);
+      expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('test');
+      const productId = await create(page, 'product', { name: 'Plan E2E', description: 'Dashboard-made' }, 'Create product');
+      // The API's own validation message next to the field it names.
+      await page.goto(`${server.base}/dashboard/new/price`);
+      await fill(page, { product_id: productId, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP' });
+      await page.getByRole('button', { name: 'Create price' }).click();
+      expect(await page.locator('[data-error-for="unit_price"]').textContent()).toContain('unit_price');
+      await screenshot(page, 'dashboard-price-error-laptop');
+      const priceId = await create(page, 'price', { product_id: productId, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP', unit_price: '39900' }, 'Create price');
+      const customerId = await create(page, 'customer', { email: `dash.e2e.${Date.now()}@example.com`, name: 'Marta Ruiz' }, 'Create customer');
+      subId = await create(
+        page,
+        'subscription',
+        { customer: customerId, 'items[0][price]': priceId, 'items[0][quantity]': '1', collection_method: 'charge', 'payment_information[card][number]': '4242424242424242', 'payment_information[card][exp_month]': '12', 'payment_information[card][exp_year]': '2030', 'payment_information[card][cvc]': '123' },
+        'Create subscription',
+      );
+      await page.goto(`${server.base}/dashboard/subscriptions`);
+      expect(await page.locator(`tr[data-id="${subId}"]`).count()).toBe(1);
+      await screenshot(page, 'dashboard-subscriptions-laptop');
+      await page.locator(`tr[data-id="${subId}"] a`).first().click();
+      await page.waitForURL(new RegExp(`/dashboard/subscriptions/${subId}$`));
+      expect(await page.locator('[data-field="status"]').textContent()).toBe('active');
+      const timeline = await page.locator('.timeline li strong').allTextContents();
+      expect(timeline[0]).toBe('subscription.created');
+      expect(timeline).toContain('subscription.activated');
+      await screenshot(page, 'dashboard-subscription-laptop');
+      await page.locator('[data-as-of]').first().click();
+      await page.waitForURL(/as_of=evt_/);
+      expect(await page.locator('[data-field="status"]').textContent()).toBe('incomplete');
+      await screenshot(page, 'dashboard-as-of-laptop');
+      await page.getByRole('link', { name: 'back to now' }).click();
+      await page.locator('select[name="cancel_at"]').selectOption('now');
+      await page.getByRole('button', { name: 'Cancel subscription' }).click();
+      await page.waitForURL(/done=cancel/);
+      expect(await page.locator('[data-field="status"]').textContent()).toBe('canceled');
+      // The phone size of the same pages.
+      await page.setViewportSize(VIEWPORTS.phone);
+      await screenshot(page, 'dashboard-subscription-phone');
+      await page.goto(`${server.base}/dashboard/subscriptions`);
+      await screenshot(page, 'dashboard-subscriptions-phone');
+      // Live mode: sign out, sign in with the live key.
+      await page.getByRole('button', { name: /Sign out/ }).click();
+      await page.getByLabel('Secret key').fill(keys.live_key);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/dashboard\/subscriptions/);
+      expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('live');
+      expect(await page.content()).not.toContain(subId);
+      await screenshot(page, 'dashboard-live-phone');
+      for (const list of ['products', 'prices', 'customers', 'collections', 'charges', 'events']) {
+        await page.goto(`${server.base}/dashboard/${list}`);
+        expect(await page.locator('table.list tbody tr').count()).toBe(0);
+      }
+      const hidden = await page.goto(`${server.base}/dashboard/subscriptions/${subId}`);
+      expect(hidden!.status()).toBe(404);
+    } finally {
+      await b.close();
+    }
+  });
+});
