@@ -197,10 +197,18 @@ describeWithBrowser('merchant dashboard', () => {
       await screenshot(page, 'dashboard-subscription-phone');
       await page.goto(`${server.base}/dashboard/subscriptions`);
       await screenshot(page, 'dashboard-subscriptions-phone');
-      // Live mode: sign out, sign in with the live key.
-      await page.getByRole('button', { name: /Sign out/ }).click();
+      // The switch to live mode asks for the live key once; after that it goes back and forth.
+      await page.getByRole('button', { name: 'Switch to live' }).click();
+      expect(await page.locator('h1').textContent()).toContain('Switch to live mode');
       await page.getByLabel('Secret key').fill(keys.live_key);
       await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/dashboard\/subscriptions/);
+      expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('live');
+      await page.getByRole('button', { name: 'Switch to test' }).click();
+      await page.waitForURL(/\/dashboard\/subscriptions/);
+      expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('test');
+      expect(await page.locator(`tr[data-id="${subId}"]`).count()).toBe(1);
+      await page.getByRole('button', { name: 'Switch to live' }).click();
       await page.waitForURL(/\/dashboard\/subscriptions/);
       expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('live');
       expect(await page.content()).not.toContain(subId);

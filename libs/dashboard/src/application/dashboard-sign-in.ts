@@ -11,6 +11,8 @@ export interface DashboardVisitor {
   accountId: string;
   mode: 'test' | 'live';
   keyId: string;
+  /** The other mode's key id, when signed in with it too: the mode switch needs no key then. */
+  altKeyId: string | null;
 }
 
 /** How long a dashboard session lasts after sign-in. */
@@ -29,14 +31,29 @@ export class DashboardSignIn {
     @Inject(READ_STORE) private readonly store: ReadStore,
   ) {}
 
-  /** The cookie value for a valid key, else null. */
-  async signIn(rawKey: string, now: Date): Promise<{ cookie: string; visitor: DashboardVisitor } | null> {
+  /**
+   * The cookie value for a valid key, else null. Signed in already with the same account's key of
+   * the other mode (`current`), that key is kept as the switch's other side.
+   */
+  async signIn(rawKey: string, now: Date, current: DashboardVisitor | null = null): Promise<{ cookie: string; visitor: DashboardVisitor } | null> {
     const parsed = parseApiKey(rawKey.trim());
     const principal = parsed ? await this.auth.authenticate(rawKey.trim()) : null;
     if (!parsed || !principal) return null;
-    const visitor = { accountId: principal.accountId, mode: principal.mode, keyId: parsed.keyId };
-    const cookie = await this.signing.sign({ sid: parsed.keyId, acct: principal.accountId, mode: principal.mode, exp: now.getTime() + DASHBOARD_SESSION_TTL_MS });
-    return { cookie, visitor };
+    const altKeyId = current && current.accountId === principal.accountId && current.mode !== principal.mode ? current.keyId : null;
+    const visitor: DashboardVisitor = { accountId: principal.accountId, mode: principal.mode, keyId: parsed.keyId, altKeyId };
+    return { cookie: await this.cookieOf(visitor, now), visitor };
+  }
+
+  /** The other mode, when its key was given in this session; null otherwise (sign in with it). */
+  async switchMode(visitor: DashboardVisitor, now: Date): Promise<string | null> {
+    if (!visitor.altKeyId) return null;
+    const key = await this.store.get<{ account_id: string; mode: string }>('api_keys', visitor.altKeyId);
+    if (!key || key.account_id !== visitor.accountId || key.mode === visitor.mode) return null;
+    return this.cookieOf({ accountId: visitor.accountId, mode: key.mode as DashboardVisitor['mode'], keyId: visitor.altKeyId, altKeyId: visitor.keyId }, now);
+  }
+
+  private cookieOf(v: DashboardVisitor, now: Date): Promise<string> {
+    return this.signing.sign({ sid: v.keyId, acct: v.accountId, mode: v.mode, exp: now.getTime() + DASHBOARD_SESSION_TTL_MS, ...(v.altKeyId ? { alt: v.altKeyId } : {}) });
   }
 
   async visitor(cookie: string | undefined, now: Date): Promise<DashboardVisitor | null> {
@@ -44,7 +61,7 @@ export class DashboardSignIn {
     if (!claims || claims.cus) return null;
     const key = await this.store.get<{ account_id: string; mode: string }>('api_keys', claims.sid);
     if (!key || key.account_id !== claims.acct || key.mode !== claims.mode) return null;
-    return { accountId: claims.acct, mode: claims.mode, keyId: claims.sid };
+    return { accountId: claims.acct, mode: claims.mode, keyId: claims.sid, altKeyId: typeof claims.alt === 'string' ? claims.alt : null };
   }
 
   contextOf(visitor: DashboardVisitor, requestId: string | null): CommandContext {

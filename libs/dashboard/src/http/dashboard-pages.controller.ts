@@ -54,18 +54,36 @@ export class DashboardPagesController {
   @Public()
   @Get()
   async root(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    if (await this.visitor(request)) return reply.redirect('/dashboard/subscriptions', 303);
-    return this.loginPage(reply, null, 200);
+    const visitor = await this.visitor(request);
+    const wanted = (request.query as Record<string, unknown>)?.mode;
+    if (visitor && !(wanted === 'test' || wanted === 'live')) return reply.redirect('/dashboard/subscriptions', 303);
+    return this.loginPage(reply, null, 200, visitor && wanted !== visitor.mode ? String(wanted) : null);
   }
 
   @Public()
   @Post('login')
   async login(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const key = formFields(request).key ?? '';
-    const signed = await this.signIn.signIn(key, this.executor.now());
-    if (!signed) return this.loginPage(reply, key.trim() === '' ? 'Missing required param: key.' : 'Invalid API key provided.', 401);
-    reply.setCookie(DASHBOARD_COOKIE, signed.cookie, { path: '/dashboard', httpOnly: true, sameSite: 'lax', secure: this.config.portalUrl.startsWith('https:'), maxAge: DASHBOARD_SESSION_TTL_MS / 1000 });
+    const signed = await this.signIn.signIn(key, this.executor.now(), await this.visitor(request));
+    if (!signed) return this.loginPage(reply, key.trim() === '' ? 'Missing required param: key.' : 'Invalid API key provided.', 401, null);
+    this.setCookie(reply, signed.cookie);
     return reply.redirect('/dashboard/subscriptions', 303);
+  }
+
+  /** The test/live switch: to the other mode when its key was given in this session, else to sign in with it. */
+  @Public()
+  @Post('switch')
+  async switchMode(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const visitor = await this.visitor(request);
+    if (!visitor) return reply.redirect('/dashboard', 303);
+    const cookie = await this.signIn.switchMode(visitor, this.executor.now());
+    if (!cookie) return reply.redirect(`/dashboard?mode=${visitor.mode === 'test' ? 'live' : 'test'}`, 303);
+    this.setCookie(reply, cookie);
+    return reply.redirect('/dashboard/subscriptions', 303);
+  }
+
+  private setCookie(reply: FastifyReply, value: string) {
+    reply.setCookie(DASHBOARD_COOKIE, value, { path: '/dashboard', httpOnly: true, sameSite: 'lax', secure: this.config.portalUrl.startsWith('https:'), maxAge: DASHBOARD_SESSION_TTL_MS / 1000 });
   }
 
   @Public()
@@ -194,8 +212,8 @@ export class DashboardPagesController {
     return this.send(reply, visitor, 'dash-form', { form, action, values, errors, formError }, form.title, status);
   }
 
-  private loginPage(reply: FastifyReply, error: string | null, status: number) {
-    return pages.send(reply, 'dash-login', { csrf: csrfToken(reply), error }, { locale: 'en', title: 'Dashboard sign-in', brand: 'Dashboard', status });
+  private loginPage(reply: FastifyReply, error: string | null, status: number, mode: string | null) {
+    return pages.send(reply, 'dash-login', { csrf: csrfToken(reply), error, mode }, { locale: 'en', title: 'Dashboard sign-in', brand: 'Dashboard', status });
   }
 
   private send(reply: FastifyReply, visitor: DashboardVisitor, view: string, data: Record<string, unknown>, title: string, status: number) {

@@ -18,6 +18,8 @@ export interface SessionClaims {
   cus?: string;
   /** Expiry, ms since the epoch. */
   exp: number;
+  /** Dashboard: the key id of the account's other mode, when the visitor signed in with it too (the mode switch). */
+  alt?: string;
 }
 
 /**

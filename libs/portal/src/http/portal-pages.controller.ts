@@ -4,7 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../../../accounts/src/http/basic-auth.guard.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { Config } from '../../../platform/src/config.js';
-import { CONFIG } from '../../../platform/src/tokens.js';
+import { CONFIG, READ_STORE } from '../../../platform/src/tokens.js';
+import type { ReadStore } from '../../../read-store/src/read-store.port.js';
 import { ApiError } from '../../../shared/src/errors.js';
 import { CsrfGuard } from '../../../web/src/csrf.guard.js';
 import { formFields } from '../../../web/src/form.js';
@@ -43,6 +44,7 @@ export class PortalPagesController {
     private readonly signing: PageSessionSigning,
     private readonly portal: CustomerPortal,
     @Inject(CONFIG) private readonly config: Config,
+    @Inject(READ_STORE) private readonly store: ReadStore,
   ) {}
 
   @Public()
@@ -162,11 +164,12 @@ export class PortalPagesController {
     const data = await this.portal.overview(visitor);
     const returnUrl = (await this.executor.load(portalSessionDecider, portalSessionStream(visitor.portalSession))).state.fields?.return_url ?? null;
     const t = pages.helpers(locale).t;
+    const account = await this.store.get<{ name?: string }>('accounts', visitor.accountId);
     return pages.send(
       reply,
       'portal',
       { ...data, csrf: csrfToken(reply), checkoutUrl: this.config.checkoutUrl, returnUrl, notice: extra.notice ?? null, error: extra.error ?? null, errorFor: extra.errorFor ?? null },
-      { locale, title: t('portal.title'), test: visitor.mode === 'test', path: request.url, status: extra.status ?? 200 },
+      { locale, title: t('portal.title'), brand: account?.name ?? null, test: visitor.mode === 'test', path: request.url, status: extra.status ?? 200 },
     );
   }
 
