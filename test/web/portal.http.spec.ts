@@ -175,4 +175,29 @@ describe('the portal pages', () => {
     expect(page.text).toContain('4444');
     expect(page.text).not.toContain('5555555555554444');
   });
+
+  test('a pending collection is paid with a saved card (the API\'s pay command); another customer\'s collection or card gets nothing', async () => {
+    const s = await billingSetup(api());
+    const sub = (await api().post('/v1/subscriptions', { customer: s.customer.id, items: [{ price: s.monthly.id }], collection_method: 'collect', days_until_due: 10 })).body;
+    const saved = (await api().post('/v1/payment_methods/migrate', { customer: s.customer.id, gateway: 'gateway_a', type: 'card', token: 'simtok_approve_portal1', card: { brand: 'visa', last4: '1111', exp_month: 1, exp_year: 2031 } })).body;
+    const stranger = await customerWithSubscription();
+    const strangerCard = (await api().get(`/v1/customers/${stranger.customer.id}/payment_methods`)).body.data[0].id;
+    const theirCollection = stranger.sub.latest_collection;
+    const v = pageVisitor(t);
+    await v.get(new URL((await portalLink(s.customer.id)).url).pathname);
+    const home = await v.get('/portal/p');
+    expect(home.text).toContain(`/portal/p/collections/${sub.latest_collection}/pay`);
+    expect(home.text).toContain(`/checkout/col/${sub.latest_collection}`);
+    expect((await v.post(`/portal/p/collections/${theirCollection}/pay`, { payment_method: saved.id })).status).toBe(404);
+    const wrongCard = await v.post(`/portal/p/collections/${sub.latest_collection}/pay`, { payment_method: strangerCard });
+    expect(wrongCard.status).toBe(400);
+    expect(wrongCard.text).toContain(`does not belong to customer ${s.customer.id}`);
+    expect((await api().get(`/v1/collections/${sub.latest_collection}`)).body.status).toBe('pending');
+    await v.get('/portal/p');
+    const paid = await v.post(`/portal/p/collections/${sub.latest_collection}/pay`, { payment_method: saved.id });
+    expect(paid.status).toBe(303);
+    expect((await api().get(`/v1/collections/${sub.latest_collection}`)).body.status).toBe('paid');
+    const events = await t.app.get<EventStore>(EVENT_STORE).readStream(`collection-${sub.latest_collection}`);
+    expect(events.find((e) => e.type === 'collection.paid')!.metadata.actor).toMatchObject({ type: 'portal', customer: s.customer.id });
+  });
 });

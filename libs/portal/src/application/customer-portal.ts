@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
+import { PayCollectionCommand } from '../../../collections/src/application/pay-collection.js';
 import { ListCollectionsQuery } from '../../../collections/src/application/list-collections.js';
 import { GetCustomerQuery } from '../../../customers/src/application/get-customer.js';
 import { ListCustomerPaymentMethodsQuery } from '../../../customers/src/application/list-customer-payment-methods.js';
@@ -9,7 +10,7 @@ import type { CardInput } from '../../../payments/src/gateways/payment-gateway.p
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import { ProjectionEngine } from '../../../../projections/runtime/projection-engine.js';
-import { notFound } from '../../../shared/src/errors.js';
+import { invalidParam, notFound } from '../../../shared/src/errors.js';
 import { Money } from '../../../shared/src/money.js';
 import { ownedBy } from '../../../shared/src/owner.js';
 import { CancelSubscriptionCommand } from '../../../subscriptions/src/application/cancel-subscription.js';
@@ -108,6 +109,13 @@ export class CustomerPortal {
     const result = await this.replace.withCard(this.contextOf(visitor, requestId), id, card);
     await this.projections.waitFor(result.position);
     return result;
+  }
+
+  /** Pays one of the visitor's pending / past_due collections with one of their saved methods (the API's pay command, initiated by the customer). */
+  async payCollection(visitor: PortalVisitor, requestId: string | null, id: string, paymentMethod: string): Promise<void> {
+    await this.ownCollection(visitor, id);
+    if (!/^pm_[A-Za-z0-9]+$/.test(paymentMethod)) throw invalidParam('payment_method', 'Choose one of your saved payment methods');
+    await this.run(new PayCollectionCommand(this.contextOf(visitor, requestId), id, { payment_method: paymentMethod }, 'customer'));
   }
 
   private async run(command: object): Promise<void> {

@@ -112,6 +112,22 @@ export class PortalPagesController {
   }
 
   @Public()
+  @Post('collections/:id/pay')
+  async pay(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const visitor = await this.visitor(request);
+    const locale = localeOf(request);
+    if (!visitor) return this.message(reply, locale, 'ended', 401);
+    try {
+      await this.portal.payCollection(visitor, String(request.id), id, formFields(request).payment_method ?? '');
+      return reply.redirect(home(locale, 'collection_paid'), 303);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500 || error.status === 404) throw error;
+      // A decline (402) or a refusal: the API's message, next to that collection.
+      return this.renderOverview(request, reply, visitor, locale, { error: error.message, errorFor: id, status: error.status });
+    }
+  }
+
+  @Public()
   @Get('subscriptions/:id/payment_method')
   async cardForm(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const visitor = await this.visitor(request);
