@@ -55,7 +55,7 @@ describe('POST /v1/portal_sessions', () => {
 describe('the portal pages', () => {
   test('the link opens once: a session cookie (signed, HttpOnly, SameSite) for that customer; a second open is refused', async () => {
     const { customer, sub } = await customerWithSubscription();
-    const { url } = await portalLink(customer.id);
+    const { url, id } = await portalLink(customer.id);
     const path = new URL(url).pathname;
     const v = pageVisitor(t);
     const opened = await v.get(path);
@@ -70,6 +70,10 @@ describe('the portal pages', () => {
     expect(home.text).toContain(sub.id);
     expect(home.text).toContain('4242');
     expect(home.text).not.toContain('4242424242424242');
+    const stream = await t.app.get<EventStore>(EVENT_STORE).readStream(`portalsession-${id}`);
+    expect(stream.map((e) => e.type)).toEqual(['portal_session.created', 'portal_session.opened']);
+    expect(stream[1].metadata).toMatchObject({ mode: 'test', actor: { type: 'portal', portal_session: id, customer: customer.id } });
+    expect(JSON.stringify(stream)).not.toContain(path.split('/').pop());
     const again = await pageVisitor(t).get(path);
     expect(again.status).toBe(410);
     expect(again.text).toContain('Este enlace ya se usó');

@@ -55,7 +55,12 @@ export class PortalPagesController {
     const sessionId = portalSessionIdOf(urlId);
     let opened;
     try {
-      opened = await this.executor.execute(portalSessionDecider, portalSessionStream(sessionId), (now) => ({ type: 'OpenPortalSession' as const, sessionId, now }), null);
+      // The opening is recorded in the session's account and mode, with the portal as the actor.
+      const { state } = await this.executor.load(portalSessionDecider, portalSessionStream(sessionId));
+      const ctx = state.owner && state.fields
+        ? { accountId: state.owner.accountId, mode: state.owner.mode, requestId: String(request.id), idempotencyKey: null, actor: { type: 'portal' as const, portal_session: sessionId, customer: state.fields.customer } }
+        : null;
+      opened = await this.executor.execute(portalSessionDecider, portalSessionStream(sessionId), (now) => ({ type: 'OpenPortalSession' as const, sessionId, now }), ctx);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'portal_link_expired') return this.message(reply, locale, 'expired', 410);
       if (error instanceof ApiError && (error.code === 'portal_link_used' || error.status === 404)) return this.message(reply, locale, 'used', error.status);
