@@ -88,3 +88,53 @@ test('a charge subscription by hand, its timeline, as_of its first event, then c
   const apiMessage = (await t.as(keys.test_key).post(`/v1/subscriptions/${subId}/pause`, {})).body.error.message;
   expect(again.text).toContain(apiMessage.replace(/'/g, '&#39;'));
 });
+
+test('a standalone collection by hand: send, pay out of band with proof, refund; another voided; a test clock advanced; lists filter and page', async () => {
+  const api = t.as(keys.test_key);
+  const product = (await api.post('/v1/products', { name: 'Visita técnica' })).body;
+  const oneTime = (await api.post('/v1/prices', { product_id: product.id, type: 'one_time', unit_price: '80000', currency: 'COP' })).body;
+  const customer = (await api.post('/v1/customers', { email: `col.${Date.now()}@example.com`, name: 'Eva Ruiz' })).body;
+  const v = await signedIn(keys.test_key);
+  await v.get('/dashboard/new/collection');
+  const created = await v.post('/dashboard/new/collection', { customer: customer.id, 'items[0][price]': oneTime.id, 'items[0][quantity]': '2', collection_method: 'collect', days_until_due: '5' });
+  expect(created.status).toBe(303);
+  const colId = idFrom(created.headers.location);
+  expect((await api.get(`/v1/collections/${colId}`)).body).toMatchObject({ status: 'pending', total: '160000.00' });
+  await v.get(`/dashboard/collections/${colId}`);
+  expect((await v.post(`/dashboard/collections/${colId}/send`)).status).toBe(303);
+  await v.get(`/dashboard/collections/${colId}`);
+  const noProof = await v.post(`/dashboard/collections/${colId}/pay_out_of_band`, { out_of_band_proof: 'not a url' });
+  expect(noProof.status).toBe(400);
+  expect(noProof.text).toContain('data-error-for="out_of_band_proof"');
+  expect((await v.post(`/dashboard/collections/${colId}/pay_out_of_band`, { out_of_band_proof: 'https://bank.example/receipt/77' })).status).toBe(303);
+  expect((await api.get(`/v1/collections/${colId}`)).body).toMatchObject({ status: 'paid', paid_out_of_band: true, out_of_band_proof: 'https://bank.example/receipt/77' });
+  await v.get(`/dashboard/collections/${colId}`);
+  expect((await v.post(`/dashboard/collections/${colId}/refund`, { amount: '10000' })).status).toBe(303);
+  const history = (await api.get(`/v1/events?object_id=${colId}&limit=50`)).body.data.map((e: { type: string }) => e.type);
+  expect(history).toEqual(expect.arrayContaining(['collection.sent', 'collection.paid', 'collection.refunded']));
+  await v.get('/dashboard/new/collection');
+  const other = idFrom((await v.post('/dashboard/new/collection', { customer: customer.id, 'items[0][price]': oneTime.id, 'items[0][quantity]': '1', collection_method: 'collect', days_until_due: '5' })).headers.location);
+  await v.get(`/dashboard/collections/${other}`);
+  expect((await v.post(`/dashboard/collections/${other}/void`)).status).toBe(303);
+  expect((await api.get(`/v1/collections/${other}`)).body.status).toBe('voided');
+  // Filters and pages over the list query.
+  const filtered = await v.get(`/dashboard/collections?customer=${customer.id}&status=voided`);
+  expect(filtered.text).toContain(other);
+  expect(filtered.text).not.toContain(`data-id="${colId}"`);
+  const firstPage = await v.get(`/dashboard/collections?customer=${customer.id}&limit=1`);
+  const next = /href="([^"]+)" rel="next"/.exec(firstPage.text)![1].replace(/&amp;/g, '&');
+  const ids = (html: string) => [...html.matchAll(/data-id="([^"]+)"/g)].map((m) => m[1]);
+  const secondPage = await v.get(next);
+  expect([...ids(firstPage.text), ...ids(secondPage.text)].sort()).toEqual([colId, other].sort());
+  expect(secondPage.text).not.toContain('rel="next"');
+  expect((await v.get('/dashboard/collections?limit=500')).text).toContain('limit');
+  // A test clock, advanced by hand.
+  await v.get('/dashboard/new/test_clock');
+  const clockId = idFrom((await v.post('/dashboard/new/test_clock', { frozen_time: '2026-01-01T00:00:00.000Z', name: 'demo' })).headers.location);
+  await v.get(`/dashboard/test_clocks/${clockId}`);
+  expect((await v.post(`/dashboard/test_clocks/${clockId}/advance`, { frozen_time: '2026-02-01T00:00:00.000Z' })).status).toBe(303);
+  expect((await api.get(`/v1/test_helpers/test_clocks/${clockId}`)).body.frozen_time).toBe('2026-02-01T00:00:00.000Z');
+  // A live key has no test clocks.
+  const live = await signedIn(keys.live_key);
+  expect((await live.get('/dashboard/test_clocks')).text).toContain('only available with a test key');
+});
