@@ -7,7 +7,8 @@ import { apiValidationPipe } from '../../../http/src/validation.js';
 import type { ListPage } from '../../../http/src/list.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { Config } from '../../../platform/src/config.js';
-import { CONFIG } from '../../../platform/src/tokens.js';
+import { CONFIG, READ_STORE } from '../../../platform/src/tokens.js';
+import type { ReadStore } from '../../../read-store/src/read-store.port.js';
 import { WriteThenRead } from '../../../platform/src/write-then-read.js';
 import { ApiError } from '../../../shared/src/errors.js';
 import { GetSubscriptionHistoryQuery } from '../../../subscriptions/src/application/get-subscription-history.js';
@@ -49,6 +50,7 @@ export class DashboardPagesController {
     private readonly write: WriteThenRead,
     private readonly executor: AggregateExecutor,
     @Inject(CONFIG) private readonly config: Config,
+    @Inject(READ_STORE) private readonly store: ReadStore,
   ) {}
 
   @Public()
@@ -216,9 +218,10 @@ export class DashboardPagesController {
     return pages.send(reply, 'dash-login', { csrf: csrfToken(reply), error, mode }, { locale: 'en', title: 'Dashboard sign-in', brand: 'Dashboard', status });
   }
 
-  private send(reply: FastifyReply, visitor: DashboardVisitor, view: string, data: Record<string, unknown>, title: string, status: number) {
+  private async send(reply: FastifyReply, visitor: DashboardVisitor, view: string, data: Record<string, unknown>, title: string, status: number) {
+    const account = await this.store.get<{ name?: string }>('accounts', visitor.accountId);
     const nav = Object.entries(RESOURCES).map(([key, r]) => ({ key, title: r.title }));
-    return pages.send(reply, view, { ...data, csrf: csrfToken(reply), mode: visitor.mode, nav, createForms: Object.entries(CREATE_FORMS).filter(([k]) => !(k === 'test_clock' && visitor.mode === 'live')).map(([k, f]) => ({ key: k, title: f.title })) }, { locale: 'en', title, brand: 'Dashboard', test: visitor.mode === 'test', status });
+    return pages.send(reply, view, { ...data, csrf: csrfToken(reply), mode: visitor.mode, nav, createForms: Object.entries(CREATE_FORMS).filter(([k]) => !(k === 'test_clock' && visitor.mode === 'live')).map(([k, f]) => ({ key: k, title: f.title })) }, { locale: 'en', title, brand: account?.name ? `${account.name} · Dashboard` : 'Dashboard', test: visitor.mode === 'test', status });
   }
 
   private visitor(request: FastifyRequest) {
