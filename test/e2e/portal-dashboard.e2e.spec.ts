@@ -9,7 +9,8 @@ import { startServer } from './support/server.js';
  * customer portal and the merchant dashboard as a person uses them. Screenshots at phone and laptop
  * sizes go to test-output/e2e/.
  */
-const describeWithBrowser = hasChromium() ? describe : describe.skip;
+// In CI a missing browser is a failure, never a silent skip.
+const describeWithBrowser = hasChromium() || process.env.CI ? describe : describe.skip;
 if (!hasChromium()) console.warn('e2e skipped: no chromium at /usr/bin/chromium (set CHROMIUM_PATH)');
 
 jest.setTimeout(120_000);
