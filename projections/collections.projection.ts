@@ -7,7 +7,7 @@ import {
 import type { OwnedDoc } from '../libs/platform/src/read-models.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-import { DEADLINE_INDEX, type DeadlineFields, deadlineFields, earliest } from './deadlines.js';
+import { DEADLINE_INDEX, type DeadlineFields, deadlinesFields } from './deadlines.js';
 
 /** Since when a payment has awaited the customer (`processing`); null otherwise. */
 type Processing = { _processing_since?: string | null };
@@ -62,6 +62,6 @@ export const collectionsProjection: Projection<CollectionDoc> = {
     } else if (e.type === 'collection.paid') next.last_payment_error = null;
     else next.last_payment_error ??= null;
     next._processing_since = next.status === 'processing' ? (e.type === 'charge.pending' ? event.metadata.occurred_at : next._processing_since ?? null) : null;
-    return { ...next, ...deadlineFields(next.test_clock, earliest(collectionDeadline(next), processingDeadline(next))) };
+    return { ...next, ...deadlinesFields(next.test_clock, [collectionDeadline(next), processingDeadline(next)]) };
   },
 };

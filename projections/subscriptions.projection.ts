@@ -8,7 +8,7 @@ import type { OwnedDoc } from '../libs/platform/src/read-models.js';
 import type { RecordedEvent } from '../libs/event-store/src/event-store.port.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-import { DEADLINE_INDEX, type DeadlineFields, deadlineFields, earliest } from './deadlines.js';
+import { DEADLINE_INDEX, type DeadlineFields, deadlinesFields } from './deadlines.js';
 
 /** What the subscription's read model knows of its latest collection (for the scheduler's `sync`). */
 interface LatestCollection {
@@ -50,7 +50,7 @@ function syncDeadline(doc: SubscriptionDoc): { kind: string; at: string } | null
 }
 
 function withDeadline(doc: SubscriptionDoc): SubscriptionDoc {
-  return { ...doc, ...deadlineFields(doc.test_clock, earliest(subscriptionDeadline(doc), syncDeadline(doc))) };
+  return { ...doc, ...deadlinesFields(doc.test_clock, [subscriptionDeadline(doc), syncDeadline(doc)]) };
 }
 
 /** The subscription after one of its own events: used by the read model and by `?as_of=` (folded over the stream). */

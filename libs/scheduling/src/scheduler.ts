@@ -98,7 +98,7 @@ export class Scheduler {
     let position: string | null = null;
     for (;;) {
       // Real-time rests (wall-clock backoff) never apply to a test clock: its runs must not depend on them.
-      const due = await this.due(clock, limit, scope.clock ? 1 : this.batchSize, (d) => stuck.has(key(d)) || (!scope.clock && this.resting(d, until)));
+      const due = await this.due(clock, limit, scope.clock ? 1 : this.batchSize, (d) => stuck.has(key(d)) || (!scope.clock && this.resting(d, until)), scope.clock !== null);
       if (due.length === 0) return { ran, position };
       const results = await this.inParallel(due, scope.clock ? 1 : this.concurrency, async (d) => {
         let at = until;
@@ -121,21 +121,23 @@ export class Scheduler {
   }
 
   /**
-   * The earliest due documents of a scope that may run now (not `skip`ped), every source merged in
+   * The earliest due deadlines of a scope that may run now (not `skip`ped), every source merged in
    * time order. Pages past skipped ones, so a deadline that decides nothing never hides the ones
-   * after it.
+   * after it — nor its own document's later deadlines (`_deadlines`): the document then takes part
+   * with its next deadline due by `until` (see `nextOf`). Such a deadline is later than the index
+   * position, so an `ordered` query (a test clock, one at a time) reads on until the index passes it.
    */
-  private async due(clock: string, until: string, limit: number, skip: (d: Due) => boolean): Promise<Due[]> {
+  private async due(clock: string, until: string, limit: number, skip: (d: Due) => boolean, ordered = false): Promise<Due[]> {
     const page = async (source: DeadlineSource): Promise<Due[]> => {
       const out: Due[] = [];
+      const full = (at: string) => out.length >= limit && (!ordered || at > out.map((d) => d.doc._due_at).sort()[limit - 1]);
       let after: { value: string; id: string } | undefined;
       for (;;) {
         const docs = await this.store.find<DeadlineDoc>(source.collection, { where: { _clock: clock }, orderBy: { field: '_due_at', direction: 'asc' }, after, limit: this.batchSize });
         for (const doc of docs) {
-          if (doc._due_at > until || doc._due_at === NO_DEADLINE) return out;
-          const d = { source, doc };
-          if (!skip(d)) out.push(d);
-          if (out.length >= limit) return out;
+          if (doc._due_at > until || doc._due_at === NO_DEADLINE || full(doc._due_at)) return out;
+          const d = nextOf(source, doc, until, skip);
+          if (d) out.push(d);
         }
         if (docs.length < this.batchSize) return out;
         const last = docs[docs.length - 1];
@@ -204,3 +206,22 @@ export class Scheduler {
 }
 
 const key = (d: Due) => `${d.source.name}|${d.doc.id}|${d.doc._due_kind}|${d.doc._due_at}`;
+
+/**
+ * The deadline of `doc` a run may act on: its first (`_due_kind` at `_due_at`), or, when that one is
+ * `skip`ped (it decided nothing in this run, or rests), the next of its `_deadlines` due by `until`
+ * that is not — handed to the source as the document with that deadline's kind and time. A document
+ * without `_deadlines` (a source with one deadline per document) has only its first. Null: nothing
+ * of it may run now.
+ */
+function nextOf(source: DeadlineSource, doc: DeadlineDoc, until: string, skip: (d: Due) => boolean): Due | null {
+  const first: Due = { source, doc };
+  if (!skip(first)) return first;
+  for (const deadline of doc._deadlines ?? []) {
+    if (deadline.at > until) return null;
+    if (deadline.kind === doc._due_kind && deadline.at === doc._due_at) continue;
+    const d: Due = { source, doc: { ...doc, _due_kind: deadline.kind, _due_at: deadline.at } };
+    if (!skip(d)) return d;
+  }
+  return null;
+}
