@@ -29,10 +29,10 @@ export function deadlineFields(clock: string | null | undefined, deadline: Deadl
   return { _clock: clock ?? '', _due_at: deadline?.at ?? NO_DEADLINE, _due_kind: deadline?.kind ?? null };
 }
 
-/** The deadline fields of a document with several candidate deadlines: all kept, in time order (a tie keeps the candidates' order). */
+/** The deadline fields of a document with several candidate deadlines: all kept once, in time order (a tie keeps the candidates' order). */
 export function deadlinesFields(clock: string | null | undefined, candidates: (Deadline | null)[]): Required<DeadlineFields> {
   const pending = candidates
-    .filter((d): d is Deadline => d !== null)
+    .filter((d, i): d is Deadline => d !== null && !candidates.slice(0, i).some((c) => c?.kind === d.kind && c.at === d.at))
     .map(({ kind, at }) => ({ kind, at }))
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return { ...deadlineFields(clock, pending[0] ?? null), _deadlines: pending };

@@ -49,8 +49,16 @@ function syncDeadline(doc: SubscriptionDoc): { kind: string; at: string } | null
   return null;
 }
 
+/**
+ * A scheduled cancellation (`pending_cancel`, or overdue since) is pending even while a committed
+ * renewal comes first: kept beside it, so it never waits behind a renewal that decides nothing.
+ */
+function cancellation(doc: SubscriptionDoc): { kind: string; at: string } | null {
+  return doc.cancel_at && ['pending_cancel', 'past_due'].includes(doc.status) ? { kind: 'cancel', at: doc.cancel_at } : null;
+}
+
 function withDeadline(doc: SubscriptionDoc): SubscriptionDoc {
-  return { ...doc, ...deadlinesFields(doc.test_clock, [subscriptionDeadline(doc), syncDeadline(doc)]) };
+  return { ...doc, ...deadlinesFields(doc.test_clock, [subscriptionDeadline(doc), cancellation(doc), syncDeadline(doc)]) };
 }
 
 /** The subscription after one of its own events: used by the read model and by `?as_of=` (folded over the stream). */

@@ -86,3 +86,20 @@ test('in real time, the renewal runs at the next poll while an earlier deadline 
   await t.runDue();
   await expectRenewedAtItsTime(sub.id);
 });
+
+test('a committed subscription canceled at period end keeps both pending deadlines: the committed renewal first, then the cancellation', async () => {
+  const s = await billingSetup(api());
+  const { customer } = await clockAndCustomer(api(), START);
+  const sub = (await api().post('/v1/subscriptions', { customer: customer.id, items: [{ price: s.monthly.id }], payment_information: card(), commitment_periods: 3 })).body;
+  const end = await api().post(`/v1/subscriptions/${sub.id}/cancel`, { cancel_at: 'period_end' });
+  expect(end.body).toMatchObject({ status: 'pending_cancel', cancel_at: '2026-04-30T10:00:00.000Z' });
+  const doc = await t.app.get<ReadStore>(READ_STORE).get<SubscriptionDoc>('subscriptions', sub.id);
+  expect(doc).toMatchObject({
+    _due_kind: 'renew',
+    _due_at: RENEWAL,
+    _deadlines: [
+      { kind: 'renew', at: RENEWAL },
+      { kind: 'cancel', at: '2026-04-30T10:00:00.000Z' },
+    ],
+  });
+});
