@@ -1,5 +1,6 @@
 import { chargesProjection } from './charges.projection.js';
 import { collectionsProjection } from './collections.projection.js';
+import { couponsProjection } from './coupons.projection.js';
 import { customersProjection } from './customers.projection.js';
 import { paymentMethodsProjection } from './payment-methods.projection.js';
 import { pricesProjection } from './prices.projection.js';
@@ -25,5 +26,6 @@ export function publicResourceProjections(): Projection[] {
     transactionsProjection,
     chargesProjection,
     testClocksProjection,
+    couponsProjection,
   ] as Projection[];
 }

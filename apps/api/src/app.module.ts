@@ -6,6 +6,8 @@ import { BasicAuthGuard } from '../../../libs/accounts/src/http/basic-auth.guard
 import { CatalogModule } from '../../../libs/catalog/src/catalog.module.js';
 import { CustomersModule } from '../../../libs/customers/src/customers.module.js';
 import { EventsModule } from '../../../libs/events/src/events.module.js';
+import { CouponsModule } from '../../../libs/coupons/src/coupons.module.js';
+import { CheckoutModule } from '../../../libs/checkout/src/checkout.module.js';
 import { CollectionsModule } from '../../../libs/collections/src/collections.module.js';
 import { PaymentsModule } from '../../../libs/payments/src/payments.module.js';
 import { SubscriptionsModule } from '../../../libs/subscriptions/src/subscriptions.module.js';
@@ -27,7 +29,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },

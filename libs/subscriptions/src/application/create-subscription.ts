@@ -9,6 +9,7 @@ import { ResolvePaymentSource } from '../../../payments/src/application/resolve-
 import type { PaymentInformation } from '../../../payments/src/gateways/payment-gateway.port.js';
 import type { PaymentSource } from '../../../collections/src/domain/collection.decider.js';
 import { type SubscriptionInput, subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
+import { CouponRedemptions } from '../../../coupons/src/application/coupon-redemptions.js';
 import { SubscriptionBilling } from './subscription-billing.js';
 import { type ItemRequest, SubscriptionInputs } from './subscription-inputs.js';
 
@@ -40,6 +41,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     private readonly sources: ResolvePaymentSource,
     private readonly billing: SubscriptionBilling,
     private readonly clocks: TestClockTime,
+    private readonly coupons: CouponRedemptions,
   ) {}
 
   async execute({ ctx: request, body, migrate }: CreateSubscriptionCommand): Promise<CommandResult> {
@@ -53,8 +55,12 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     const subscriptionId = newId('sub');
     const firstCollectionId = newId('col');
     const discountIds = (body.discounts ?? []).map(() => newId('sd'));
+    // `discounts: [{code}]` names a coupon: its amount or percent (and duration) come from it, and it is redeemed below.
+    const currency = String(body.currency ?? items.find((i) => i.price?.type === 'recurring')?.price?.currency ?? 'COP').toUpperCase();
+    const discounts = await this.coupons.resolve(ctx, body.discounts, currency, this.executor.now(ctx));
     const input: SubscriptionInput = {
       ...body,
+      ...(body.discounts !== undefined ? { discounts: discounts.map(({ coupon: _, ...d }) => d) } : {}),
       items,
       payment_information: body.payment_information ? { gateway: body.payment_information.gateway, type: body.payment_information.type } : body.payment_information,
       test_clock: customer.test_clock ?? null,
@@ -85,7 +91,13 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       else source = requested ?? (paymentMethods.customerDefault ? await this.sources.stored(ctx, body.customer, paymentMethods.customerDefault, 'payment_method') : null);
     }
 
-    const created = await this.executor.execute(subscriptionDecider, subscriptionStream(subscriptionId), command, ctx);
+    await this.coupons.redeem(ctx, discounts, subscriptionId, currency);
+    const created = await this.executor
+      .execute(subscriptionDecider, subscriptionStream(subscriptionId), command, ctx)
+      .catch(async (error) => {
+        await this.coupons.release(ctx, discounts.flatMap((d) => (d.coupon ? [d.coupon] : [])), subscriptionId);
+        throw error;
+      });
     let position = created.position;
     const sub = created.state.fields!;
     if (!sub.latest_collection) return { id: subscriptionId, position };
