@@ -24,6 +24,8 @@ export class CreateSubscriptionCommand {
     readonly body: CreateSubscriptionBody,
     /** `POST /v1/subscriptions/migrate`: no collection, no payment, `next_renewal_date` honoured. */
     readonly migrate = false,
+    /** A hosted checkout: the subscription id it announced, and the payment source it already resolved (tokenized). */
+    readonly checkout: { subscriptionId: string; source: PaymentSource | null } | null = null,
   ) {}
 }
 
@@ -44,7 +46,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     private readonly coupons: CouponRedemptions,
   ) {}
 
-  async execute({ ctx: request, body, migrate }: CreateSubscriptionCommand): Promise<CommandResult> {
+  async execute({ ctx: request, body, migrate, checkout }: CreateSubscriptionCommand): Promise<CommandResult> {
     const customer = await this.inputs.customer(request, body.customer);
     // A customer on a test clock: the subscription lives on it too, and everything here is decided at its time.
     const ctx = await this.clocks.contextFor(request, customer.test_clock);
@@ -52,7 +54,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     // The requested method is resolved once: the decider learns whether it is usable, the attempt charges it.
     const requested = await this.sources.storedIfUsable(ctx, body.customer, body.payment_method);
     const paymentMethods = { customerDefault: customer.default_payment_method, requestedUsable: requested !== null };
-    const subscriptionId = newId('sub');
+    const subscriptionId = checkout?.subscriptionId ?? newId('sub');
     const firstCollectionId = newId('col');
     const discountIds = (body.discounts ?? []).map(() => newId('sd'));
     // `discounts: [{code}]` names a coupon: its amount or percent (and duration) come from it, and it is redeemed below.
@@ -86,7 +88,8 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     }
     let source: PaymentSource | null = null;
     if ((body.collection_method ?? 'charge') === 'charge') {
-      if (body.payment_information) source = await this.sources.oneOff(ctx, body.payment_information, body.customer);
+      if (checkout?.source) source = checkout.source;
+      else if (body.payment_information) source = await this.sources.oneOff(ctx, body.payment_information, body.customer);
       // Falling back to the default: it must still be chargeable on a configured gateway.
       else source = requested ?? (paymentMethods.customerDefault ? await this.sources.stored(ctx, body.customer, paymentMethods.customerDefault, 'payment_method') : null);
     }
