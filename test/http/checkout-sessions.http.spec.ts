@@ -210,3 +210,24 @@ describe('paying a session (the hosted page API)', () => {
     }
   });
 });
+
+describe('no input gets a 5xx', () => {
+  const JUNK: unknown[] = [null, 0, -1, 1.5, '', 'x'.repeat(3000), [], [1, 'a'], {}, { $gt: '' }, true, { gateway_a: [1] }, ['ZZ', 1], [{ key: 1 }], '2026-13-45'];
+  test('a valid session, payment link and storefront body with one field junked: 4xx or 200, never 5xx', async () => {
+    const s = await billingSetup(api());
+    const bodies: Array<[string, Record<string, unknown>]> = [
+      ['/v1/checkout_session', { mode: 'subscription', customer: s.customer.id, items: [{ price: s.monthly.id }], payment_methods: { gateway_a: ['card'] }, discounts: [], subscription_settings: { trial_days: 3 }, after_completion: { type: 'hosted' }, consent: { acceptance_required: true }, custom_fields: [{ key: 'k', label: 'K' }], shipping_address_collection: true, shipping_address_countries: ['CO'], invoicing: { enabled: true }, meta_data: { a: 'b' }, expires_at: '2026-11-24T09:00:00Z', locale: 'en', cta_text: 'Pagar', currency: 'COP', description: 'd', internal_reference_id: 'r' }],
+      ['/v1/payment_links', { items: [{ price: s.monthly.id }], usage_limit: 3, cta_text: 'Pagar', subscription_settings: { duration: 3 }, payment_methods: { gateway_a: ['card'] }, meta_data: { a: 'b' } }],
+      ['/v1/storefronts', { name: 'Tienda', items: [{ price: s.monthly.id }], cta_text: 'Pagar' }],
+      ['/v1/coupons', { code: 'JUNKTEST', percent: '5', max_redemptions: 3, valid_until: '2027-01-01T00:00:00Z' }],
+    ];
+    for (const [path, body] of bodies) {
+      for (const field of Object.keys(body)) {
+        for (const value of JUNK) {
+          const res = await api().post(path, { ...body, [field]: value });
+          if (res.status >= 500) throw new Error(`${path} ${field}=${JSON.stringify(value)} → ${res.status} ${JSON.stringify(res.body)}`);
+        }
+      }
+    }
+  });
+});
