@@ -47,6 +47,20 @@ describe('payment links', () => {
     expect((await api().get('/v1/payment_links')).body.data.map((l: { id: string }) => l.id)).toContain(link.body.id);
   });
 
+  test('a link with discounts [{code}]: every session carries the coupon; each paid visit redeems it once', async () => {
+    const s = await billingSetup(api());
+    const code = `LINK${Date.now() % 100000}`;
+    const coupon = (await api().post('/v1/coupons', { code, amount: '2000', currency: 'COP', max_redemptions: 5 })).body;
+    const link = (await api().post('/v1/payment_links', { items: [{ price: s.setupFee.id }], discounts: [{ code }] })).body;
+    expect(link.discounts).toEqual([{ code }]);
+    const { opened, outcome } = await visitAndPay(link.id);
+    expect(outcome.status).toBe('complete');
+    expect(outcome.session.total).toBe('8000.00');
+    expect((await api().get(`/v1/checkout_session/${opened.session}`)).body.discounts).toEqual([expect.objectContaining({ code, amount: '2000.00' })]);
+    expect((await api().get(`/v1/coupons/${coupon.id}`)).body.times_redeemed).toBe(1);
+    expect((await api().post('/v1/payment_links', { items: [{ price: s.setupFee.id }], discounts: [{ code: 'NOPE' }] })).body.error).toMatchObject({ code: 'coupon_invalid', param: 'discounts[0][code]' });
+  });
+
   test('recurring prices create subscriptions, with the link subscription_settings', async () => {
     const s = await billingSetup(api());
     const link = (await api().post('/v1/payment_links', { items: [{ price: s.monthly.id }, { price: s.setupFee.id }], subscription_settings: { trial_days: 7 }, cta_text: 'Suscribirse' })).body;

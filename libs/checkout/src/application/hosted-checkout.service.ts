@@ -13,7 +13,7 @@ import { newId } from '../../../shared/src/ids.js';
 import { currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
 import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { ProjectionEngine } from '../../../../projections/runtime/projection-engine.js';
-import { type CheckoutSessionState, type DetailsInput, type SessionDiscount, checkoutSessionDecider, checkoutSessionStream } from '../domain/checkout-session.decider.js';
+import { type CheckoutSessionState, type DetailsInput, type SessionDiscount, EMAIL_CODE_MAX_ATTEMPTS, checkoutSessionDecider, checkoutSessionStream } from '../domain/checkout-session.decider.js';
 import { onSession } from './checkout-session-command.js';
 import { CheckoutTokens } from './checkout-tokens.js';
 import {
@@ -121,7 +121,7 @@ export class HostedCheckoutService extends HostedCheckout {
     const codeHash = await this.tokens.hash(`${id}:${code.trim()}`);
     const done = await onSession(this.executor, ctx, id, (now) => ({ type: 'VerifyEmailCode', owner: ctx, sessionId: id, codeHash, now }));
     if (done.events.some((e) => e.type === 'checkout_signin.code_failed')) {
-      const left = Math.max(0, 5 - done.state.signIn.attempts);
+      const left = Math.max(0, EMAIL_CODE_MAX_ATTEMPTS - done.state.signIn.attempts);
       throw new ApiError(400, 'invalid_request_error', 'email_code_invalid', `The code is not correct (${left} attempts left)`, 'code', { attempts_left: left });
     }
     return this.current(id, ctx, done.position);

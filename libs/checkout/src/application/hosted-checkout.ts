@@ -185,7 +185,11 @@ export interface StorefrontView {
  * CheckoutModule under this class as the Nest token).
  */
 export abstract class HostedCheckout {
-  /** Verifies the token (HMAC, expiry, that it names an existing session) → the session as the page shows it. */
+  /**
+   * Verifies the token (HMAC, expiry, that it names an existing session) → the session as the page
+   * shows it. The page compares `view.id` with the `cs_` id of its path (another session's token is
+   * refused as foreign); a session past `expires_at` answers `checkout_token_expired` unless complete.
+   */
   abstract open(token: string): Promise<HostedSessionView>;
 
   /**

@@ -129,23 +129,21 @@ export class PayCheckoutSession {
     let outcome: PaymentOutcome;
     try {
       if (f.mode === 'setup') outcome = await this.setup(ctx, f, source);
-      else if (f.mode === 'subscription') outcome = await this.subscription(ctx, sessionId, f, state, source, input);
+      else if (f.mode === 'subscription') outcome = await this.subscription(ctx, f, state, source);
       else outcome = await this.payment(ctx, sessionId, f, state, source);
     } catch (error) {
       // Nothing was charged (a refusal before the attempt): the session may be paid again.
       const message = error instanceof Error ? error.message : 'The payment could not be made';
       const code = error instanceof DomainError ? error.code : 'processing_error';
       const failed: PaymentOutcome = { status: 'declined', collection: f.collection, subscription: f.subscription, payment_method: null, message, failure_code: code, decline_code: null, additional_data: null };
-      const recorded = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'RecordPaymentOutcome', owner: ctx, sessionId, outcome: failed, now }));
-      if (error instanceof DomainError) throw error;
-      void recorded;
+      await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'RecordPaymentOutcome', owner: ctx, sessionId, outcome: failed, now }));
       throw error;
     }
     const recorded = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'RecordPaymentOutcome', owner: ctx, sessionId, outcome, now }));
     return { outcome, position: laterPosition(position, recorded.position) };
   }
 
-  private async subscription(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource, input: PayInput): Promise<PaymentOutcome> {
+  private async subscription(ctx: CommandContext, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PaymentOutcome> {
     const subscriptionId = f.subscription!;
     const existing = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
     if (!existing.state.exists) {
@@ -163,12 +161,11 @@ export class PayCheckoutSession {
         meta_data: f.meta_data,
       };
       await this.commands.execute(new CreateSubscriptionCommand(ctx, body as never, false, { subscriptionId, source }));
-      return this.outcomeOf(ctx, f, subscriptionId, (await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state.fields!.latest_collection!);
+      return this.outcomeOf(subscriptionId, (await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state.fields!.latest_collection!);
     }
     const collectionId = existing.state.fields!.latest_collection!;
     const result = await this.payments.attempt(ctx, collectionId, source, 'customer');
-    void input;
-    return this.outcomeOf(ctx, f, subscriptionId, collectionId, result.failure);
+    return this.outcomeOf(subscriptionId, collectionId, result.failure);
   }
 
   private async payment(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PaymentOutcome> {
@@ -210,7 +207,7 @@ export class PayCheckoutSession {
       );
     }
     const result = await this.payments.attempt(ctx, collectionId, source, 'customer');
-    return this.outcomeOf(ctx, f, null, collectionId, result.failure);
+    return this.outcomeOf(null, collectionId, result.failure);
   }
 
   /** Saves the method; with `setup_subscription_id` it becomes the subscription's, and a past_due / unpaid one is retried with it. */
@@ -241,15 +238,13 @@ export class PayCheckoutSession {
   }
 
   /** What the session's collection says now: paid, processing (with its redirect or voucher), or declined (with the reason). */
-  private async outcomeOf(ctx: CommandContext, f: CheckoutSessionFields, subscription: string | null, collectionId: string, failure?: CollectionPaymentFailed['data'] | null): Promise<PaymentOutcome> {
+  private async outcomeOf(subscription: string | null, collectionId: string, failure?: CollectionPaymentFailed['data'] | null): Promise<PaymentOutcome> {
     const { state, history } = await this.executor.load(collectionDecider, collectionStream(collectionId));
     const c = state.fields!;
     const base = { collection: collectionId, subscription, payment_method: c.payment_method ?? null, message: null, failure_code: null, decline_code: null, additional_data: null };
     if (c.status === 'paid') return { ...base, status: 'paid' };
     if (c.status === 'processing') return { ...base, status: 'processing', additional_data: c.additional_data };
     const last = failure ?? ([...history].reverse().find((e) => e.type === 'collection.payment_failed')?.data as CollectionPaymentFailed['data'] | undefined);
-    void ctx;
-    void f;
     return { ...base, status: 'declined', message: last?.failure_message ?? 'The payment was not completed', failure_code: last?.failure_code ?? 'payment_failed', decline_code: last?.decline_code ?? null };
   }
 }

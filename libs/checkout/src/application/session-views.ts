@@ -7,7 +7,7 @@ import { ReadModels } from '../../../platform/src/read-models.js';
 import { Money, currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
 import type { AccountDoc } from '../../../../projections/accounts.projection.js';
 import type { PaymentMethodDoc } from '../../../../projections/payment-methods.projection.js';
-import { type CheckoutSessionState, EMAIL_CODE_MAX_ATTEMPTS, priceSession } from '../domain/checkout-session.decider.js';
+import { type CheckoutSessionState, EMAIL_CODE_MAX_ATTEMPTS, STALE_PAYMENT_MS, priceSession } from '../domain/checkout-session.decider.js';
 import type { HostedSessionView } from './hosted-checkout.js';
 
 /** `ana@example.com` → `a**@example.com`: enough for the customer to recognise, little for anyone else. */
@@ -83,7 +83,7 @@ export class SessionViews {
     const pricedDiscounts = priceSession(f, state.lines, f.discounts).discount_amounts;
     const firstRecurring = state.lines.find((l) => l.price.type === 'recurring')?.price;
     const last = f.last_payment;
-    const stale = last?.status === 'in_progress' && now.getTime() - Date.parse(last.started_at) >= 60_000;
+    const stale = last?.status === 'in_progress' && now.getTime() - Date.parse(last.started_at) >= STALE_PAYMENT_MS;
     const canPay =
       (f.status === 'open' && now.getTime() < Date.parse(f.expires_at)) ||
       (f.status === 'complete' && f.mode !== 'setup' && f.payment_status === 'unpaid' && (last?.status === 'declined' || stale));
