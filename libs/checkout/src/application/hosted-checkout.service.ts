@@ -32,14 +32,26 @@ import { PayCheckoutSession } from './pay-checkout-session.js';
 import { PaymentLinkPages } from './payment-link-pages.js';
 import { SessionViews } from './session-views.js';
 
-/** Where e-mails go when no MAIL adapter is configured in this process: kept in memory (tests read them). */
+/**
+ * Where the checkout's e-mails go when no MAIL adapter is configured in this process (kept in
+ * memory). It also keeps the last 500 test-mode messages the checkout sent through a configured
+ * adapter, so tests read sign-in codes the same way whichever adapter is in place.
+ */
 @Injectable()
 export class CheckoutMailFallback implements MailPort {
   readonly messages: Array<MailMessage & { id: string }> = [];
   async send(message: MailMessage) {
-    const sent = { ...message, id: `mail_${this.messages.length + 1}` };
-    this.messages.push(sent);
-    return { id: sent.id };
+    return { id: this.keep(message) };
+  }
+  /** Records a test-mode message sent elsewhere. */
+  record(message: MailMessage): void {
+    if (message.mode === 'test') this.keep(message);
+  }
+  private keep(message: MailMessage): string {
+    const id = `mail_${this.messages.length + 1}`;
+    this.messages.push({ ...message, id });
+    if (this.messages.length > 500) this.messages.splice(0, this.messages.length - 500);
+    return id;
   }
 }
 
@@ -101,7 +113,7 @@ export class HostedCheckoutService extends HostedCheckout {
     const { position } = await onSession(this.executor, ctx, id, (now) => ({ type: 'SendEmailCode', owner: ctx, sessionId: id, email: clean, customerId: claim.state.holder!, codeHash, now }));
     const { state } = await this.executor.load(checkoutSessionDecider, checkoutSessionStream(id));
     const es = state.fields!.locale === 'es-CO';
-    await (this.mail ?? this.fallbackMail).send({
+    await this.sendMail({
       to: holder.fields!.email,
       subject: es ? `Tu código de verificación: ${code}` : `Your verification code: ${code}`,
       text: es
@@ -113,6 +125,15 @@ export class HostedCheckoutService extends HostedCheckout {
       refs: { checkout_session: id, customer: claim.state.holder! },
     });
     return this.current(id, ctx, position);
+  }
+
+  private async sendMail(message: MailMessage): Promise<void> {
+    if (!this.mail) {
+      await this.fallbackMail.send(message);
+      return;
+    }
+    await this.mail.send(message);
+    this.fallbackMail.record(message);
   }
 
   async verifyEmailCode(token: string, code: string, req: PageRequest): Promise<HostedSessionView> {
