@@ -20,6 +20,7 @@ import { PlatformModule, type PlatformOptions } from '../../../libs/platform/src
 import { WebModule } from '../../../libs/web/src/web.module.js';
 import { PortalModule } from '../../../libs/portal/src/portal.module.js';
 import { DashboardModule } from '../../../libs/dashboard/src/dashboard.module.js';
+import { MailModule } from '../../../libs/mail/src/mail.module.js';
 import { HealthController } from './health.controller.js';
 import { MetricsController } from './metrics.controller.js';
 
@@ -29,8 +30,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule],
-      controllers: [HealthController, MetricsController],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule, MailModule],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
