@@ -21,6 +21,7 @@ import { WebModule } from '../../../libs/web/src/web.module.js';
 import { PortalModule } from '../../../libs/portal/src/portal.module.js';
 import { DashboardModule } from '../../../libs/dashboard/src/dashboard.module.js';
 import { MailModule } from '../../../libs/mail/src/mail.module.js';
+import { CheckoutPagesModule } from '../../../libs/checkout-pages/src/checkout-pages.module.js';
 import { HealthController } from './health.controller.js';
 import { MetricsController } from './metrics.controller.js';
 
@@ -30,7 +31,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule, MailModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
