@@ -20,17 +20,10 @@ import { checkoutPages, pageContext, withLocale } from './pages.js';
 type Doc = Record<string, any> & { id: string; _account: string; is_test: boolean };
 
 /**
- * Where a page goes back to after the bank: the page that started the payment. Pages of other
- * flows (checkout sessions) register how to find theirs; the collection page is the default.
- */
-export type ReturnPageResolver = (collection: Doc, locale: string) => Promise<string | null>;
-export const RETURN_PAGE_RESOLVERS: ReturnPageResolver[] = [];
-
-/**
  * The gateway simulator's PSE bank, at the charge's `redirect_url`
  * (`{checkout_url}/sim/<gateway>/pse/<charge_id>`): the tester approves or rejects the payment,
  * which records the pending charge as succeeded or failed exactly as the test helpers `settle` /
- * `fail` do, then returns to the page the customer came from.
+ * `fail` do, then returns to the page the customer came from (the checkout session's, else the collection's).
  */
 @ApiExcludeController()
 @Controller('checkout/sim')
@@ -99,10 +92,13 @@ export class SimulatedBankController {
   }
 
   private async returnPage(collection: Doc, locale: string): Promise<string> {
-    for (const resolve of RETURN_PAGE_RESOLVERS) {
-      const page = await resolve(collection, locale);
-      if (page) return page;
-    }
+    // The checkout session that made the collection, when one did; else the collection page.
+    const [session] = await this.store.find<{ id: string }>('checkout_sessions', {
+      where: { _account: collection._account, is_test: collection.is_test, collection: collection.id },
+      orderBy: { field: '_created', direction: 'desc' },
+      limit: 1,
+    });
+    if (session) return withLocale(`/checkout/cs/${session.id}`, locale);
     return withLocale(`/checkout/col/${collection.id}`, locale);
   }
 }

@@ -64,7 +64,8 @@ export class OutboxMail implements MailPort {
       created_date: now,
       is_test: message.mode === 'test',
       _account: message.accountId,
-      _created: now,
+      // Sort key: the time, then a monotonic counter (messages written at one frozen test-clock instant keep their order).
+      _created: `${now}|${process.hrtime.bigint().toString().padStart(24, '0')}`,
     };
     await this.store.commit([{ collection: OUTBOX_COLLECTION, id, doc }]);
     return { id };
