@@ -1,5 +1,5 @@
 import { HostedCheckout } from '../../libs/checkout/src/application/hosted-checkout.js';
-import { outboxFor } from '../support/outbox.js';
+import { CheckoutMailFallback } from '../../libs/checkout/src/application/hosted-checkout.service.js';
 import type { Config } from '../../libs/platform/src/config.js';
 import { CONFIG } from '../../libs/platform/src/tokens.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
@@ -22,9 +22,6 @@ afterAll(() => t.close());
 const api = () => t.as(key);
 const req = { ip_address: '203.0.113.7', user_agent: 'jest' };
 const tokenOf = (url: string) => url.split('#')[1];
-/** The sign-in code e-mails of a session in the outbox, oldest first. */
-const codeMails = async (sessionId: string, count = 1) =>
-  (await outboxFor(t, key, 'kind=checkout.email_code', count)).filter((m) => m.refs?.checkout_session === sessionId).reverse();
 
 describe('POST /v1/checkout_session', () => {
   test('mode subscription: the flat session object with every field of the resource table; url carries the signed token', async () => {
@@ -181,7 +178,7 @@ describe('paying a session (the hosted page API)', () => {
     const t2 = tokenOf(second.url);
     const asked = await pages.requestEmailCode(t2, email.toUpperCase(), req);
     expect(asked.identification).toMatchObject({ step: 'code', attempts_left: 5 });
-    const mail = await codeMails(second.id);
+    const mail = t.app.get(CheckoutMailFallback).messages.filter((m) => m.refs?.checkout_session === second.id);
     expect(mail).toHaveLength(1);
     expect(mail[0]).toMatchObject({ to: email, kind: 'checkout.email_code' });
     const code = /(\d{6})/.exec(mail[0].text)![1];
@@ -199,12 +196,12 @@ describe('paying a session (the hosted page API)', () => {
     const session = (await api().post('/v1/checkout_session', { mode: 'payment', items: [{ price: s.setupFee.id }] })).body;
     const tk = tokenOf(session.url);
     await pages.requestEmailCode(tk, s.customer.email, req);
-    const code = /(\d{6})/.exec((await codeMails(session.id))[0].text)![1];
+    const code = /(\d{6})/.exec(t.app.get(CheckoutMailFallback).messages.filter((m) => m.refs?.checkout_session === session.id)[0].text)![1];
     const wrong = code === '000000' ? '111111' : '000000';
     for (let i = 0; i < 5; i++) await expect(pages.verifyEmailCode(tk, wrong, req)).rejects.toMatchObject({ code: 'email_code_invalid' });
     await expect(pages.verifyEmailCode(tk, code, req)).rejects.toMatchObject({ code: 'email_code_attempts_exceeded' });
     await pages.requestEmailCode(tk, s.customer.email, req);
-    const fresh = /(\d{6})/.exec((await codeMails(session.id))[1].text)![1];
+    const fresh = /(\d{6})/.exec(t.app.get(CheckoutMailFallback).messages.filter((m) => m.refs?.checkout_session === session.id)[1].text)![1];
     t.clock.set(new Date(t.clock.now().getTime() + 11 * 60_000));
     try {
       await expect(pages.verifyEmailCode(tk, fresh, req)).rejects.toMatchObject({ code: 'email_code_expired' });
