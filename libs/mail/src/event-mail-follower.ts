@@ -72,11 +72,14 @@ export class EventMailFollower {
           if (this.handler.types.includes(event.type)) {
             const message = await this.handler.messageFor(event);
             if (message) await this.mail.send(message);
+            // Past a mailed event at once: a crash resends at most this message.
+            await this.store.commit([], { name: this.handler.name, position: event.position });
           }
-          await this.store.commit([], { name: this.handler.name, position: event.position });
           this.position = event.position;
           this.release();
         }
+        // Past the events that mail nothing, once per batch.
+        if (batch.length && this.position) await this.store.commit([], { name: this.handler.name, position: this.position });
       } catch (err) {
         // The checkpoint has not moved past the failing event: it is tried again on the next round.
         this.logger.error({ msg: 'mail follower failed; will retry', err: String((err as Error)?.stack ?? err) });
