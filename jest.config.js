@@ -12,6 +12,6 @@ export default {
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
-  testTimeout: 30000,
+  testTimeout: 120000,
   maxWorkers: 2,
 };

@@ -13,7 +13,12 @@
  *     approving test card, paid, all projected) against a plain loop appending as many events to a
  *     fresh embedded store with the scheduler's concurrency; checked afterwards in the read models.
  *
- * BENCH_ONLY=append,rebuild,http,subscriptions,billing runs only the sections named.
+ *  6. Hosted checkout completions (in-process, the API through fastify.inject, the page through the
+ *     HostedCheckout service it calls): create a checkout session (mode subscription) and pay it with
+ *     the approving card, against create-subscription (charge, approving card) over the API, same
+ *     concurrency, same run; checked afterwards (every completion a paid session with an active subscription).
+ *
+ * BENCH_ONLY=append,rebuild,http,subscriptions,billing,checkout runs only the sections named.
  */
 import { CommandBus } from '@nestjs/cqrs';
 import autocannon from 'autocannon';
@@ -39,6 +44,7 @@ import { type CreateSubscriptionBody, CreateSubscriptionCommand } from '../libs/
 import { SubscriptionInputs } from '../libs/subscriptions/src/application/subscription-inputs.js';
 import { type SubscriptionInput, subscriptionDecider, subscriptionStream } from '../libs/subscriptions/src/domain/subscription.decider.js';
 import { SqliteReadStore } from '../libs/read-store/src/sqlite-read-store.js';
+import { HostedCheckout } from '../libs/checkout/src/application/hosted-checkout.js';
 import { allProjections } from '../projections/index.js';
 import { ProjectionEngine } from '../projections/runtime/projection-engine.js';
 
@@ -48,7 +54,7 @@ const RENEWALS = Number(process.env.BENCH_RENEWALS ?? 100_000);
 /** How section 5 creates its subscriptions: `events` (decided, appended directly; default) or `commands` (the migrate command handler). */
 const SEED = process.env.BENCH_SEED ?? 'events';
 if (!['events', 'commands'].includes(SEED)) throw new Error(`BENCH_SEED must be events or commands (got ${SEED})`);
-const SECTIONS = ['append', 'rebuild', 'http', 'subscriptions', 'billing'];
+const SECTIONS = ['append', 'rebuild', 'http', 'subscriptions', 'billing', 'checkout'];
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((x) => x.trim()).filter(Boolean);
 for (const name of ONLY) if (!SECTIONS.includes(name)) throw new Error(`BENCH_ONLY: unknown section ${name} (known: ${SECTIONS.join(', ')})`);
 const CONCURRENCY = 64;
@@ -573,6 +579,89 @@ async function billingRunBench() {
   console.log(`   (process rss peaks by phase: ${[...peaks].map(([name, rss]) => `${name} ${MiB(rss)}`).join(', ')})`);
 }
 
+/**
+ * Section 6: a checkout completion is what a merchant and a customer do together — POST
+ * /v1/checkout_session (mode subscription, the customer pre-associated) and the page's pay call with
+ * the approving card (session completed, subscription, collection, charge, paid, activated, session
+ * paid). The baseline is POST /v1/subscriptions with the same card. Both run `width` at a time for
+ * `seconds` each, in one process on fresh embedded stores.
+ */
+async function checkoutBench() {
+  const width = 16;
+  const seconds = Number(process.env.BENCH_CHECKOUT_SECONDS ?? 10);
+  console.log(`\n6. Hosted checkout completions vs create-subscription (in-process: API via fastify.inject, page via HostedCheckout; ${width} at a time, ${seconds} s each)`);
+  const config = { ...loadConfig({ DATA_DIR: join(dir, 'checkout'), SCHEDULER: 'off', LOG_LEVEL: 'warn' }), role: 'all' as const };
+  const app = await createApp({ config });
+  try {
+    const engine = app.get(ProjectionEngine);
+    const bus = app.get(CommandBus);
+    const pages = app.get(HostedCheckout);
+    const fastify = app.getHttpAdapter().getInstance();
+    const account = await bus.execute<CreateAccountCommand, CreatedAccount>(new CreateAccountCommand('Bench checkout'));
+    await engine.waitFor(account.position);
+    const auth = `Basic ${Buffer.from(`${account.test_key}:`).toString('base64')}`;
+    const post = async <T>(url: string, body: object): Promise<T> => {
+      const res = await fastify.inject({ method: 'POST', url, headers: { authorization: auth, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      if (res.statusCode >= 300) throw new Error(`POST ${url}: ${res.statusCode} ${res.body}`);
+      return JSON.parse(res.body) as T;
+    };
+    const product = await post<{ id: string }>('/v1/products', { name: 'Plan Checkout' });
+    const price = await post<{ id: string }>('/v1/prices', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, currency: 'COP', unit_price: '49900' });
+    const customers: string[] = [];
+    for (let i = 0; i < width; i++) customers.push((await post<{ id: string }>('/v1/customers', { email: `bench.checkout.${i}@example.com`, name: `Checkout ${i}` })).id);
+    const cardInfo = { gateway: 'gateway_a', type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' } };
+
+    const timed = async (label: string, op: (worker: number) => Promise<void>) => {
+      for (let w = 0; w < width; w++) await op(w); // warm-up: one each
+      let done = 0;
+      const latencies: number[] = [];
+      const until = performance.now() + seconds * 1000;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: width }, async (_, w) => {
+          while (performance.now() < until) {
+            const t0 = performance.now();
+            await op(w);
+            latencies.push(performance.now() - t0);
+            done++;
+          }
+        }),
+      );
+      const rate = done / ((performance.now() - started) / 1000);
+      latencies.sort((a, b) => a - b);
+      console.log(`   ${label.padEnd(58)} ${rate.toFixed(1).padStart(7)}/s   p50 ${latencies[Math.floor(latencies.length / 2)].toFixed(0)} ms   p99 ${latencies[Math.floor(latencies.length * 0.99)].toFixed(0)} ms`);
+      return rate;
+    };
+
+    const subs: string[] = [];
+    const baseline = await timed('POST /v1/subscriptions (create-subscription, baseline)', async (w) => {
+      const sub = await post<{ id: string; status: string }>('/v1/subscriptions', { customer: customers[w], items: [{ price: price.id }], payment_information: cardInfo });
+      if (sub.status !== 'active') throw new Error(`subscription ${sub.id} is ${sub.status}`);
+      subs.push(sub.id);
+    });
+    const sessions: string[] = [];
+    const completions = await timed('POST /v1/checkout_session + page pay (checkout completion)', async (w) => {
+      const session = await post<{ id: string; url: string }>('/v1/checkout_session', { mode: 'subscription', customer: customers[w], items: [{ price: price.id }] });
+      const outcome = await pages.pay(session.url.split('#')[1], { payment_information: cardInfo as never }, { ip_address: '127.0.0.1', user_agent: 'bench' });
+      if (outcome.status !== 'complete') throw new Error(`session ${session.id}: ${outcome.status}`);
+      sessions.push(session.id);
+    });
+    console.log(`   checkout completion / create-subscription throughput ratio: ${(completions / baseline).toFixed(2)}`);
+    // Check: every completion is a paid session whose subscription is active.
+    let ok = 0;
+    for (const id of sessions) {
+      const res = await fastify.inject({ method: 'GET', url: `/v1/checkout_session/${id}`, headers: { authorization: auth } });
+      const s = JSON.parse(res.body) as { status: string; payment_status: string; subscription: string };
+      const sub = JSON.parse((await fastify.inject({ method: 'GET', url: `/v1/subscriptions/${s.subscription}`, headers: { authorization: auth } })).body) as { status: string };
+      if (s.status === 'complete' && s.payment_status === 'paid' && sub.status === 'active') ok++;
+    }
+    console.log(`   check: ${fmt(sessions.length)} completions, ${fmt(ok)} complete + paid with an active subscription: ${ok === sessions.length ? 'OK' : 'FAILED'}`);
+    if (ok !== sessions.length) throw new Error('checkout: not every completion is a paid session with an active subscription');
+  } finally {
+    await app.close();
+  }
+}
+
 const run = (name: string) => ONLY.length === 0 || ONLY.includes(name);
 try {
   if (run('append')) await appendBench();
@@ -580,6 +669,7 @@ try {
   if (run('http')) await httpBench();
   if (run('subscriptions')) await subscriptionBench();
   if (run('billing')) await billingRunBench();
+  if (run('checkout')) await checkoutBench();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

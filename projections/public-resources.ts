@@ -1,5 +1,8 @@
 import { chargesProjection } from './charges.projection.js';
 import { collectionsProjection } from './collections.projection.js';
+import { couponsProjection } from './coupons.projection.js';
+import { checkoutSessionsProjection } from './checkout-sessions.projection.js';
+import { paymentLinksProjection, storefrontsProjection } from './payment-links.projection.js';
 import { customersProjection } from './customers.projection.js';
 import { paymentMethodsProjection } from './payment-methods.projection.js';
 import { pricesProjection } from './prices.projection.js';
@@ -25,5 +28,9 @@ export function publicResourceProjections(): Projection[] {
     transactionsProjection,
     chargesProjection,
     testClocksProjection,
+    couponsProjection,
+    checkoutSessionsProjection,
+    paymentLinksProjection,
+    storefrontsProjection,
   ] as Projection[];
 }

@@ -6,6 +6,8 @@ import { BasicAuthGuard } from '../../../libs/accounts/src/http/basic-auth.guard
 import { CatalogModule } from '../../../libs/catalog/src/catalog.module.js';
 import { CustomersModule } from '../../../libs/customers/src/customers.module.js';
 import { EventsModule } from '../../../libs/events/src/events.module.js';
+import { CouponsModule } from '../../../libs/coupons/src/coupons.module.js';
+import { CheckoutModule } from '../../../libs/checkout/src/checkout.module.js';
 import { CollectionsModule } from '../../../libs/collections/src/collections.module.js';
 import { PaymentsModule } from '../../../libs/payments/src/payments.module.js';
 import { SubscriptionsModule } from '../../../libs/subscriptions/src/subscriptions.module.js';
@@ -18,6 +20,8 @@ import { PlatformModule, type PlatformOptions } from '../../../libs/platform/src
 import { WebModule } from '../../../libs/web/src/web.module.js';
 import { PortalModule } from '../../../libs/portal/src/portal.module.js';
 import { DashboardModule } from '../../../libs/dashboard/src/dashboard.module.js';
+import { MailModule } from '../../../libs/mail/src/mail.module.js';
+import { CheckoutPagesModule } from '../../../libs/checkout-pages/src/checkout-pages.module.js';
 import { HealthController } from './health.controller.js';
 import { MetricsController } from './metrics.controller.js';
 
@@ -27,8 +31,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule],
-      controllers: [HealthController, MetricsController],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },

@@ -35,6 +35,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** How long start-up keeps retrying a store that does not answer (STARTUP_RETRY_MS, default 60 s). */
   startupRetryMs: number;
+  /** E-mail to customers: the embedded outbox unless SMTP_URL is set; the collection mail follower unless MAIL_FOLLOWER=off. */
+  mail: { smtpUrl: string | null; from: string; follower: boolean };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -63,6 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: positiveInt(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),
     bodyLimitBytes: positiveInt(env.BODY_LIMIT_BYTES, 1024 * 1024, 'BODY_LIMIT_BYTES'),
     startupRetryMs: positiveInt(env.STARTUP_RETRY_MS, 60_000, 'STARTUP_RETRY_MS'),
+    mail: { smtpUrl: env.SMTP_URL || null, from: env.MAIL_FROM || 'Pagos <no-reply@localhost>', follower: env.MAIL_FOLLOWER !== 'off' },
   };
 }
 

@@ -17,6 +17,9 @@ export const ID_PREFIX = {
   discount: 'sd',
   checkoutSession: 'cs',
   paymentLink: 'pl',
+  /** Ours (the spec names no prefix for these). */
+  coupon: 'coupon',
+  storefront: 'sf',
   testClock: 'clock',
   event: 'evt',
   request: 'req',

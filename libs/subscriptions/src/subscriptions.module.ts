@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../../accounts/src/accounts.module.js';
 import { CollectionsModule } from '../../collections/src/collections.module.js';
+import { CouponsModule } from '../../coupons/src/coupons.module.js';
 import { CancelSubscriptionHandler } from './application/cancel-subscription.js';
 import { ChangeSubscriptionItemHandler } from './application/change-subscription-item.js';
 import { CreateSubscriptionHandler } from './application/create-subscription.js';
@@ -22,7 +23,7 @@ import { SubscriptionsController } from './http/subscriptions.controller.js';
 
 /** Subscriptions: the agreement; creates and attempts its collections, hears when they are paid. */
 @Module({
-  imports: [AccountsModule, CollectionsModule],
+  imports: [AccountsModule, CollectionsModule, CouponsModule],
   controllers: [SubscriptionsController, SubscriptionItemsController],
   providers: [
     SubscriptionInputs,

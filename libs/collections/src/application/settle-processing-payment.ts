@@ -13,11 +13,16 @@ export class SettleProcessingPaymentCommand {
     readonly ctx: CommandContext,
     readonly collectionId: string,
     readonly result: 'succeeded' | 'failed',
+    /**
+     * `simulated_gateway`: the simulator's own bank page (PSE redirect) — any mode, and only for the
+     * named pending charge; `test_helper`: the API's test helpers (test mode only).
+     */
+    readonly origin: { by: 'test_helper' } | { by: 'simulated_gateway'; charge: string } = { by: 'test_helper' },
   ) {}
 }
 
 /**
- * Test mode only: plays the customer's side of a `processing` attempt (PSE redirect completed, cash
+ * Test mode only (or the simulator's bank page): plays the customer's side of a `processing` attempt (PSE redirect completed, cash
  * voucher paid, or abandoned): the pending charge is recorded as succeeded or failed exactly as a
  * gateway notification would record it.
  */
@@ -29,15 +34,15 @@ export class SettleProcessingPaymentHandler implements ICommandHandler<SettlePro
     private readonly clocks: TestClockTime,
   ) {}
 
-  async execute({ ctx: request, collectionId, result }: SettleProcessingPaymentCommand): Promise<CommandResult> {
-    if (request.mode !== 'test') throw new DomainError('test_mode_only', 'Test helpers are only available with a test key', null, 403);
+  async execute({ ctx: request, collectionId, result, origin }: SettleProcessingPaymentCommand): Promise<CommandResult> {
+    if (origin.by === 'test_helper' && request.mode !== 'test') throw new DomainError('test_mode_only', 'Test helpers are only available with a test key', null, 403);
     const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
     if (!ownedBy(state, request)) throw notFound('collection', collectionId);
     // Recorded at the collection's test clock's time, when it lives on one.
     const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
     const pending = state.transactions.find((t) => t.status === 'pending');
     const charge = pending?.charges.find((c) => c.status === 'pending');
-    if (!pending || !charge) throw refusedInState(result === 'succeeded' ? 'settle' : 'fail', collectionId, state.fields!.status);
+    if (!pending || !charge || (origin.by === 'simulated_gateway' && charge.id !== origin.charge)) throw refusedInState(result === 'succeeded' ? 'settle' : 'fail', collectionId, state.fields!.status);
     const outcome =
       result === 'succeeded'
         ? { status: 'succeeded' as const, gateway_reference: `sim_settled_${charge.id}` }

@@ -9,6 +9,7 @@ import { ResolvePaymentSource } from '../../../payments/src/application/resolve-
 import type { PaymentInformation } from '../../../payments/src/gateways/payment-gateway.port.js';
 import type { PaymentSource } from '../../../collections/src/domain/collection.decider.js';
 import { type SubscriptionInput, subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
+import { CouponRedemptions } from '../../../coupons/src/application/coupon-redemptions.js';
 import { SubscriptionBilling } from './subscription-billing.js';
 import { type ItemRequest, SubscriptionInputs } from './subscription-inputs.js';
 
@@ -23,6 +24,8 @@ export class CreateSubscriptionCommand {
     readonly body: CreateSubscriptionBody,
     /** `POST /v1/subscriptions/migrate`: no collection, no payment, `next_renewal_date` honoured. */
     readonly migrate = false,
+    /** A hosted checkout: the subscription id it announced, and the payment source it already resolved (tokenized). */
+    readonly checkout: { subscriptionId: string; source: PaymentSource | null } | null = null,
   ) {}
 }
 
@@ -40,9 +43,10 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     private readonly sources: ResolvePaymentSource,
     private readonly billing: SubscriptionBilling,
     private readonly clocks: TestClockTime,
+    private readonly coupons: CouponRedemptions,
   ) {}
 
-  async execute({ ctx: request, body, migrate }: CreateSubscriptionCommand): Promise<CommandResult> {
+  async execute({ ctx: request, body, migrate, checkout }: CreateSubscriptionCommand): Promise<CommandResult> {
     const customer = await this.inputs.customer(request, body.customer);
     // A customer on a test clock: the subscription lives on it too, and everything here is decided at its time.
     const ctx = await this.clocks.contextFor(request, customer.test_clock);
@@ -50,11 +54,15 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     // The requested method is resolved once: the decider learns whether it is usable, the attempt charges it.
     const requested = await this.sources.storedIfUsable(ctx, body.customer, body.payment_method);
     const paymentMethods = { customerDefault: customer.default_payment_method, requestedUsable: requested !== null };
-    const subscriptionId = newId('sub');
+    const subscriptionId = checkout?.subscriptionId ?? newId('sub');
     const firstCollectionId = newId('col');
     const discountIds = (body.discounts ?? []).map(() => newId('sd'));
+    // `discounts: [{code}]` names a coupon: its amount or percent (and duration) come from it, and it is redeemed below.
+    const currency = String(body.currency ?? items.find((i) => i.price?.type === 'recurring')?.price?.currency ?? 'COP').toUpperCase();
+    const discounts = await this.coupons.resolve(ctx, body.discounts, currency, this.executor.now(ctx));
     const input: SubscriptionInput = {
       ...body,
+      ...(body.discounts !== undefined ? { discounts: discounts.map(({ coupon: _, ...d }) => d) } : {}),
       items,
       payment_information: body.payment_information ? { gateway: body.payment_information.gateway, type: body.payment_information.type } : body.payment_information,
       test_clock: customer.test_clock ?? null,
@@ -80,12 +88,19 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     }
     let source: PaymentSource | null = null;
     if ((body.collection_method ?? 'charge') === 'charge') {
-      if (body.payment_information) source = await this.sources.oneOff(ctx, body.payment_information, body.customer);
+      if (checkout?.source) source = checkout.source;
+      else if (body.payment_information) source = await this.sources.oneOff(ctx, body.payment_information, body.customer);
       // Falling back to the default: it must still be chargeable on a configured gateway.
       else source = requested ?? (paymentMethods.customerDefault ? await this.sources.stored(ctx, body.customer, paymentMethods.customerDefault, 'payment_method') : null);
     }
 
-    const created = await this.executor.execute(subscriptionDecider, subscriptionStream(subscriptionId), command, ctx);
+    await this.coupons.redeem(ctx, discounts, subscriptionId, currency);
+    const created = await this.executor
+      .execute(subscriptionDecider, subscriptionStream(subscriptionId), command, ctx)
+      .catch(async (error) => {
+        await this.coupons.release(ctx, discounts.flatMap((d) => (d.coupon ? [d.coupon] : [])), subscriptionId);
+        throw error;
+      });
     let position = created.position;
     const sub = created.state.fields!;
     if (!sub.latest_collection) return { id: subscriptionId, position };

@@ -1,0 +1,324 @@
+import { Controller, Get, Inject, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { readFileSync } from 'node:fs';
+import { Public } from '../../accounts/src/http/basic-auth.guard.js';
+import { CheckoutTokenError, type CheckoutDetailsInput, HostedCheckout, type HostedSessionView, type PageRequest } from '../../checkout/src/application/hosted-checkout.js';
+import type { Config } from '../../platform/src/config.js';
+import { CONFIG } from '../../platform/src/tokens.js';
+import { ApiError } from '../../shared/src/errors.js';
+import { CsrfGuard } from '../../web/src/csrf.guard.js';
+import { formFields } from '../../web/src/form.js';
+import { type Locale, resolveLocale } from '../../web/src/i18n.js';
+import { PageError, PageErrorFilter } from '../../web/src/page-errors.js';
+import { assetDir } from '../../web/src/page-renderer.js';
+import { csrfToken } from '../../web/src/security.js';
+import { declineMessage, pageMethods, paymentInformationFrom, PSE_BANKS } from './payment-form.js';
+import { checkoutPages, withLocale } from './pages.js';
+
+const SESSION_JS = readFileSync(`${assetDir(import.meta.url, '../static')}/session.js`, 'utf8');
+const TOKEN_COOKIE = 'cs_token';
+const EMAIL_COOKIE = 'cs_email';
+
+type CookieReply = FastifyReply & { setCookie(name: string, value: string, options: Record<string, unknown>): FastifyReply };
+type CookieRequest = FastifyRequest & { cookies?: Record<string, string | undefined> };
+type PageFailure = { at: 'coupon' | 'identify' | 'pay'; message: string; hint?: string | null };
+
+const origin = (url: string | null) => {
+  try {
+    return url ? new URL(url).origin : null;
+  } catch {
+    return null;
+  }
+};
+
+const countryNames = (locale: Locale) => new Intl.DisplayNames([locale === 'en' ? 'en' : 'es'], { type: 'region' });
+
+/**
+ * The hosted checkout pages: a checkout session `{checkout_url}/cs/<id>#<token>`, payment links
+ * `{checkout_url}/pl/<id>` and storefronts `{checkout_url}/sf/<id>`. They call only `HostedCheckout`
+ * (libs/checkout) and hold no rule of their own.
+ *
+ * The token: the session's address carries its signed token in the fragment, which browsers never
+ * send. The first visit gets a small page whose one same-origin script (`/checkout/assets/session.js`)
+ * posts the fragment (with the CSRF token) to `/cs/<id>/open`; the server verifies it and keeps it in
+ * an HttpOnly, SameSite=Lax cookie scoped to `/checkout/cs/<id>`, then redirects to the page without
+ * the fragment. Every later request of that session reads the cookie; the token is never in a URL
+ * the server sees or logs. Without JavaScript the visitor is told to enable it.
+ */
+@ApiExcludeController()
+@Controller('checkout')
+@UseFilters(PageErrorFilter)
+@UseGuards(CsrfGuard)
+export class SessionPagesController {
+  constructor(
+    private readonly hosted: HostedCheckout,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  @Public()
+  @Get('assets/session.js')
+  script(@Res() reply: FastifyReply) {
+    return reply.header('Cache-Control', 'public, max-age=300').type('text/javascript; charset=utf-8').send(SESSION_JS);
+  }
+
+  @Public()
+  @Get('cs/:id')
+  async show(@Param('id') id: string, @Req() request: CookieRequest, @Res() reply: FastifyReply) {
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const token = this.token(request);
+    if (!token) {
+      const locale = resolveLocale(query.locale);
+      const t = checkoutPages.helpers(locale).t;
+      return checkoutPages.send(reply, 'session-boot', { action: `/checkout/cs/${id}/open`, csrf: csrfToken(reply) }, { locale, title: t('cs.title') });
+    }
+    const session = await this.open(id, token);
+    // Paid with after_completion redirect (e.g. back from the bank): on to the merchant's page.
+    if (session.status === 'complete' && session.payment_status !== 'processing' && session.payment_status !== 'unpaid') {
+      const { redirect_url } = await this.hosted.completion(token);
+      if (redirect_url) return reply.redirect(redirect_url, 303);
+    }
+    return this.render(request, reply, session, this.localeOf(query.locale, session), null, {});
+  }
+
+  @Public()
+  @Post('cs/:id/open')
+  async openSession(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const fields = formFields(request);
+    const token = (fields.token ?? '').trim();
+    await this.open(id, token); // tampered, foreign, expired: the error page
+    (reply as CookieReply).setCookie(TOKEN_COOKIE, token, {
+      path: `/checkout/cs/${id}`,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.secure(),
+    });
+    return reply.redirect(withLocale(`/checkout/cs/${id}`, resolveLocale(fields.locale) === 'en' && fields.locale ? 'en' : 'es-CO'), 303);
+  }
+
+  @Public()
+  @Post('cs/:id/email')
+  email(@Param('id') id: string, @Req() request: CookieRequest, @Res() reply: FastifyReply) {
+    return this.act(id, request, reply, 'identify', async (token, f, req) => {
+      const view = await this.hosted.requestEmailCode(token, (f.email ?? '').trim(), req);
+      // Kept for the next step's form (the session only shows a masked hint), HttpOnly and scoped to this session.
+      (reply as CookieReply).setCookie(EMAIL_COOKIE, (f.email ?? '').trim().slice(0, 254), { path: `/checkout/cs/${id}`, httpOnly: true, sameSite: 'lax', secure: this.secure() });
+      return view;
+    });
+  }
+
+  @Public()
+  @Post('cs/:id/code')
+  code(@Param('id') id: string, @Req() request: CookieRequest, @Res() reply: FastifyReply) {
+    return this.act(id, request, reply, 'identify', (token, f, req) => this.hosted.verifyEmailCode(token, (f.code ?? '').trim(), req));
+  }
+
+  @Public()
+  @Post('cs/:id/customer')
+  customer(@Param('id') id: string, @Req() request: CookieRequest, @Res() reply: FastifyReply) {
+    return this.act(id, request, reply, 'identify', (token, f, req) =>
+      this.hosted.createCustomer(
+        token,
+        { email: f.email ?? '', name: f.name ?? '', phone: f.phone || null, document_type: f.document_number ? f.document_type || null : null, document_number: f.document_number || null },
+        req,
+      ),
+    );
+  }
+
+  @Public()
+  @Post('cs/:id/coupon')
+  coupon(@Param('id') id: string, @Req() request: CookieRequest, @Res() reply: FastifyReply) {
+    return this.act(id, request, reply, 'coupon', (token, f, req) =>
+      f.action === 'remove' ? this.hosted.removeCoupon(token, f.code ?? '', req) : this.hosted.applyCoupon(token, (f.code ?? '').trim(), req),
+    );
+  }
+
+  @Public()
+  @Post('cs/:id/pay')
+  async pay(@Param('id') id: string, @Req() request: CookieRequest, @Res() reply: FastifyReply) {
+    const token = this.requireToken(request);
+    const fields = formFields(request);
+    const session = await this.open(id, token);
+    const locale = this.localeOf(fields.locale, session);
+    const t = checkoutPages.helpers(locale).t;
+    const self = withLocale(`/checkout/cs/${id}`, locale);
+    if (!session.can_pay) return reply.redirect(self, 303);
+    const parsed = paymentInformationFrom(fields, this.methods(session), t);
+    if (parsed.errors) return this.render(request, reply, session, locale, { at: 'pay', message: Object.values(parsed.errors)[0] }, fields, 400);
+    try {
+      const outcome = await this.hosted.pay(token, { ...details(fields, session), payment_information: parsed.info }, pageRequest(request));
+      if (outcome.status === 'declined') {
+        const message = declineMessage(t, { code: outcome.failure_code, message: outcome.message, extra: { decline_code: outcome.decline_code } });
+        return this.render(request, reply, outcome.session, locale, { at: 'pay', message, hint: t('decline.retry') }, fields, 402);
+      }
+      // The bank first (PSE); the merchant's address after it (the session page sends the customer on once paid).
+      const bank = outcome.status === 'processing' ? (outcome.additional_data as { type?: string; redirect_url?: string }) : null;
+      if (bank?.type === 'redirect' && bank.redirect_url) return reply.redirect(withLocale(bank.redirect_url, locale), 303);
+      if (outcome.redirect_url) return reply.redirect(outcome.redirect_url, 303);
+      return reply.redirect(self, 303);
+    } catch (err) {
+      return this.refused(err, request, reply, id, token, locale, 'pay', fields);
+    }
+  }
+
+  @Public()
+  @Get('pl/:id')
+  async paymentLink(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const locale = resolveLocale((request.query as Record<string, unknown>)?.locale);
+    const link = await this.hosted.paymentLink(id);
+    if (!link.closed_reason) {
+      try {
+        const opened = await this.hosted.openPaymentLink(id, pageRequest(request));
+        return reply.redirect(opened.url, 303);
+      } catch (err) {
+        if (!(err instanceof ApiError) || !['payment_link_used_up', 'payment_link_inactive'].includes(err.code)) throw err;
+        link.closed_reason = err.code === 'payment_link_used_up' ? 'used_up' : 'inactive';
+      }
+    }
+    const t = checkoutPages.helpers(locale).t;
+    return checkoutPages.send(reply, 'link-closed', { reason: link.closed_reason }, { locale, title: t('pl.closed'), brand: link.merchant.name, test: link.is_test, path: request.url, status: 410 });
+  }
+
+  @Public()
+  @Get('sf/:id')
+  async storefront(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const locale = resolveLocale((request.query as Record<string, unknown>)?.locale);
+    const sf = await this.hosted.storefront(id);
+    if (!sf.active) throw new PageError(404, 'not_found');
+    return checkoutPages.send(reply, 'storefront', { sf, base: `/checkout/sf/${id}`, csrf: csrfToken(reply) }, { locale, title: sf.name, brand: sf.merchant.name, test: sf.is_test, path: request.url });
+  }
+
+  @Public()
+  @Post('sf/:id/choose')
+  async choose(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const fields = formFields(request);
+    const quantity = fields.quantity ? Number.parseInt(fields.quantity, 10) : 1;
+    const opened = await this.hosted.openStorefrontChoice(id, { price: fields.price ?? '', quantity: Number.isInteger(quantity) && quantity > 0 ? quantity : 1 }, pageRequest(request));
+    return reply.redirect(opened.url, 303);
+  }
+
+  // ---- helpers
+
+  private secure(): boolean {
+    return this.config.checkoutUrl.startsWith('https:');
+  }
+
+  private token(request: CookieRequest): string | null {
+    return request.cookies?.[TOKEN_COOKIE] || null;
+  }
+
+  private requireToken(request: CookieRequest): string {
+    const token = this.token(request);
+    if (!token) throw new PageError(404, 'not_found');
+    return token;
+  }
+
+  /** The session the token names, which must be the one in the address (else: not found). */
+  private async open(id: string, token: string): Promise<HostedSessionView> {
+    if (!token) throw new PageError(404, 'not_found');
+    const session = await this.hosted.open(token);
+    if (session.id !== id) throw new CheckoutTokenError('invalid');
+    return session;
+  }
+
+  private localeOf(value: unknown, session: HostedSessionView): Locale {
+    return value === undefined || value === null || value === '' ? session.locale : resolveLocale(value);
+  }
+
+  private methods(session: HostedSessionView) {
+    const only = Object.entries(session.payment_methods).flatMap(([gateway, methods]) => methods.map((method) => ({ gateway, method })));
+    return pageMethods(Object.keys(session.payment_methods), null, only);
+  }
+
+  private async act(
+    id: string,
+    request: CookieRequest,
+    reply: FastifyReply,
+    at: PageFailure['at'],
+    action: (token: string, fields: Record<string, string>, req: PageRequest) => Promise<HostedSessionView>,
+  ) {
+    const token = this.requireToken(request);
+    const fields = formFields(request);
+    const session = await this.open(id, token);
+    const locale = this.localeOf(fields.locale, session);
+    try {
+      await action(token, fields, pageRequest(request));
+    } catch (err) {
+      return this.refused(err, request, reply, id, token, locale, at, fields);
+    }
+    return reply.redirect(withLocale(`/checkout/cs/${id}`, locale), 303);
+  }
+
+  /** A refusal of what the customer sent: the page again with the reason; a bad token: the error page. */
+  private async refused(err: unknown, request: FastifyRequest, reply: FastifyReply, id: string, token: string, locale: Locale, at: PageFailure['at'], fields: Record<string, string>) {
+    if (!(err instanceof ApiError) || err instanceof CheckoutTokenError || err.status >= 500) throw err;
+    const t = checkoutPages.helpers(locale).t;
+    const known = t(`code.${err.code}`);
+    const message = known === `code.${err.code}` ? err.message : known;
+    const left = (err.extra as { attempts_left?: number })?.attempts_left;
+    const session = await this.open(id, token);
+    return this.render(request, reply, session, locale, { at, message, hint: typeof left === 'number' ? t('cs.code.attempts', { n: left }) : null }, fields, err.status === 402 ? 402 : 400);
+  }
+
+  private render(request: FastifyRequest, reply: FastifyReply, s: HostedSessionView, locale: Locale, error: PageFailure | null, fields: Record<string, string>, status = 200) {
+    const helpers = checkoutPages.helpers(locale);
+    const t = helpers.t;
+    const state = s.status === 'expired' ? 'expired' : s.payment_status === 'paid' || s.payment_status === 'no_payment_required' ? (s.status === 'complete' ? 'paid' : null) : s.payment_status === 'processing' ? 'processing' : null;
+    const heading = state === 'expired' ? t('cs.expired') : state === 'paid' ? t('cs.thanks') : state === 'processing' ? t('cs.processing') : t('cs.title');
+    const names = countryNames(locale);
+    const amount = s.mode === 'setup' ? '' : ` ${helpers.money(s.total, s.currency)}`;
+    const redirects = [origin(s.after_completion.redirect_url_approved), origin(s.after_completion.redirect_url_processing)].filter((o): o is string => !!o);
+    return checkoutPages.send(
+      reply,
+      'session',
+      {
+        s,
+        state,
+        heading,
+        error,
+        base: `/checkout/cs/${s.id}`,
+        self: withLocale(`/checkout/cs/${s.id}`, locale),
+        csrf: csrfToken(reply),
+        methods: this.methods(s),
+        banks: PSE_BANKS,
+        // Never the card number or CVC.
+        values: { ...fields, card_number: '', card_cvc: '', _csrf: '' },
+        submitLabel: `${s.cta_text}${amount}`,
+        countryName: (code: string) => names.of(code) ?? code,
+        typedEmail: (request as CookieRequest).cookies?.[EMAIL_COOKIE] ?? '',
+      },
+      { locale, title: heading, brand: s.merchant.name, test: s.is_test, path: request.url, status, formAction: redirects },
+    );
+  }
+}
+
+/** Who is on the page (recorded with consent). */
+function pageRequest(request: FastifyRequest): PageRequest {
+  const ua = request.headers['user-agent'];
+  return { ip_address: request.ip ?? null, user_agent: typeof ua === 'string' ? ua.slice(0, 500) : null, request_id: String(request.id) };
+}
+
+/** Consent, custom fields, shipping address and the chosen amount from the pay form. */
+function details(f: Record<string, string>, s: HostedSessionView): CheckoutDetailsInput {
+  const out: CheckoutDetailsInput = {};
+  if (s.consent.terms_of_service || s.consent.privacy_policy) {
+    out.consent = { terms_of_service: f.consent_terms === 'yes', privacy_policy: f.consent_privacy === 'yes' };
+  }
+  if (s.custom_fields.length) {
+    out.custom_fields = Object.fromEntries(s.custom_fields.filter((c) => (f[`cf_${c.key}`] ?? '').trim() !== '').map((c) => [c.key, f[`cf_${c.key}`].trim()]));
+  }
+  if (s.shipping.required) {
+    out.shipping_address = {
+      name: f.ship_name || null,
+      address_1: f.ship_address_1 ?? '',
+      address_2: f.ship_address_2 || null,
+      city: f.ship_city ?? '',
+      state: f.ship_state ?? '',
+      country: f.ship_country ?? '',
+      postcode: f.ship_postcode || null,
+    } as CheckoutDetailsInput['shipping_address'];
+  }
+  // `49.900` / `49.900,50` (es-CO) or `49900.50`: thousands dots dropped, a decimal comma made a dot.
+  if (s.choose_amount && f.ntp_amount) out.ntp_amount = f.ntp_amount.replace(/[$\s]/g, '').replace(/\.(?=\d{3}(\D|$))/g, '').replace(',', '.');
+  return out;
+}

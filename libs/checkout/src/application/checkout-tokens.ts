@@ -1,0 +1,86 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { type EventStore, WrongExpectedRevisionError } from '../../../event-store/src/event-store.port.js';
+import { newEventUuid } from '../../../shared/src/ids.js';
+import { EVENT_STORE } from '../../../platform/src/tokens.js';
+import { CheckoutTokenError } from './hosted-checkout.js';
+
+/** Where the signing key lives when CHECKOUT_SIGNING_SECRET is not set: one stream, written once, shared by every process. */
+const KEY_STREAM = 'checkoutsigningkey-default';
+
+export interface TokenClaims {
+  /** The session id. */
+  sid: string;
+  /** Expiry, ms since the epoch (the session's `expires_at`). */
+  exp: number;
+}
+
+/**
+ * The signed token in a checkout session's URL fragment: `base64url({sid, exp}).base64url(HMAC-SHA256)`.
+ * The hosted page needs no API key because the session is signed: a token names exactly one session
+ * until its expiry, and any change to it breaks the signature. The key is CHECKOUT_SIGNING_SECRET, or
+ * a random 32-byte key created once in the event store (so every API process verifies the same way).
+ */
+@Injectable()
+export class CheckoutTokens {
+  private key: Promise<Buffer> | null = null;
+
+  constructor(@Inject(EVENT_STORE) private readonly events: EventStore) {}
+
+  private signingKey(): Promise<Buffer> {
+    if (!this.key) {
+      this.key = this.loadKey().catch((error) => {
+        this.key = null;
+        throw error;
+      });
+    }
+    return this.key;
+  }
+
+  private async loadKey(): Promise<Buffer> {
+    const fromEnv = process.env.CHECKOUT_SIGNING_SECRET;
+    if (fromEnv) return Buffer.from(fromEnv, 'utf8');
+    for (;;) {
+      const existing = await this.events.readStream(KEY_STREAM);
+      if (existing.length > 0) return Buffer.from(String(existing[0].data.key), 'base64');
+      try {
+        const key = randomBytes(32).toString('base64');
+        await this.events.append(KEY_STREAM, [{ id: newEventUuid(), type: 'checkout.signing_key_created', data: { key }, metadata: { occurred_at: new Date(0).toISOString() } }], 'no_stream');
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      }
+    }
+  }
+
+  /** A keyed hash (HMAC-SHA256, hex) of a secret such as an e-mail code: what is stored instead of it. */
+  async hash(value: string): Promise<string> {
+    return createHmac('sha256', await this.signingKey()).update(`code:${value}`).digest('hex');
+  }
+
+  async sign(claims: TokenClaims): Promise<string> {
+    const body = Buffer.from(JSON.stringify({ sid: claims.sid, exp: claims.exp })).toString('base64url');
+    const mac = createHmac('sha256', await this.signingKey()).update(body).digest('base64url');
+    return `${body}.${mac}`;
+  }
+
+  /** The claims of an authentic token (expiry is checked by the caller, at the session's time); CheckoutTokenError otherwise. */
+  async verify(token: unknown): Promise<TokenClaims> {
+    if (typeof token !== 'string' || token.length > 1000) throw new CheckoutTokenError('invalid');
+    const dot = token.indexOf('.');
+    if (dot <= 0) throw new CheckoutTokenError('invalid');
+    const body = token.slice(0, dot);
+    const given = Buffer.from(token.slice(dot + 1), 'base64url');
+    const expected = createHmac('sha256', await this.signingKey()).update(body).digest();
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new CheckoutTokenError('invalid');
+    try {
+      const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as TokenClaims;
+      if (typeof claims.sid !== 'string' || !claims.sid.startsWith('cs_') || typeof claims.exp !== 'number') throw new Error('shape');
+      return claims;
+    } catch {
+      throw new CheckoutTokenError('invalid');
+    }
+  }
+}
+
+/** The hosted page of a session: `{checkout_url}/cs/<cs_id>#<token>`. */
+export const checkoutSessionUrl = (checkoutUrl: string, sessionId: string, token: string) => `${checkoutUrl}/cs/${sessionId}#${token}`;

@@ -1,0 +1,250 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { laterPosition } from '../../../event-store/src/positions.js';
+import { AccountRetryPolicy } from '../../../accounts/src/application/account-retry-policy.js';
+import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
+import { collectionCheckoutUrl } from '../../../collections/src/application/create-collection.js';
+import { type CollectionPaymentFailed, type PaymentSource, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
+import { CouponRedemptions } from '../../../coupons/src/application/coupon-redemptions.js';
+import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
+import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
+import { SavePaymentMethod } from '../../../payments/src/application/save-payment-method.js';
+import { isTokenizable } from '../../../payments/src/domain/gateways.js';
+import { paymentMethodDecider, paymentMethodStream } from '../../../payments/src/domain/payment-method.decider.js';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { Config } from '../../../platform/src/config.js';
+import { CONFIG } from '../../../platform/src/tokens.js';
+import { DomainError, invalidParam, missingParam } from '../../../shared/src/errors.js';
+import { newId } from '../../../shared/src/ids.js';
+import { ownedBy } from '../../../shared/src/owner.js';
+import { CreateSubscriptionCommand } from '../../../subscriptions/src/application/create-subscription.js';
+import { UpdateSubscriptionCommand } from '../../../subscriptions/src/application/update-subscription.js';
+import { subscriptionDecider, subscriptionStream } from '../../../subscriptions/src/domain/subscription.decider.js';
+import { type CheckoutSessionFields, type CheckoutSessionState, type DetailsInput, type PaymentOutcome, checkoutSessionDecider, checkoutSessionStream, shippingLine } from '../domain/checkout-session.decider.js';
+import { onSession } from './checkout-session-command.js';
+import { paymentLinkDecider, paymentLinkStream } from '../domain/payment-link.decider.js';
+import type { PayInput } from './hosted-checkout.js';
+
+export interface PayResult {
+  outcome: PaymentOutcome;
+  position: string | null;
+}
+
+/**
+ * The customer pays a checkout session (or, in setup mode, saves a method):
+ *  1. everything is checked without writing (the session's rules, the card data tokenized by the gateway);
+ *  2. the session's coupons are redeemed (once per session, whichever tab);
+ *  3. `checkout_session.completed` is appended with the session's expected revision: of two tabs
+ *     paying at once one completes, the other is refused (`payment_in_progress`) — one charge;
+ *  4. the subscription (`subscription.created`, `collection.created`, the charge, `collection.paid`,
+ *     `subscription.activated`) or the collection is created and attempted, or the method saved;
+ *  5. the outcome is recorded on the session (`checkout_session.payment_updated`).
+ * After a decline the same call pays the session's collection again (one attempt at a time).
+ */
+@Injectable()
+export class PayCheckoutSession {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly commands: CommandBus,
+    private readonly sources: ResolvePaymentSource,
+    private readonly payments: CollectionPayments,
+    private readonly savePaymentMethod: SavePaymentMethod,
+    private readonly coupons: CouponRedemptions,
+    private readonly retryPolicy: AccountRetryPolicy,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  async pay(ctx: CommandContext, sessionId: string, input: PayInput, details: DetailsInput): Promise<PayResult> {
+    const { state } = await this.executor.load(checkoutSessionDecider, checkoutSessionStream(sessionId));
+    const f = state.fields!;
+    if (input.payment_information && input.payment_method) throw invalidParam('payment_information', 'payment_method and payment_information are mutually exclusive; send only one');
+    if (!input.payment_information && !input.payment_method) throw missingParam('payment_information', 'Choose a payment method');
+    const method = await this.methodOf(ctx, input);
+    if (f.status === 'open') return this.first(ctx, sessionId, state, input, method, details);
+    return this.retry(ctx, sessionId, state, input, method);
+  }
+
+  private async methodOf(ctx: CommandContext, input: PayInput): Promise<{ gateway: string; type: string }> {
+    if (input.payment_information) {
+      const info = input.payment_information;
+      if (typeof info !== 'object' || !info.gateway || !info.type) throw missingParam('payment_information[type]', 'Choose a payment method');
+      return { gateway: info.gateway, type: info.type };
+    }
+    const { state } = await this.executor.load(paymentMethodDecider, paymentMethodStream(input.payment_method!));
+    if (!ownedBy(state, ctx)) throw invalidParam('payment_method', `No such payment method: '${input.payment_method}'`);
+    return { gateway: state.fields!.gateway, type: state.fields!.type };
+  }
+
+  /** The source the attempt charges; one-off card data is tokenized here (and goes no further than the gateway). */
+  private source(ctx: CommandContext, customer: string, input: PayInput): Promise<PaymentSource> {
+    if (input.payment_method) return this.sources.stored(ctx, customer, input.payment_method);
+    return this.sources.oneOff(ctx, input.payment_information!, customer);
+  }
+
+  private async first(ctx: CommandContext, sessionId: string, state: CheckoutSessionState, input: PayInput, method: { gateway: string; type: string }, details: DetailsInput): Promise<PayResult> {
+    const f = state.fields!;
+    const subscriptionId = f.mode === 'subscription' ? newId('sub') : null;
+    const collectionId = f.mode === 'payment' ? newId('col') : null;
+    const complete = (now: Date) => ({ type: 'CompleteCheckoutSession' as const, owner: ctx, sessionId, details, method, subscriptionId, collectionId, now });
+    // Every rule first, nothing written: a refused payment leaves the session open.
+    const decided = checkoutSessionDecider.decide(complete(this.executor.now(ctx)), state);
+    const after = decided.reduce((s, e) => checkoutSessionDecider.evolve(s, e), state).fields!;
+    const source = await this.source(ctx, after.customer!, input);
+    if (f.mode === 'setup' && !isTokenizable(source.type)) throw invalidParam('payment_information', 'mode setup saves a card or a wallet');
+    // A link's use and the coupons' redemptions are counted once per session (whichever tab), exactly under concurrency.
+    if (f.payment_link) {
+      const linkId = f.payment_link;
+      await this.executor.execute(paymentLinkDecider, paymentLinkStream(linkId), (now) => ({ type: 'UsePaymentLink' as const, owner: ctx, linkId, sessionId, now }), ctx);
+    }
+    let position: string | null = null;
+    let completed;
+    try {
+      position = await this.coupons.redeem(ctx, f.discounts.map((d) => ({ ...d })), sessionId, f.currency, 'discounts');
+      completed = await onSession(this.executor, ctx, sessionId, complete);
+    } catch (error) {
+      // Another tab completed it first: it holds the attempt (and the use and redemptions).
+      if (error instanceof DomainError && error.code === 'checkout_session_complete') throw new DomainError('payment_in_progress', 'This checkout is being paid in another window', null, 409);
+      await this.coupons.release(ctx, f.discounts.flatMap((d) => (d.coupon ? [d.coupon] : [])), sessionId);
+      if (f.payment_link) {
+        const linkId = f.payment_link;
+        await this.executor.execute(paymentLinkDecider, paymentLinkStream(linkId), (now) => ({ type: 'ReleasePaymentLinkUse' as const, owner: ctx, linkId, sessionId, now }), ctx).catch(() => undefined);
+      }
+      throw error;
+    }
+    position = laterPosition(position, completed.position);
+    return this.run(ctx, sessionId, completed.state.fields!, completed.state, source, input, position);
+  }
+
+  private async retry(ctx: CommandContext, sessionId: string, state: CheckoutSessionState, input: PayInput, method: { gateway: string; type: string }): Promise<PayResult> {
+    const f = state.fields!;
+    checkoutSessionDecider.decide({ type: 'StartPaymentRetry', owner: ctx, sessionId, method, now: this.executor.now(ctx) }, state);
+    const source = await this.source(ctx, f.customer!, input);
+    const started = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'StartPaymentRetry', owner: ctx, sessionId, method, now }));
+    return this.run(ctx, sessionId, started.state.fields!, started.state, source, input, started.position);
+  }
+
+  /** Makes what the session sells (idempotently) and attempts it; records the outcome on the session. */
+  private async run(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource, input: PayInput, position: string | null): Promise<PayResult> {
+    let outcome: PaymentOutcome;
+    try {
+      if (f.mode === 'setup') outcome = await this.setup(ctx, f, source);
+      else if (f.mode === 'subscription') outcome = await this.subscription(ctx, f, state, source);
+      else outcome = await this.payment(ctx, sessionId, f, state, source);
+    } catch (error) {
+      // Nothing was charged (a refusal before the attempt): the session may be paid again.
+      const message = error instanceof Error ? error.message : 'The payment could not be made';
+      const code = error instanceof DomainError ? error.code : 'processing_error';
+      const failed: PaymentOutcome = { status: 'declined', collection: f.collection, subscription: f.subscription, payment_method: null, message, failure_code: code, decline_code: null, additional_data: null };
+      await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'RecordPaymentOutcome', owner: ctx, sessionId, outcome: failed, now }));
+      throw error;
+    }
+    const recorded = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'RecordPaymentOutcome', owner: ctx, sessionId, outcome, now }));
+    return { outcome, position: laterPosition(position, recorded.position) };
+  }
+
+  private async subscription(ctx: CommandContext, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PaymentOutcome> {
+    const subscriptionId = f.subscription!;
+    const existing = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
+    if (!existing.state.exists) {
+      const body = {
+        customer: f.customer!,
+        collection_method: 'charge' as const,
+        items: state.lines.map((l) => ({ price: l.price.id, quantity: l.quantity, ...(l.price.pricing_model === 'ntp' ? { amount: l.amount ?? undefined } : {}) })),
+        currency: f.currency,
+        ...(source.payment_method && !source.save_as ? { payment_method: source.payment_method } : { payment_information: { gateway: source.gateway, type: source.type } }),
+        ...(f.discounts.length > 0 ? { discounts: f.discounts.map((d) => ({ code: d.code, amount: d.amount, percent: d.percent, duration_in_collections: d.duration_in_collections })) } : {}),
+        ...(f.subscription_settings?.trial_days ? { trial_days: f.subscription_settings.trial_days } : {}),
+        ...(f.subscription_settings?.duration ? { duration: f.subscription_settings.duration } : {}),
+        ...(f.subscription_settings?.commitment_periods ? { commitment_periods: f.subscription_settings.commitment_periods } : {}),
+        ...(f.invoicing ? { invoice_settings: { invoice_document_id: f.invoicing.invoice_settings.invoice_document_id, invoice_cost_center: f.invoicing.invoice_settings.invoice_cost_center } } : {}),
+        meta_data: f.meta_data,
+      };
+      await this.commands.execute(new CreateSubscriptionCommand(ctx, body as never, false, { subscriptionId, source }));
+      return this.outcomeOf(subscriptionId, (await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state.fields!.latest_collection!);
+    }
+    const collectionId = existing.state.fields!.latest_collection!;
+    const result = await this.payments.attempt(ctx, collectionId, source, 'customer');
+    return this.outcomeOf(subscriptionId, collectionId, result.failure);
+  }
+
+  private async payment(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PaymentOutcome> {
+    const collectionId = f.collection!;
+    const existing = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    if (!existing.state.exists) {
+      const customer = await this.executor.load(customerDecider, customerStream(f.customer!));
+      const lines = [...state.lines];
+      if (f.shipping_cost && f.shipping_amount) lines.push({ ...shippingLine(f.shipping_amount, f.currency), id: newId('si') });
+      const retrySchedule = await this.retryPolicy.policy(ctx.accountId);
+      await this.executor.execute(
+        collectionDecider,
+        collectionStream(collectionId),
+        (now) => ({
+          type: 'CreateCollection' as const,
+          owner: ctx,
+          collectionId,
+          input: {
+            customer: { id: f.customer!, billing_address: customer.state.fields?.billing_address ?? null },
+            subscription: null,
+            currency: f.currency,
+            lines,
+            discounts: f.discounts.map(({ id, code, amount, percent }) => ({ id, code, amount, percent })),
+            collection_method: 'charge' as const,
+            days_until_due: null,
+            description: f.description,
+            meta_data: { ...f.meta_data, checkout_session: sessionId },
+            invoice_settings: { invoice_document_id: f.invoicing?.invoice_settings.invoice_document_id ?? null, invoice_cost_center: f.invoicing?.invoice_settings.invoice_cost_center ?? null },
+            invoice_retentions: { reteica: null, retefte: null },
+            collection_rule_id: null,
+            billing_reason: 'checkout',
+            checkout_url: collectionCheckoutUrl(this.config, collectionId),
+            test_clock: f.test_clock,
+            retry_schedule: retrySchedule,
+          },
+          now,
+        }),
+        ctx,
+      );
+    }
+    const result = await this.payments.attempt(ctx, collectionId, source, 'customer');
+    return this.outcomeOf(null, collectionId, result.failure);
+  }
+
+  /** Saves the method; with `setup_subscription_id` it becomes the subscription's, and a past_due / unpaid one is retried with it. */
+  private async setup(ctx: CommandContext, f: CheckoutSessionFields, source: PaymentSource): Promise<PaymentOutcome> {
+    let paymentMethod = source.payment_method;
+    if (source.save_as) {
+      await this.savePaymentMethod.afterPayment(ctx, f.customer!, source);
+      paymentMethod = source.save_as.payment_method_id;
+    }
+    const extra: Record<string, unknown> = {};
+    let collection: string | null = null;
+    if (f.setup_subscription_id && paymentMethod) {
+      const subId = f.setup_subscription_id;
+      await this.commands.execute(new UpdateSubscriptionCommand(ctx, subId, { payment_method: paymentMethod }));
+      const sub = (await this.executor.load(subscriptionDecider, subscriptionStream(subId))).state.fields!;
+      if ((sub.status === 'past_due' || sub.status === 'unpaid') && sub.latest_collection) {
+        collection = sub.latest_collection;
+        const col = (await this.executor.load(collectionDecider, collectionStream(collection))).state.fields!;
+        if (['pending', 'past_due', 'uncollectible'].includes(col.status)) {
+          const stored = await this.sources.stored(ctx, f.customer!, paymentMethod);
+          const result = await this.payments.attempt(ctx, collection, stored, 'customer');
+          extra.recovery = result.outcome;
+          if (result.failure) extra.recovery_message = result.failure.failure_message;
+        }
+      }
+    }
+    return { status: 'saved', collection, subscription: f.setup_subscription_id, payment_method: paymentMethod, message: null, failure_code: null, decline_code: null, additional_data: Object.keys(extra).length ? extra : null };
+  }
+
+  /** What the session's collection says now: paid, processing (with its redirect or voucher), or declined (with the reason). */
+  private async outcomeOf(subscription: string | null, collectionId: string, failure?: CollectionPaymentFailed['data'] | null): Promise<PaymentOutcome> {
+    const { state, history } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    const c = state.fields!;
+    const base = { collection: collectionId, subscription, payment_method: c.payment_method ?? null, message: null, failure_code: null, decline_code: null, additional_data: null };
+    if (c.status === 'paid') return { ...base, status: 'paid' };
+    if (c.status === 'processing') return { ...base, status: 'processing', additional_data: c.additional_data };
+    const last = failure ?? ([...history].reverse().find((e) => e.type === 'collection.payment_failed')?.data as CollectionPaymentFailed['data'] | undefined);
+    return { ...base, status: 'declined', message: last?.failure_message ?? 'The payment was not completed', failure_code: last?.failure_code ?? 'payment_failed', decline_code: last?.decline_code ?? null };
+  }
+}

@@ -1,0 +1,308 @@
+import { Decider } from '../../../shared/src/decider.js';
+import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
+import { currency as currencyOf, decimalPlaces, formatAmount } from '../../../shared/src/money.js';
+import { ownedBy } from '../../../shared/src/owner.js';
+import { checkNtpAmount } from '../../../collections/src/domain/pricing.js';
+import { COUNTRY_CODES } from '../../../customers/src/domain/customer.decider.js';
+import { gatewayOffers, isGatewayId, isTokenizable } from '../../../payments/src/domain/gateways.js';
+import { decideCreate, priceSession } from './create-checkout-session.js';
+import {
+  type CheckoutSessionCommand,
+  type CheckoutSessionEvent,
+  type CheckoutSessionFields,
+  type CheckoutSessionState,
+  type DetailsInput,
+  type LastPayment,
+  type SessionDiscount,
+  EMAIL_CODE_MAX_ATTEMPTS,
+  EMAIL_CODE_TTL_MS,
+  EMAIL_CODES_PER_SESSION,
+  STALE_PAYMENT_MS,
+} from './checkout-session.types.js';
+
+export * from './checkout-session.types.js';
+export { priceSession, resolveExpiresAt, checkPriceMix, checkPaymentMethods, shippingLine } from './create-checkout-session.js';
+
+const refuse = (code: string, message: string, param: string | null = null, status = 409) => new DomainError(code, message, param, status);
+
+/** Whether the session's deadline has passed at `now` (an open session past it can no longer be used). */
+const pastExpiry = (f: CheckoutSessionFields, now: Date) => now.getTime() >= Date.parse(f.expires_at);
+
+function requireOpen(f: CheckoutSessionFields, id: string, now: Date) {
+  if (f.status === 'expired' || (f.status === 'open' && pastExpiry(f, now))) throw refuse('checkout_session_expired', `Checkout session ${id} has expired`);
+  if (f.status === 'complete') throw refuse('checkout_session_complete', `Checkout session ${id} is already complete`);
+}
+
+/** The details the customer submitted, checked against the session: the changes they make. */
+function applyDetails(f: CheckoutSessionFields, state: CheckoutSessionState, d: DetailsInput, now: Date): { changes: Partial<CheckoutSessionFields>; lines?: CheckoutSessionState['lines'] } {
+  const changes: Partial<CheckoutSessionFields> = {};
+  let lines: CheckoutSessionState['lines'] | undefined;
+  if (d.consent !== undefined) {
+    const accepted = Boolean(d.consent.terms_of_service || d.consent.privacy_policy);
+    if (accepted) {
+      if (f.consent.terms_of_service && !d.consent.terms_of_service) throw refuse('consent_required', 'The terms of service must be accepted', 'consent[terms_of_service]', 400);
+      if (f.consent.privacy_policy && !d.consent.privacy_policy) throw refuse('consent_required', 'The privacy policy must be accepted', 'consent[privacy_policy]', 400);
+      changes.consent = { ...f.consent, ip_address: d.ip_address, user_agent: d.user_agent, accepted_at: now.toISOString() };
+    }
+  }
+  if (d.custom_fields !== undefined) {
+    if (typeof d.custom_fields !== 'object' || d.custom_fields === null) throw invalidParam('custom_fields', 'custom_fields must be an object of key to value');
+    for (const key of Object.keys(d.custom_fields)) if (!f.custom_fields.some((c) => c.key === key)) throw invalidParam(`custom_fields[${key}]`, `No custom field ${key} on this checkout`);
+    changes.custom_fields = f.custom_fields.map((c) => {
+      if (!(c.key in d.custom_fields!)) return c;
+      const raw = d.custom_fields![c.key];
+      const value = typeof raw === 'string' ? raw.trim() : '';
+      if (typeof raw !== 'string' || value.length > 255) throw invalidParam(`custom_fields[${c.key}]`, `${c.label} must be text of at most 255 characters`);
+      if (c.type === 'options' && value !== '' && !c.options.includes(value)) throw invalidParam(`custom_fields[${c.key}]`, `${c.label} must be one of: ${c.options.join(', ')}`);
+      return { ...c, value: value === '' ? null : value };
+    });
+  }
+  if (d.shipping_address !== undefined) {
+    if (!f.shipping_address_collection) throw invalidParam('shipping_address', 'This checkout does not collect a shipping address');
+    const a = d.shipping_address ?? {};
+    for (const k of ['address_1', 'city', 'state', 'country'] as const) {
+      if (typeof a[k] !== 'string' || a[k]!.trim() === '' || a[k]!.length > 200) throw missingParam(`shipping_address[${k}]`, `shipping_address[${k}] is required`);
+    }
+    const country = a.country!.toUpperCase();
+    if (!COUNTRY_CODES.has(country)) throw invalidParam('shipping_address[country]', `${a.country} is not an ISO 3166-1 alpha-2 country code`);
+    if (f.shipping_address_countries && !f.shipping_address_countries.includes(country)) {
+      throw refuse('shipping_country_not_allowed', `This checkout ships only to ${f.shipping_address_countries.join(', ')}`, 'shipping_address[country]', 400);
+    }
+    changes.shipping_address = {
+      name: a.name ?? null,
+      address_1: a.address_1!.trim(),
+      address_2: a.address_2 ?? null,
+      city: a.city!.trim(),
+      state: a.state!.trim(),
+      postcode: a.postcode ?? null,
+      country,
+    };
+  }
+  if (d.ntp_amount !== undefined) {
+    const idx = state.lines.findIndex((l) => l.price.pricing_model === 'ntp');
+    if (idx === -1) throw invalidParam('ntp_amount', 'This checkout has no price whose amount the customer chooses');
+    const line = state.lines[idx];
+    checkNtpAmount(line.price, d.ntp_amount, 'ntp_amount');
+    const cur = currencyOf(line.price.currency)!;
+    if (decimalPlaces(d.ntp_amount) > cur.exponent) throw invalidParam('ntp_amount', `ntp_amount has more decimals than ${cur.code} allows (${cur.exponent})`);
+    lines = state.lines.map((l, n) => (n === idx ? { ...l, amount: formatAmount(d.ntp_amount!, cur) } : l));
+    Object.assign(changes, repriced(f, lines, f.discounts));
+  }
+  return { changes, lines };
+}
+
+function repriced(f: CheckoutSessionFields, lines: CheckoutSessionState['lines'], discounts: SessionDiscount[]): Partial<CheckoutSessionFields> {
+  const p = priceSession(f, lines, discounts);
+  return { items: p.items, subtotal: p.subtotal, total: p.total, discounts };
+}
+
+/** What must be there before paying: the customer, consent, required custom fields, the shipping address, an allowed method. */
+function checkReady(f: CheckoutSessionFields, method: { gateway: string; type: string }, lines: CheckoutSessionState['lines']): void {
+  if (!f.customer) throw refuse('customer_required', 'Identify the customer (e-mail) before paying', 'email', 400);
+  if (f.consent.acceptance_required && !f.consent.accepted_at) throw refuse('consent_required', 'The terms must be accepted before paying', 'consent', 400);
+  for (const c of f.custom_fields) if (c.required && !c.value) throw refuse('custom_field_required', `${c.label} is required`, `custom_fields[${c.key}]`, 400);
+  if (f.shipping_address_collection && !f.shipping_address) throw refuse('shipping_address_required', 'A shipping address is required', 'shipping_address', 400);
+  for (const l of lines) if (l.price.pricing_model === 'ntp' && !(l.amount ?? l.price.ntp_pricing?.suggested_amount)) throw refuse('amount_required', 'Choose the amount to pay', 'ntp_amount', 400);
+  if (!isGatewayId(method.gateway) || !gatewayOffers(method.gateway, method.type)) throw refuse('payment_method_not_allowed', `${method.gateway} does not offer ${method.type}`, 'payment_information', 400);
+  if (f.payment_methods && !(f.payment_methods[method.gateway] ?? []).includes(method.type)) {
+    throw refuse('payment_method_not_allowed', `This checkout does not accept ${method.type} through ${method.gateway}`, 'payment_information', 400);
+  }
+  if (f.mode === 'setup' && !isTokenizable(method.type)) throw refuse('payment_method_not_allowed', `A ${method.type} payment cannot be saved; use a card or a wallet`, 'payment_information', 400);
+  if (f.mode === 'subscription' && !isTokenizable(method.type) && method.gateway !== 'offline' && f.subscription_settings?.trial_days) {
+    throw refuse('payment_method_not_allowed', 'A free trial needs a card or a wallet to charge when it ends', 'payment_information', 400);
+  }
+}
+
+const inProgress = (at: Date): LastPayment => ({ status: 'in_progress', started_at: at.toISOString(), message: null, failure_code: null, decline_code: null, additional_data: null });
+
+export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSessionState, CheckoutSessionEvent> = {
+  initialState: { exists: false, owner: null, fields: null, lines: [], signIn: { step: 'email', email: null, customer: null, codeHash: null, expiresAt: null, attempts: 0, codesSent: 0 } },
+
+  decide(command, state) {
+    if (command.type === 'CreateCheckoutSession') return decideCreate(command, state);
+    if (!ownedBy(state, command.owner)) throw notFound('checkout session', command.sessionId);
+    const f = state.fields!;
+    const id = command.sessionId;
+    const now = command.now;
+    const at = now.toISOString();
+    const updated = (changes: Partial<CheckoutSessionFields>, reason: string): CheckoutSessionEvent => ({ type: 'checkout_session.updated', data: { id, changes: { ...changes, updated_date: at }, updated_at: at, reason } });
+    switch (command.type) {
+      case 'SendEmailCode': {
+        requireOpen(f, id, now);
+        if (f.customer) throw refuse('customer_already_identified', 'The customer is already identified');
+        if (state.signIn.codesSent >= EMAIL_CODES_PER_SESSION) throw refuse('email_code_limit', 'Too many codes were requested for this checkout', 'email', 429);
+        return [{ type: 'checkout_signin.code_sent', data: { id, email: command.email, customer: command.customerId, code_hash: command.codeHash, expires_at: new Date(now.getTime() + EMAIL_CODE_TTL_MS).toISOString(), sent_at: at } }];
+      }
+      case 'AskNewCustomer':
+        requireOpen(f, id, now);
+        if (f.customer) throw refuse('customer_already_identified', 'The customer is already identified');
+        return [{ type: 'checkout_signin.new_customer', data: { id, email: command.email } }];
+      case 'VerifyEmailCode': {
+        requireOpen(f, id, now);
+        const s = state.signIn;
+        if (f.customer) throw refuse('customer_already_identified', 'The customer is already identified');
+        if (s.step !== 'code' || !s.codeHash) throw refuse('email_code_invalid', 'Ask for a code first', 'code', 400);
+        if (s.attempts >= EMAIL_CODE_MAX_ATTEMPTS) throw refuse('email_code_attempts_exceeded', 'Too many wrong codes; ask for a new one', 'code', 400);
+        if (now.getTime() > Date.parse(s.expiresAt!)) throw refuse('email_code_expired', 'The code has expired; ask for a new one', 'code', 400);
+        // A wrong code is recorded (the handler reports it after appending): attempts are limited.
+        if (command.codeHash !== s.codeHash) return [{ type: 'checkout_signin.code_failed', data: { id, attempts: s.attempts + 1 } }];
+        return [updated({ customer: s.customer }, 'customer_identified')];
+      }
+      case 'IdentifyCustomer':
+        requireOpen(f, id, now);
+        if (f.customer) throw refuse('customer_already_identified', 'The customer is already identified');
+        if (state.signIn.step !== 'new_customer' || state.signIn.email?.toLowerCase() !== command.email.trim().toLowerCase()) {
+          throw refuse('email_not_verified', 'Enter the e-mail first', 'email', 400);
+        }
+        return [updated({ customer: command.customerId }, 'customer_created')];
+      case 'ApplyDiscount': {
+        requireOpen(f, id, now);
+        if (f.mode === 'setup') throw invalidParam('code', 'This checkout takes no discounts');
+        if (f.discounts.some((d) => d.code.toUpperCase() === command.discount.code.toUpperCase() || (d.coupon && d.coupon === command.discount.coupon))) return [];
+        if (f.discounts.length >= 20) throw invalidParam('code', 'Too many discounts');
+        return [updated(repriced(f, state.lines, [...f.discounts, command.discount]), 'discount_applied')];
+      }
+      case 'RemoveDiscount': {
+        requireOpen(f, id, now);
+        const found = f.discounts.find((d) => d.code.toUpperCase() === command.code.trim().toUpperCase());
+        if (!found) return [];
+        if (found.applied_by !== 'customer') throw invalidParam('code', 'This discount cannot be removed');
+        return [updated(repriced(f, state.lines, f.discounts.filter((d) => d !== found)), 'discount_removed')];
+      }
+      case 'SaveDetails': {
+        requireOpen(f, id, now);
+        const { changes, lines } = applyDetails(f, state, command.details, now);
+        if (Object.keys(changes).length === 0) return [];
+        return [{ ...updated(changes, 'details'), ...(lines ? { data: { id, changes: { ...changes, updated_date: at }, updated_at: at, reason: 'details', _lines: lines } as never } : {}) }];
+      }
+      case 'CompleteCheckoutSession': {
+        requireOpen(f, id, now);
+        const { changes, lines } = applyDetails(f, state, command.details, now);
+        const after = { ...f, ...changes };
+        checkReady(after, command.method, lines ?? state.lines);
+        const events: CheckoutSessionEvent[] = [];
+        if (Object.keys(changes).length > 0) {
+          events.push({ type: 'checkout_session.updated', data: { id, changes: { ...changes, updated_date: at }, updated_at: at, reason: 'details', ...(lines ? { _lines: lines } : {}) } as never });
+        }
+        events.push({
+          type: 'checkout_session.completed',
+          data: {
+            id,
+            customer: after.customer!,
+            subscription: command.subscriptionId,
+            collection: command.collectionId,
+            payment_status: f.mode === 'setup' ? 'no_payment_required' : 'unpaid',
+            completed_at: at,
+            last_payment: inProgress(now),
+            meta_data: f.meta_data,
+          },
+        });
+        return events;
+      }
+      case 'StartPaymentRetry': {
+        if (f.status === 'expired') throw refuse('checkout_session_expired', `Checkout session ${id} has expired`);
+        if (f.status === 'open') throw refuse('checkout_session_open', 'Nothing to retry: pay the session');
+        const last = f.last_payment;
+        if (f.payment_status === 'paid' || f.payment_status === 'processing' || last?.status === 'paid' || last?.status === 'processing') {
+          throw refuse('checkout_session_complete', `Checkout session ${id} is already paid`);
+        }
+        if (last?.status === 'in_progress' && now.getTime() - Date.parse(last.started_at) < STALE_PAYMENT_MS) throw refuse('payment_in_progress', 'A payment of this checkout is in progress');
+        if (f.mode === 'setup' && last?.status !== 'declined' && last?.status !== 'in_progress') throw refuse('checkout_session_complete', `Checkout session ${id} is already complete`);
+        checkReady(f, command.method, state.lines);
+        return [{ type: 'checkout_payment.retried', data: { id, last_payment: inProgress(now) } }];
+      }
+      case 'RecordPaymentOutcome': {
+        const o = command.outcome;
+        const payment_status = o.status === 'paid' ? 'paid' : o.status === 'processing' ? 'processing' : o.status === 'saved' ? 'no_payment_required' : f.mode === 'setup' ? 'no_payment_required' : 'unpaid';
+        const last: LastPayment = {
+          status: o.status === 'saved' ? 'paid' : o.status,
+          started_at: f.last_payment?.started_at ?? at,
+          message: o.message,
+          failure_code: o.failure_code,
+          decline_code: o.decline_code,
+          additional_data: o.additional_data,
+        };
+        const same =
+          f.payment_status === payment_status && f.last_payment?.status === last.status && f.collection === (o.collection ?? f.collection) && f.payment_method === (o.payment_method ?? f.payment_method);
+        if (same && last.status !== 'declined') return [];
+        if (f.payment_status === 'paid' && payment_status !== 'paid') return [];
+        return [
+          {
+            type: 'checkout_session.payment_updated',
+            data: { id, payment_status, collection: o.collection ?? f.collection, subscription: o.subscription ?? f.subscription, payment_method: o.payment_method ?? f.payment_method, last_payment: last, updated_at: at, meta_data: f.meta_data },
+          },
+        ];
+      }
+      case 'ExpireCheckoutSession': {
+        if (f.status !== 'open') {
+          if (command.expected === null) throw refuse('invalid_state', `Cannot expire checkout session ${id}: its status is ${f.status}`);
+          return [];
+        }
+        if (command.expected !== null && (command.expected !== f.expires_at || now.getTime() < Date.parse(f.expires_at))) return [];
+        return [{ type: 'checkout_session.expired', data: { id, expired_at: at, collection: f.collection, meta_data: f.meta_data } }];
+      }
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'checkout_session.created': {
+        const { id, account_id, is_test, created_at, _lines, ...fields } = event.data;
+        return { ...state, exists: true, owner: { accountId: account_id, mode: is_test ? 'test' : 'live' }, fields: { ...fields, is_test }, lines: _lines, signIn: { ...state.signIn, step: fields.customer ? 'done' : 'email' } };
+      }
+      case 'checkout_signin.code_sent':
+        return { ...state, signIn: { step: 'code', email: event.data.email, customer: event.data.customer, codeHash: event.data.code_hash, expiresAt: event.data.expires_at, attempts: 0, codesSent: state.signIn.codesSent + 1 } };
+      case 'checkout_signin.code_failed':
+        return { ...state, signIn: { ...state.signIn, attempts: event.data.attempts } };
+      case 'checkout_signin.new_customer':
+        return { ...state, signIn: { ...state.signIn, step: 'new_customer', email: event.data.email, customer: null, codeHash: null, expiresAt: null, attempts: 0 } };
+      default: {
+        const lines = event.type === 'checkout_session.updated' && (event.data as { _lines?: CheckoutSessionState['lines'] })._lines;
+        const fields = applyCheckoutSessionEvent(state.fields!, event);
+        const signIn = fields.customer && state.signIn.step !== 'done' ? { ...state.signIn, step: 'done' as const, codeHash: null } : state.signIn;
+        return { ...state, fields, lines: lines || state.lines, signIn };
+      }
+    }
+  },
+};
+
+/** The public fields after an event: shared by `evolve` and the checkout sessions projection. */
+export function applyCheckoutSessionEvent(f: CheckoutSessionFields, event: CheckoutSessionEvent): CheckoutSessionFields {
+  switch (event.type) {
+    case 'checkout_session.updated':
+      return { ...f, ...event.data.changes };
+    case 'checkout_session.completed':
+      return {
+        ...f,
+        status: 'complete',
+        customer: event.data.customer,
+        subscription: event.data.subscription,
+        collection: event.data.collection,
+        payment_status: event.data.payment_status,
+        completed_at: event.data.completed_at,
+        updated_date: event.data.completed_at,
+        last_payment: event.data.last_payment,
+      };
+    case 'checkout_payment.retried':
+      return { ...f, last_payment: event.data.last_payment };
+    case 'checkout_session.payment_updated':
+      return {
+        ...f,
+        payment_status: event.data.payment_status,
+        collection: event.data.collection,
+        subscription: event.data.subscription,
+        payment_method: event.data.payment_method,
+        last_payment: event.data.last_payment,
+        updated_date: event.data.updated_at,
+      };
+    case 'checkout_session.expired':
+      return { ...f, status: 'expired', expired_at: event.data.expired_at, updated_date: event.data.expired_at };
+    default:
+      return f;
+  }
+}
+
+/** The session's deadline: `expire` at `expires_at` while open. */
+export function checkoutSessionDeadline(f: CheckoutSessionFields): { kind: string; at: string } | null {
+  return f.status === 'open' ? { kind: 'expire', at: f.expires_at } : null;
+}

@@ -1,0 +1,252 @@
+import type { DomainEvent } from '../../../shared/src/decider.js';
+import type { MetaData } from '../../../shared/src/meta-data.js';
+import type { Owner } from '../../../shared/src/owner.js';
+import type { Discount, Item, LineInput } from '../../../collections/src/domain/pricing.js';
+import type { BillingAddress } from '../../../customers/src/domain/customer.decider.js';
+
+export type CheckoutMode = 'subscription' | 'payment' | 'setup';
+export type CheckoutStatus = 'open' | 'complete' | 'expired';
+export type PaymentStatus = 'unpaid' | 'processing' | 'paid' | 'no_payment_required';
+
+export const CTA_TEXTS = ['Pagar', 'Suscribirse', 'Donar', 'Reservar'] as const;
+export type CtaText = (typeof CTA_TEXTS)[number];
+
+/** Stripe's range for `expires_at`: 30 minutes to 24 hours after creation; 24 hours by default. */
+export const MIN_EXPIRY_MS = 30 * 60_000;
+export const MAX_EXPIRY_MS = 24 * 3_600_000;
+export const DEFAULT_EXPIRY_MS = MAX_EXPIRY_MS;
+
+/** One-time e-mail codes: valid 10 minutes, 5 wrong tries, 5 codes per session. */
+export const EMAIL_CODE_TTL_MS = 10 * 60_000;
+export const EMAIL_CODE_MAX_ATTEMPTS = 5;
+export const EMAIL_CODES_PER_SESSION = 5;
+
+/** A payment attempt in progress longer than this is presumed abandoned (its process stopped). */
+export const STALE_PAYMENT_MS = 60_000;
+
+export interface AfterCompletion {
+  type: 'hosted' | 'redirect';
+  redirect_url_approved: string | null;
+  redirect_url_processing: string | null;
+}
+
+export interface SubscriptionSettings {
+  duration: number | null;
+  commitment_periods: number | null;
+  trial_days: number | null;
+}
+
+export interface Invoicing {
+  enabled: boolean;
+  invoice_settings: {
+    invoice_document_id: string | null;
+    invoice_payment_method_credit: string | null;
+    invoice_vendor: string | null;
+    invoice_autoretention_tax_id: string | null;
+    invoice_cost_center: string | null;
+  };
+}
+
+export interface Consent {
+  acceptance_required: boolean;
+  terms_of_service: boolean;
+  privacy_policy: boolean;
+  /** Recorded when the customer accepts. */
+  ip_address: string | null;
+  user_agent: string | null;
+  accepted_at: string | null;
+}
+
+export interface CustomField {
+  key: string;
+  type: 'text' | 'options';
+  label: string;
+  options: string[];
+  required: boolean;
+  /** What the customer entered. */
+  value: string | null;
+}
+
+export type ShippingAddress = BillingAddress & { name: string | null };
+
+/** A discount on the session, and whether the customer typed it (removable) and which coupon it redeems. */
+export type SessionDiscount = Discount & { duration_in_collections: number | null; coupon: string | null; applied_by: 'merchant' | 'customer' };
+
+export interface LastPayment {
+  status: 'in_progress' | 'paid' | 'declined' | 'processing';
+  started_at: string;
+  message: string | null;
+  failure_code: string | null;
+  decline_code: string | null;
+  additional_data: Record<string, unknown> | null;
+}
+
+/** The spec's Checkout session resource (plus `object`, `locale`, `collection`, origin and progress fields). */
+export interface CheckoutSessionFields {
+  mode: CheckoutMode;
+  currency: string;
+  customer: string | null;
+  after_completion: AfterCompletion;
+  items: Item[];
+  subtotal: string;
+  total: string;
+  meta_data: MetaData;
+  status: CheckoutStatus;
+  internal_reference_id: string | null;
+  payment_status: PaymentStatus;
+  expires_at: string;
+  created_date: string;
+  updated_date: string;
+  discounts: SessionDiscount[];
+  subscription_settings: SubscriptionSettings | null;
+  shipping_address_collection: boolean;
+  shipping_address_countries: string[] | null;
+  shipping_cost: boolean;
+  /** Ours: the shipping charge when `shipping_cost` is true (mode payment). */
+  shipping_amount: string | null;
+  shipping_address: ShippingAddress | null;
+  cta_text: CtaText;
+  payment_methods: Record<string, string[]> | null;
+  is_test: boolean;
+  url: string;
+  subscription: string | null;
+  collection: string | null;
+  payment_method: string | null;
+  invoicing: Invoicing | null;
+  setup_subscription_id: string | null;
+  description: string | null;
+  consent: Consent;
+  custom_fields: CustomField[];
+  locale: 'es-CO' | 'en';
+  payment_link: string | null;
+  storefront: string | null;
+  completed_at: string | null;
+  expired_at: string | null;
+  last_payment: LastPayment | null;
+  test_clock: string | null;
+}
+
+/** What the handler looked up for a create: priced lines, resolved coupons, the account's gateways, the customer, the subscription to set up. */
+export interface CreateCheckoutSessionInput {
+  mode: CheckoutMode;
+  currency?: string;
+  customer?: string | null;
+  after_completion?: Partial<AfterCompletion>;
+  /** Lines with their price snapshots and rates (the handler looked them up). */
+  lines: LineInput[];
+  payment_methods?: Record<string, string[]> | null;
+  discounts: Array<{ code: string; amount: string | null; percent: string | null; duration_in_collections: number | null; coupon: string | null }>;
+  subscription_settings?: Partial<SubscriptionSettings> | null;
+  setup_subscription_id?: string | null;
+  meta_data?: MetaData;
+  shipping_address_collection?: boolean;
+  shipping_address_countries?: string[] | null;
+  shipping_cost?: boolean;
+  shipping_amount?: string | null;
+  cta_text?: string;
+  invoicing?: { enabled?: boolean; invoice_settings?: Partial<Invoicing['invoice_settings']> } | null;
+  description?: string | null;
+  consent?: Partial<Pick<Consent, 'acceptance_required' | 'terms_of_service' | 'privacy_policy'>> & Record<string, unknown>;
+  custom_fields?: Array<Partial<Omit<CustomField, 'value'>>>;
+  internal_reference_id?: string | null;
+  expires_at?: string;
+  locale?: string;
+  payment_link?: string | null;
+  storefront?: string | null;
+}
+
+export interface CreateFacts {
+  /** Gateways configured on the account in this mode. */
+  configuredGateways: string[];
+  /** The customer, when one was named: exists and belongs to the caller. */
+  customer: { id: string; test_clock: string | null } | null;
+  /** The subscription of `setup_subscription_id`, when it belongs to the caller. */
+  setupSubscription: { id: string; customer: string; status: string } | null;
+}
+
+/** What the customer submits on the page (consent, custom fields, shipping, the ntp amount). */
+export interface DetailsInput {
+  consent?: { terms_of_service?: boolean; privacy_policy?: boolean };
+  custom_fields?: Record<string, string>;
+  shipping_address?: Partial<ShippingAddress>;
+  ntp_amount?: string;
+  ip_address: string | null;
+  user_agent: string | null;
+}
+
+export type CheckoutSessionCommand =
+  | { type: 'CreateCheckoutSession'; owner: Owner; sessionId: string; input: CreateCheckoutSessionInput; facts: CreateFacts; url: string; expiresAt: string; now: Date }
+  | { type: 'SendEmailCode'; owner: Owner; sessionId: string; email: string; customerId: string; codeHash: string; now: Date }
+  | { type: 'VerifyEmailCode'; owner: Owner; sessionId: string; codeHash: string; now: Date }
+  | { type: 'AskNewCustomer'; owner: Owner; sessionId: string; email: string; now: Date }
+  | { type: 'IdentifyCustomer'; owner: Owner; sessionId: string; customerId: string; email: string; now: Date }
+  | { type: 'ApplyDiscount'; owner: Owner; sessionId: string; discount: SessionDiscount; now: Date }
+  | { type: 'RemoveDiscount'; owner: Owner; sessionId: string; code: string; now: Date }
+  | { type: 'SaveDetails'; owner: Owner; sessionId: string; details: DetailsInput; now: Date }
+  /** The customer pays: everything required is checked, then `checkout_session.completed` (the attempt starts). */
+  | { type: 'CompleteCheckoutSession'; owner: Owner; sessionId: string; details: DetailsInput; method: { gateway: string; type: string }; subscriptionId: string | null; collectionId: string | null; now: Date }
+  /** Pay again after a decline (complete session, declined attempt): one attempt at a time. */
+  | { type: 'StartPaymentRetry'; owner: Owner; sessionId: string; method: { gateway: string; type: string }; now: Date }
+  | { type: 'RecordPaymentOutcome'; owner: Owner; sessionId: string; outcome: PaymentOutcome; now: Date }
+  /** `expected`: the `expires_at` the deadline was set for (null from the API's expire operation). */
+  | { type: 'ExpireCheckoutSession'; owner: Owner; sessionId: string; expected: string | null; now: Date };
+
+export interface PaymentOutcome {
+  status: 'paid' | 'declined' | 'processing' | 'saved';
+  collection: string | null;
+  subscription: string | null;
+  payment_method: string | null;
+  message: string | null;
+  failure_code: string | null;
+  decline_code: string | null;
+  additional_data: Record<string, unknown> | null;
+}
+
+type Envelope = { id: string; account_id: string; is_test: boolean; created_at: string };
+export type CheckoutSessionCreated = DomainEvent<'checkout_session.created', CheckoutSessionFields & Envelope & { _lines: LineInput[] }>;
+export type CheckoutSessionUpdated = DomainEvent<'checkout_session.updated', { id: string; changes: Partial<CheckoutSessionFields>; updated_at: string; reason: string }>;
+export type CheckoutSessionCompleted = DomainEvent<
+  'checkout_session.completed',
+  { id: string; customer: string; subscription: string | null; collection: string | null; payment_status: PaymentStatus; completed_at: string; last_payment: LastPayment; meta_data: MetaData }
+>;
+export type CheckoutSessionPaymentUpdated = DomainEvent<
+  'checkout_session.payment_updated',
+  { id: string; payment_status: PaymentStatus; collection: string | null; subscription: string | null; payment_method: string | null; last_payment: LastPayment; updated_at: string; meta_data: MetaData }
+>;
+export type CheckoutSessionExpired = DomainEvent<'checkout_session.expired', { id: string; expired_at: string; collection: string | null; meta_data: MetaData }>;
+/** Internal (not in the feed): identification and payment progress. */
+export type CheckoutEmailCodeSent = DomainEvent<'checkout_signin.code_sent', { id: string; email: string; customer: string; code_hash: string; expires_at: string; sent_at: string }>;
+export type CheckoutEmailCodeFailed = DomainEvent<'checkout_signin.code_failed', { id: string; attempts: number }>;
+export type CheckoutNewCustomerAsked = DomainEvent<'checkout_signin.new_customer', { id: string; email: string }>;
+export type CheckoutPaymentRetried = DomainEvent<'checkout_payment.retried', { id: string; last_payment: LastPayment }>;
+
+export type CheckoutSessionEvent =
+  | CheckoutSessionCreated
+  | CheckoutSessionUpdated
+  | CheckoutSessionCompleted
+  | CheckoutSessionPaymentUpdated
+  | CheckoutSessionExpired
+  | CheckoutEmailCodeSent
+  | CheckoutEmailCodeFailed
+  | CheckoutNewCustomerAsked
+  | CheckoutPaymentRetried;
+
+export interface SignIn {
+  step: 'email' | 'code' | 'new_customer' | 'done';
+  email: string | null;
+  customer: string | null;
+  codeHash: string | null;
+  expiresAt: string | null;
+  attempts: number;
+  codesSent: number;
+}
+
+export interface CheckoutSessionState {
+  exists: boolean;
+  owner: Owner | null;
+  fields: CheckoutSessionFields | null;
+  lines: LineInput[];
+  signIn: SignIn;
+}
+
+export const checkoutSessionStream = (id: string) => `checkoutsession-${id}`;

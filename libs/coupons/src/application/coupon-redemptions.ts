@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import { DomainError, invalidParam } from '../../../shared/src/errors.js';
+import { ownedBy } from '../../../shared/src/owner.js';
+import { type CouponFields, couponCodeDecider, couponCodeStream, couponDecider, couponStream, redeemRefusal } from '../domain/coupon.decider.js';
+
+/** A discount as requests send it: a coupon `code` (its amount or percent then come from the coupon), or an ad-hoc amount/percent. */
+export interface DiscountRequest {
+  code: string;
+  amount?: string | null;
+  percent?: string | null;
+  duration_in_collections?: number | null;
+}
+
+/** A discount resolved from a coupon: the coupon's figures, the request's duration when it gives one. */
+export interface ResolvedDiscount {
+  code: string;
+  amount: string | null;
+  percent: string | null;
+  duration_in_collections: number | null;
+  /** The coupon it comes from (null for an ad-hoc discount). */
+  coupon: string | null;
+}
+
+/**
+ * For checkout sessions, payment links and subscriptions: `discounts: [{code}]` → the coupon's
+ * discount (checked valid now, in this currency, not used up), and the redemption counted when what
+ * uses it is written. Reads the streams, not read models: exact right after a write.
+ */
+@Injectable()
+export class CouponRedemptions {
+  constructor(private readonly executor: AggregateExecutor) {}
+
+  /** The coupon holding `code` in the caller's account and mode, or null. */
+  async findByCode(ctx: CommandContext, code: string): Promise<{ id: string; fields: CouponFields } | null> {
+    if (typeof code !== 'string' || code.trim() === '') return null;
+    const claim = await this.executor.load(couponCodeDecider, couponCodeStream(ctx, code));
+    if (!claim.state.holder) return null;
+    const { state } = await this.executor.load(couponDecider, couponStream(claim.state.holder));
+    if (!ownedBy(state, ctx) || state.deleted) return null;
+    return { id: claim.state.holder, fields: state.fields! };
+  }
+
+  /**
+   * Resolves each entry: with `amount`/`percent` it is an ad-hoc discount (as before coupons
+   * existed); with only `code` the coupon must exist and be redeemable now in `currency`.
+   */
+  async resolve(ctx: CommandContext, discounts: DiscountRequest[] | undefined, currency: string, now: Date, param = 'discounts'): Promise<ResolvedDiscount[]> {
+    if (discounts === undefined || discounts === null) return [];
+    if (!Array.isArray(discounts)) throw invalidParam(param, `${param} must be an array`);
+    const out: ResolvedDiscount[] = [];
+    for (const [i, d] of discounts.entries()) {
+      const p = `${param}[${i}][code]`;
+      const adHoc = (d.amount !== undefined && d.amount !== null) || (d.percent !== undefined && d.percent !== null);
+      if (adHoc) {
+        out.push({ code: d.code, amount: d.amount ?? null, percent: d.percent ?? null, duration_in_collections: d.duration_in_collections ?? null, coupon: null });
+        continue;
+      }
+      if (typeof d.code !== 'string' || d.code.trim() === '') throw invalidParam(p, `${p} must name a coupon code`);
+      const found = await this.findByCode(ctx, d.code);
+      if (!found) throw new DomainError('coupon_invalid', `No such coupon code: '${d.code}'`, p, 400);
+      const refusal = redeemRefusal({ exists: true, owner: ctx, deleted: false, fields: found.fields, redemptions: [] }, currency, now, p);
+      if (refusal) throw refusal;
+      if (out.some((o) => o.coupon === found.id)) throw invalidParam(p, `Coupon ${found.fields.code} is applied twice`);
+      out.push({
+        code: found.fields.code,
+        amount: found.fields.amount,
+        percent: found.fields.percent,
+        duration_in_collections: d.duration_in_collections ?? found.fields.duration_in_collections,
+        coupon: found.id,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Counts one redemption of each coupon for `redemption` (idempotent per redemption). All or
+   * nothing: if one is refused (used up meanwhile), those already counted are given back.
+   */
+  async redeem(ctx: CommandContext, discounts: ResolvedDiscount[], redemption: string, currency: string, param = 'discounts'): Promise<string | null> {
+    const done: string[] = [];
+    let position: string | null = null;
+    try {
+      for (const [i, d] of discounts.entries()) {
+        if (!d.coupon) continue;
+        const couponId = d.coupon;
+        const r = await this.executor.execute(
+          couponDecider,
+          couponStream(couponId),
+          (now) => ({ type: 'RedeemCoupon' as const, owner: ctx, couponId, redemption, currency, now }),
+          ctx,
+        ).catch((error) => {
+          if (error instanceof DomainError && error.param === 'code') throw new DomainError(error.code, error.message, `${param}[${i}][code]`, error.status);
+          throw error;
+        });
+        done.push(couponId);
+        position = r.position ?? position;
+      }
+      return position;
+    } catch (error) {
+      await this.release(ctx, done, redemption);
+      throw error;
+    }
+  }
+
+  /** Gives back the redemptions of `redemption` (what used the coupons was not written). */
+  async release(ctx: CommandContext, couponIds: string[], redemption: string): Promise<void> {
+    for (const couponId of couponIds) {
+      await this.executor
+        .execute(couponDecider, couponStream(couponId), (now) => ({ type: 'ReleaseCouponRedemption' as const, owner: ctx, couponId, redemption, now }), ctx)
+        .catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import { type CouponCreated, type CouponEvent, type CouponFields, applyCouponEvent } from '../libs/coupons/src/domain/coupon.decider.js';
+import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
+import type { Projection } from './runtime/projection.js';
+
+export type CouponDoc = OwnedDoc & CouponFields & { object: 'coupon'; created_date: string };
+
+/** Coupons as GET /v1/coupons serves them. */
+export const couponsProjection: Projection<CouponDoc> = {
+  name: 'coupons',
+  category: 'coupon',
+  collection: 'coupons',
+  collections: [{ name: 'coupons', indexes: TENANT_INDEXES }],
+  documentIds: (e) => (e.streamId.startsWith('coupon-') ? [e.streamId.slice('coupon-'.length)] : []),
+  project(doc, event) {
+    const e = event as unknown as CouponEvent;
+    if (e.type === 'coupon.created') {
+      const { account_id, created_at, id, is_test, ...fields }: CouponCreated['data'] = e.data;
+      return newOwnedDoc('coupon', { id, account_id, is_test, created_at }, fields) as CouponDoc;
+    }
+    if (!doc) return doc;
+    if (e.type === 'coupon.deleted') return { ...doc, _deleted: true };
+    return { ...doc, ...applyCouponEvent(doc, e) };
+  },
+};
