@@ -12,7 +12,7 @@ import {
 const now = new Date('2026-11-23T10:00:00.000Z');
 const test_ = { accountId: 'acct_1', mode: 'test' as const };
 const live = { accountId: 'acct_1', mode: 'live' as const };
-const create = (input: Record<string, unknown>, owner = test_): WebhookEndpointCommand => ({ type: 'CreateWebhookEndpoint', owner, endpointId: 'we_1', input, secret: 'whsec_a', now });
+const create = (input: Record<string, unknown>, owner: { accountId: string; mode: 'test' | 'live' } = test_): WebhookEndpointCommand => ({ type: 'CreateWebhookEndpoint', owner, endpointId: 'we_1', input, secret: 'whsec_a', now });
 const created: WebhookEndpointEvent = {
   type: 'webhook_endpoint.created',
   data: { id: 'we_1', account_id: 'acct_1', is_test: true, created_at: now.toISOString(), url: 'http://localhost:4000/hook', enabled_events: ['*'], description: null, status: 'enabled', meta_data: {}, secret: 'whsec_a' },

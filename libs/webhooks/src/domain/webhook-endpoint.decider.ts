@@ -1,5 +1,5 @@
 import { type Decider, type DomainEvent } from '../../../shared/src/decider.js';
-import { invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
+import { DomainError, invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
 import { checkMetaData, type MetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
 import { type Owner, ownedBy } from '../../../shared/src/owner.js';
 import { checkEndpointUrl } from './url-policy.js';
@@ -40,7 +40,9 @@ export type WebhookEndpointCommand =
   | { type: 'RotateWebhookSecret'; owner: Owner; endpointId: string; secret: string; overlapSeconds?: unknown; now: Date }
   /** The delivery worker gave up on an event (its last retry failed): the endpoint stops receiving. */
   | { type: 'DisableWebhookEndpoint'; owner: Owner; endpointId: string; reason: string; event: string; now: Date }
-  | { type: 'DeleteWebhookEndpoint'; owner: Owner; endpointId: string; now: Date };
+  | { type: 'DeleteWebhookEndpoint'; owner: Owner; endpointId: string; now: Date }
+  /** Test mode: a `webhook_endpoint.test` event, delivered to this endpoint only (whatever its enabled_events). */
+  | { type: 'SendTestEvent'; owner: Owner; endpointId: string; now: Date };
 
 export type WebhookEndpointCreated = DomainEvent<
   'webhook_endpoint.created',
@@ -56,12 +58,14 @@ export type WebhookEndpointDisabled = DomainEvent<
   { id: string; reason: string; event: string; disabled_at: string }
 >;
 export type WebhookEndpointDeleted = DomainEvent<'webhook_endpoint.deleted', { id: string; deleted_at: string }>;
+export type WebhookEndpointTest = DomainEvent<'webhook_endpoint.test', { id: string; sent_at: string }>;
 export type WebhookEndpointEvent =
   | WebhookEndpointCreated
   | WebhookEndpointUpdated
   | WebhookSecretRotated
   | WebhookEndpointDisabled
-  | WebhookEndpointDeleted;
+  | WebhookEndpointDeleted
+  | WebhookEndpointTest;
 
 export interface WebhookEndpointState {
   exists: boolean;
@@ -192,6 +196,9 @@ export const webhookEndpointDecider: Decider<WebhookEndpointCommand, WebhookEndp
       case 'DisableWebhookEndpoint':
         if (fields.status === 'disabled') return [];
         return [{ type: 'webhook_endpoint.disabled', data: { id: command.endpointId, reason: command.reason, event: command.event, disabled_at: command.now.toISOString() } }];
+      case 'SendTestEvent':
+        if (command.owner.mode !== 'test') throw new DomainError('test_mode_only', 'Test events can only be sent with a test key', null, 403);
+        return [{ type: 'webhook_endpoint.test', data: { id: command.endpointId, sent_at: command.now.toISOString() } }];
       case 'DeleteWebhookEndpoint':
         return [{ type: 'webhook_endpoint.deleted', data: { id: command.endpointId, deleted_at: command.now.toISOString() } }];
     }
