@@ -1,8 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
-import { feed } from '../support/subscription-helpers.js';
+import { feed, history } from '../support/subscription-helpers.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { advance, clockAndCustomer } from '../support/lifecycle.js';
+import { WebhookDispatcher } from '../../libs/webhooks/src/application/webhook-dispatcher.js';
 
 /**
  * Webhook endpoints and delivery with real receivers on 127.0.0.1, each verifying with the
@@ -323,4 +325,34 @@ describe('secret rotation', () => {
     expect(a.verifiedWith).toBe(newSecret);
     expect((await t.as(key).post(`/v1/webhook_endpoints/${e.id}/rotate_secret`, { expires_in: -5 })).status).toBe(400);
   }, 20_000);
+});
+
+describe('test clocks and retention', () => {
+  test("a test clock's advance delivers the events it produces like any others", async () => {
+    const r = await receiver();
+    await register(r, ['subscription.*', 'collection.*']);
+    const api = t.as(key);
+    const s = await billingSetup(api);
+    const { clock, customer } = await clockAndCustomer(api, '2026-01-15T12:00:00.000Z');
+    const sub = (await api.post('/v1/subscriptions', { customer: customer.id, items: [{ price: s.monthly.id }], payment_information: card() })).body;
+    expect(sub.status).toBe('active');
+    await advance(api, clock.id, '2026-03-16T12:00:00.000Z');
+    const wanted = (await history(api, sub.id, 100)).filter((x) => /^(subscription|collection)\./.test(x.type));
+    expect(wanted.filter((x) => x.type === 'collection.paid').length).toBe(3); // the first and two renewals
+    await r.until(() => wanted.every((x) => r.ids().includes(x.id)), 15_000, 'the advance');
+  }, 30_000);
+
+  test('attempts older than the retention (30 days) are pruned', async () => {
+    const r = await receiver();
+    const e = await register(r);
+    const id = await productEvent('Pruned');
+    await r.until(() => r.ids().includes(id));
+    const dispatcher = t.app.get(WebhookDispatcher);
+    const logOf = async () => (await t.as(key).get(`/v1/webhook_endpoints/${e.id}/deliveries?event=${id}`)).body.data;
+    expect(await logOf()).toHaveLength(1);
+    await dispatcher.prune(new Date(Date.now() + 29 * 86_400_000));
+    expect(await logOf()).toHaveLength(1);
+    expect(await dispatcher.prune(new Date(Date.now() + 31 * 86_400_000))).toBeGreaterThanOrEqual(2); // the attempt and the finished delivery
+    expect(await logOf()).toHaveLength(0);
+  });
 });
