@@ -108,7 +108,13 @@ export class DeliveryLog {
     return this.store.commit([{ collection: 'webhook_deliveries', id: delivery.id, doc: delivery as unknown as Record<string, unknown> }]);
   }
 
-  /** The attempt's outcome and the delivery's next state, in one commit. */
+  private batch: { writes: DocumentWrite[]; done: Promise<void> } | null = null;
+
+  /**
+   * The attempt's outcome and the delivery's next state, in one commit, shared with every other
+   * attempt that ended in the same event-loop turn (a group commit: one transaction for many
+   * attempts). Resolves once committed, so an attempt is never reported done before it is durable.
+   */
   recordAttempt(delivery: DeliveryDoc, response: WebhookResponse, at: Date): Promise<void> {
     const attempt: AttemptDoc = {
       id: `wha_${randomBase62(24)}`,
@@ -125,12 +131,23 @@ export class DeliveryLog {
       response_body: response.response_body,
       next_attempt_at: delivery.status === 'pending' ? delivery.next_attempt_at : null,
       _endpoint: delivery._endpoint,
-      _created: `${at.toISOString()}`,
+      _created: at.toISOString(),
     };
-    return this.store.commit([
+    if (!this.batch) {
+      const writes: DocumentWrite[] = [];
+      const done = new Promise<void>((resolve, reject) =>
+        setImmediate(() => {
+          this.batch = null;
+          this.store.commit(writes).then(resolve, reject);
+        }),
+      );
+      this.batch = { writes, done };
+    }
+    this.batch.writes.push(
       { collection: 'webhook_deliveries', id: delivery.id, doc: delivery as unknown as Record<string, unknown> },
       { collection: 'webhook_attempts', id: attempt.id, doc: attempt as unknown as Record<string, unknown> },
-    ]);
+    );
+    return this.batch.done;
   }
 
   attempts(endpointId: string, query: { limit: number; after?: { value: Scalar; id: string }; event?: string }): Promise<AttemptDoc[]> {
