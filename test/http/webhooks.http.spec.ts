@@ -11,6 +11,8 @@ import { WebhookDispatcher } from '../../libs/webhooks/src/application/webhook-d
  * `standardwebhooks` package. The retry schedule is shrunk (WEBHOOK_RETRY_SCALE) so that its
  * hours pass in milliseconds; everything else is the service as it runs.
  */
+/** Generous: on a loaded machine a healthy answer can take a while, and a timed-out one is sent again. */
+const TIMEOUT_MS = 3_000;
 const SCALE = 0.0001; // 5 s → 0.5 ms, 1 hour → 360 ms, the whole ~3 days → ~26 s
 let t: TestApp;
 let key: string;
@@ -18,7 +20,7 @@ let liveKey: string;
 let otherKey: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ webhooks: true, env: { WEBHOOK_RETRY_SCALE: String(SCALE), WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_POLL_MS: '50' } });
+  t = await startTestApp({ webhooks: true, env: { WEBHOOK_RETRY_SCALE: String(SCALE), WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_POLL_MS: '50' } });
   const account = await t.account();
   key = account.test_key;
   liveKey = account.live_key;
@@ -252,15 +254,15 @@ describe('failures and retries', () => {
     let slowFirstAt = 0;
     slow.respond = (_req, n) => {
       if (n === 1) slowFirstAt = Date.now();
-      return n === 1 ? { status: 200, delayMs: 2_000 } : { status: 200 };
+      return n === 1 ? { status: 200, delayMs: TIMEOUT_MS + 2_000 } : { status: 200 };
     };
     const id = await productEvent('Hang');
     await healthy.until(() => healthy.ids().includes(id));
-    // The healthy endpoint had it while the slow one's first attempt was still hanging (its timeout is 500 ms).
+    // The healthy endpoint had it while the slow one's first attempt was still hanging (until its timeout).
     await slow.until(() => slowFirstAt > 0);
-    expect(healthy.received.find((x) => x.id === id)!.at).toBeLessThan(slowFirstAt + 500);
-    // The slow one timed out (500 ms), then got it on a retry (its first answer came too late to count).
-    await slow.until(() => slow.received.some((x) => x.id === id && slow.requests >= 2), 10_000);
+    expect(healthy.received.find((x) => x.id === id)!.at).toBeLessThan(slowFirstAt + TIMEOUT_MS);
+    // The slow one timed out, then got it on a retry (its first answer came too late to count).
+    await slow.until(() => slow.received.some((x) => x.id === id) && slow.requests >= 2, 20_000);
     // The API answered meanwhile.
     expect((await t.as(key).get('/v1/webhook_endpoints')).status).toBe(200);
   }, 20_000);
