@@ -11,6 +11,7 @@ import type { Projection } from './runtime/projection.js';
 import { subscriptionsProjection } from './subscriptions.projection.js';
 import { testClocksProjection } from './test-clocks.projection.js';
 import { transactionsProjection } from './transactions.projection.js';
+import { webhookEndpointsProjection } from './webhook-endpoints.projection.js';
 
 /**
  * The projections of public resources (products, prices, customers, …). Each also tells the event
@@ -32,5 +33,6 @@ export function publicResourceProjections(): Projection[] {
     checkoutSessionsProjection,
     paymentLinksProjection,
     storefrontsProjection,
+    webhookEndpointsProjection,
   ] as Projection[];
 }

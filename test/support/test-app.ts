@@ -30,12 +30,16 @@ export interface TestApp {
 }
 
 /** The whole service on embedded stores in a fresh temporary DATA_DIR, with a clock that stands still. */
-export async function startTestApp(options: { dataDir?: string; now?: Date; scheduler?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { dataDir?: string; now?: Date; scheduler?: boolean; webhooks?: boolean; env?: Record<string, string> } = {},
+): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'billing-test-'));
   const clock = new FixedClock(options.now ?? new Date('2026-11-23T10:00:00.000Z'));
   // The deadline worker is off unless asked for: tests move time and run deadlines themselves (runDue).
+  // So is webhook delivery unless asked for (`webhooks: true`, with WEBHOOK_* settings in `env`).
   // Rate limits off: tests send bursts on purpose (test/http/operations.http.spec.ts turns them on).
-  const config = { ...loadConfig({ DATA_DIR: dataDir, SCHEDULER: options.scheduler ? 'on' : 'off', RATE_LIMIT_MAX: '0', ...options.env }), role: 'all' as const };
+  const env = { DATA_DIR: dataDir, SCHEDULER: options.scheduler ? 'on' : 'off', WEBHOOKS: options.webhooks ? 'on' : 'off', RATE_LIMIT_MAX: '0', ...options.env };
+  const config = { ...loadConfig(env), role: 'all' as const };
   const app = await createApp({ config, clock });
   const server = app.getHttpServer();
   const auth = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`;

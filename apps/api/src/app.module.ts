@@ -13,6 +13,7 @@ import { PaymentsModule } from '../../../libs/payments/src/payments.module.js';
 import { SubscriptionsModule } from '../../../libs/subscriptions/src/subscriptions.module.js';
 import { TestClocksModule } from '../../../libs/test-clocks/src/test-clocks.module.js';
 import { SchedulingModule } from '../../../libs/scheduling/src/scheduling.module.js';
+import { WebhooksModule } from '../../../libs/webhooks/src/webhooks.module.js';
 import { ApiExceptionFilter } from '../../../libs/http/src/api-exception.filter.js';
 import { IdempotencyInterceptor } from '../../../libs/http/src/idempotency.js';
 import { apiValidationPipe } from '../../../libs/http/src/validation.js';
@@ -31,7 +32,8 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule, WebhooksModule],
+      controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },

@@ -37,6 +37,22 @@ export interface Config {
   startupRetryMs: number;
   /** E-mail to customers: the embedded outbox unless SMTP_URL is set; the collection mail follower unless MAIL_FOLLOWER=off. */
   mail: { smtpUrl: string | null; from: string; follower: boolean };
+  /** Webhook delivery (libs/webhooks): on where projectors run unless WEBHOOKS=off. */
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  enabled: boolean;
+  /** An attempt succeeds with a 2xx answer within this time (WEBHOOK_TIMEOUT_MS, default 10 s). */
+  timeoutMs: number;
+  /** How often each endpoint's follower looks at the feed when nothing woke it (WEBHOOK_POLL_MS, default 250). */
+  pollMs: number;
+  /** Requests in flight per endpoint (WEBHOOK_CONCURRENCY, default 10): also the duplicate bound after a crash. */
+  concurrency: number;
+  /** Multiplies the retry schedule's delays (WEBHOOK_RETRY_SCALE, default 1; tests shrink three days to seconds). */
+  retryScale: number;
+  /** Delivery attempts are kept this long, then pruned (WEBHOOK_RETENTION_DAYS, default 30). */
+  retentionDays: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -66,6 +82,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: positiveInt(env.BODY_LIMIT_BYTES, 1024 * 1024, 'BODY_LIMIT_BYTES'),
     startupRetryMs: positiveInt(env.STARTUP_RETRY_MS, 60_000, 'STARTUP_RETRY_MS'),
     mail: { smtpUrl: env.SMTP_URL || null, from: env.MAIL_FROM || 'Pagos <no-reply@localhost>', follower: env.MAIL_FOLLOWER !== 'off' },
+    webhooks: {
+      enabled: env.WEBHOOKS !== 'off',
+      timeoutMs: positiveInt(env.WEBHOOK_TIMEOUT_MS, 10_000, 'WEBHOOK_TIMEOUT_MS') || 10_000,
+      pollMs: positiveInt(env.WEBHOOK_POLL_MS, 250, 'WEBHOOK_POLL_MS') || 250,
+      concurrency: Math.max(1, positiveInt(env.WEBHOOK_CONCURRENCY, 10, 'WEBHOOK_CONCURRENCY')),
+      retryScale: positiveNumber(env.WEBHOOK_RETRY_SCALE, 1, 'WEBHOOK_RETRY_SCALE'),
+      retentionDays: positiveNumber(env.WEBHOOK_RETENTION_DAYS, 30, 'WEBHOOK_RETENTION_DAYS'),
+    },
   };
 }
 
@@ -73,6 +97,13 @@ function positiveInt(value: string | undefined, fallback: number, name: string):
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number (got ${value})`);
+  return n;
+}
+
+function positiveNumber(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number (got ${value})`);
   return n;
 }
 

@@ -21,6 +21,7 @@ export const ID_PREFIX = {
   coupon: 'coupon',
   storefront: 'sf',
   testClock: 'clock',
+  webhookEndpoint: 'we',
   event: 'evt',
   request: 'req',
 } as const;

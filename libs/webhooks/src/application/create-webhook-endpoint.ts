@@ -1,0 +1,33 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { newId } from '../../../shared/src/ids.js';
+import { type EndpointInput, webhookEndpointDecider, webhookEndpointStream } from '../domain/webhook-endpoint.decider.js';
+import { checkResolvesPublicly, newSigningSecret } from './endpoint-secrets.js';
+
+export class CreateWebhookEndpointCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly body: EndpointInput,
+  ) {}
+}
+
+/** A new endpoint, enabled, with a new signing secret (answered once, with the endpoint). */
+@CommandHandler(CreateWebhookEndpointCommand)
+export class CreateWebhookEndpointHandler implements ICommandHandler<CreateWebhookEndpointCommand, CommandResult & { secret: string }> {
+  constructor(private readonly executor: AggregateExecutor) {}
+
+  async execute({ ctx, body }: CreateWebhookEndpointCommand) {
+    await checkResolvesPublicly(body.url, ctx.mode);
+    const endpointId = newId('we');
+    const secret = newSigningSecret();
+    const { position } = await this.executor.execute(
+      webhookEndpointDecider,
+      webhookEndpointStream(endpointId),
+      (now) => ({ type: 'CreateWebhookEndpoint' as const, owner: ctx, endpointId, input: body, secret, now }),
+      ctx,
+    );
+    return { id: endpointId, position, secret };
+  }
+}

@@ -1,0 +1,36 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { webhookEndpointDecider, webhookEndpointStream } from '../domain/webhook-endpoint.decider.js';
+import { SystemClock } from '../../../shared/src/clock.js';
+import { newSigningSecret } from './endpoint-secrets.js';
+
+export class RotateWebhookSecretCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly endpointId: string,
+    /** Seconds the current secret keeps signing beside the new one (default 24 hours). */
+    readonly expiresIn: unknown,
+  ) {}
+}
+
+/** A new signing secret (answered once); the old one signs beside it until the overlap ends. */
+@CommandHandler(RotateWebhookSecretCommand)
+export class RotateWebhookSecretHandler implements ICommandHandler<RotateWebhookSecretCommand, CommandResult & { secret: string }> {
+  private readonly wall = new SystemClock();
+
+  constructor(private readonly executor: AggregateExecutor) {}
+
+  async execute({ ctx, endpointId, expiresIn }: RotateWebhookSecretCommand) {
+    const secret = newSigningSecret();
+    const { position } = await this.executor.execute(
+      webhookEndpointDecider,
+      webhookEndpointStream(endpointId),
+      (now) => ({ type: 'RotateWebhookSecret' as const, owner: ctx, endpointId, secret, overlapSeconds: expiresIn, now }),
+      // The overlap runs on the wall clock the deliveries are signed at (never a test clock's or a fixed time).
+      { ...ctx, now: this.wall.now() },
+    );
+    return { id: endpointId, position, secret };
+  }
+}

@@ -1,0 +1,131 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { EventStore } from '../../../event-store/src/event-store.port.js';
+import type { Config } from '../../../platform/src/config.js';
+import { CONFIG, EVENT_STORE, READ_STORE } from '../../../platform/src/tokens.js';
+import type { ReadStore } from '../../../read-store/src/read-store.port.js';
+import { type Clock, SystemClock } from '../../../shared/src/clock.js';
+import type { WebhookEndpointDoc } from '../../../../projections/webhook-endpoints.projection.js';
+import { DeliveryLog } from './delivery-log.js';
+import { DisableWebhookEndpointCommand } from './disable-webhook-endpoint.js';
+import { EndpointFollower, type FollowerDeps } from './endpoint-follower.js';
+
+const PRUNE_EVERY_MS = 3600_000;
+
+/**
+ * The delivery worker (ROLE all or worker, unless WEBHOOKS=off): one `EndpointFollower` per enabled
+ * endpoint, started and stopped as endpoints come and go; woken by the event store's `onAppended`
+ * (and polling, for other processes' writes); prunes the delivery log past its retention hourly.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('webhooks');
+  private readonly followers = new Map<string, EndpointFollower>();
+  private readonly wall: Clock = new SystemClock();
+  private stopped = true;
+  private loop: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private wakeUp: (() => void) | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private lastPrune = 0;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(READ_STORE) private readonly store: ReadStore,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    private readonly log: DeliveryLog,
+    private readonly commands: CommandBus,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.log.init();
+    if (this.config.role === 'api' || !this.config.webhooks.enabled) return;
+    this.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.unsubscribe = this.events.onAppended(() => this.wake());
+    this.loop = (async () => {
+      while (!this.stopped) {
+        try {
+          await this.refresh();
+          if (this.wall.now().getTime() - this.lastPrune >= PRUNE_EVERY_MS) await this.prune();
+        } catch (error) {
+          this.logger.error(`webhook dispatcher: ${(error as Error).message}`);
+        }
+        await new Promise<void>((resolve) => {
+          this.wakeUp = resolve;
+          this.timer = setTimeout(resolve, this.config.webhooks.pollMs);
+        });
+        if (this.timer) clearTimeout(this.timer);
+      }
+    })();
+  }
+
+  /** Something was appended (or re-sent): every follower looks at the feed again. */
+  wake(): void {
+    this.wakeUp?.();
+    for (const f of this.followers.values()) f.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.wakeUp?.();
+    await this.loop;
+    await Promise.all([...this.followers.values()].map((f) => f.stop()));
+    this.followers.clear();
+  }
+
+  /** Prunes attempts and finished deliveries older than the retention (WEBHOOK_RETENTION_DAYS). */
+  async prune(now = this.wall.now()): Promise<number> {
+    this.lastPrune = now.getTime();
+    return this.log.prune(new Date(now.getTime() - this.config.webhooks.retentionDays * 86_400_000));
+  }
+
+  private async refresh(): Promise<void> {
+    const seen = new Set<string>();
+    let after: { value: string; id: string } | undefined;
+    for (;;) {
+      const page = await this.store.find<WebhookEndpointDoc>('webhook_endpoints', {
+        where: { status: 'enabled', _deleted: false },
+        orderBy: { field: '_created', direction: 'asc' },
+        after,
+        limit: 500,
+      });
+      for (const endpoint of page) {
+        seen.add(endpoint.id);
+        const follower = this.followers.get(endpoint.id);
+        if (follower?.running) follower.update(endpoint);
+        else this.followers.set(endpoint.id, new EndpointFollower(endpoint, this.deps));
+      }
+      if (page.length < 500) break;
+      after = { value: page[page.length - 1]._created, id: page[page.length - 1].id };
+    }
+    for (const [id, follower] of this.followers) {
+      if (!seen.has(id)) {
+        this.followers.delete(id);
+        void follower.stop();
+      }
+    }
+  }
+
+  private get deps(): FollowerDeps {
+    return {
+      store: this.store,
+      log: this.log,
+      config: this.config.webhooks,
+      wall: this.wall,
+      disable: async (endpoint, event) => {
+        this.logger.warn(`endpoint ${endpoint.id} disabled: the last retry of ${event} failed`);
+        await this.commands.execute(new DisableWebhookEndpointCommand(endpoint, event));
+      },
+    };
+  }
+}

@@ -1,0 +1,113 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsArray, IsIn, IsInt, IsISO8601, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ListQuery } from '../../../../http/src/list.js';
+import { OptionalNotNull } from '../../../../http/src/validators.js';
+
+export class CreateWebhookEndpointDto {
+  @ApiProperty({
+    example: 'https://example.com/webhooks/billing',
+    description: 'Live mode: https, resolving to a public address. Test mode: https, or http://localhost / 127.0.0.1 / [::1] for development.',
+  })
+  @IsString()
+  url: string;
+
+  @ApiProperty({ example: ['subscription.*', 'charge.paid'], description: "Event types to receive: exact types, `prefix.*` wildcards, or `*` for all." })
+  @IsArray()
+  @IsString({ each: true })
+  enabled_events: string[];
+
+  @ApiPropertyOptional({ nullable: true, maxLength: 5000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(5000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @OptionalNotNull()
+  @IsObject()
+  meta_data?: Record<string, string>;
+}
+
+export class UpdateWebhookEndpointDto {
+  @ApiPropertyOptional()
+  @OptionalNotNull()
+  @IsString()
+  url?: string;
+
+  @ApiPropertyOptional({ example: ['*'] })
+  @OptionalNotNull()
+  @IsArray()
+  @IsString({ each: true })
+  enabled_events?: string[];
+
+  @ApiPropertyOptional({ nullable: true, maxLength: 5000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(5000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'Merged into the current meta_data; a key set to "" is removed.' })
+  @OptionalNotNull()
+  @IsObject()
+  meta_data?: Record<string, string>;
+
+  @ApiPropertyOptional({ enum: ['enabled', 'disabled'], description: '`enabled` re-enables an endpoint (also one the delivery worker disabled): delivery resumes where it stopped.' })
+  @OptionalNotNull()
+  @IsIn(['enabled', 'disabled'])
+  status?: 'enabled' | 'disabled';
+}
+
+export class RotateWebhookSecretDto {
+  @ApiPropertyOptional({ minimum: 0, maximum: 604800, default: 86400, description: 'Seconds the current secret keeps signing beside the new one (0: stops now).' })
+  @OptionalNotNull()
+  @IsInt()
+  expires_in?: number;
+}
+
+export class ResendEventsDto {
+  @ApiPropertyOptional({ example: 'evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0', description: 'One event to send again.' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(100)
+  event?: string;
+
+  @ApiPropertyOptional({ example: '2026-11-20T00:00:00.000Z', description: 'Every event created since then whose delivery failed for good (at most 1000 a call).' })
+  @OptionalNotNull()
+  @IsISO8601({ strict: true }, { message: 'failed_since must be an ISO 8601 timestamp' })
+  failed_since?: string;
+}
+
+export class ListWebhookEndpointsParams extends ListQuery {}
+
+export class ListDeliveryAttemptsParams extends ListQuery {
+  @ApiPropertyOptional({ description: 'Only the attempts of this event.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  @Type(() => String)
+  event?: string;
+}
+
+export class WebhookEndpointResponse {
+  @ApiProperty({ example: 'we_0lO5x1PYOc8fMNINw4RJAi3c' })
+  id: string;
+  @ApiProperty({ enum: ['webhook_endpoint'] })
+  object: 'webhook_endpoint';
+  @ApiProperty()
+  url: string;
+  @ApiProperty({ type: [String] })
+  enabled_events: string[];
+  @ApiProperty({ nullable: true })
+  description: string | null;
+  @ApiProperty({ enum: ['enabled', 'disabled'] })
+  status: 'enabled' | 'disabled';
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  meta_data: Record<string, string>;
+  @ApiProperty({ example: '2026-11-23 10:00:00' })
+  created_date: string;
+  @ApiProperty()
+  is_test: boolean;
+  @ApiPropertyOptional({ example: 'whsec_…', description: 'Only in the answer to create and rotate_secret: the signing secret, never shown again.' })
+  secret?: string;
+}
