@@ -58,10 +58,10 @@ class FakeDb {
 
 /** Executes the operation shapes the adapter sends. */
 function apply(docs: Map<string, Stored>, op: AnyBulkWriteOperation<Document>): void {
-  if ('replaceOne' in op) docs.set(op.replaceOne.filter._id, { ...op.replaceOne.replacement, _id: op.replaceOne.filter._id });
-  else if ('deleteOne' in op) docs.delete(op.deleteOne.filter._id);
+  if ('replaceOne' in op) docs.set(op.replaceOne.filter._id as unknown as string, { ...op.replaceOne.replacement, _id: op.replaceOne.filter._id as unknown as string });
+  else if ('deleteOne' in op) docs.delete(op.deleteOne.filter._id as unknown as string);
   else if ('updateOne' in op) {
-    const id = op.updateOne.filter._id as string;
+    const id = op.updateOne.filter._id as unknown as string;
     const current = docs.get(id) ?? { _id: id };
     const update = op.updateOne.update as Document;
     if (Array.isArray(update)) {
