@@ -131,7 +131,8 @@ export class ProjectionEngine {
       );
     }
     await this.store.commit(chosen.map((p) => ({ collection: PROJECTION_STATUS, id: p.name, doc: null })));
-    const pass = new ProjectionPipeline(chosen, this.events, this.store, this.options);
+    // Larger batches than live (fewer commits; nobody waits on a rebuild's first events).
+    const pass = new ProjectionPipeline(chosen, this.events, this.store, { ...this.options, batchSize: this.options.batchSize ?? 5000 });
     await pass.init();
     const events = await pass.catchUp();
     await this.pipeline.init();
