@@ -25,6 +25,12 @@ export interface PipelineOptions {
   /** A failing projection is retried this many times (with doubling waits from `backoffMs`), then parked. */
   retries?: number;
   backoffMs?: number;
+  /**
+   * After a batch that found events (fewer than a full batch), wait this long before reading again,
+   * so that under a steady stream of appends each read and commit takes more events; an idle
+   * pipeline is woken at once by an append either way. Default 2 ms.
+   */
+  coalesceMs?: number;
   /** Where failures are reported (console.error by default). */
   log?: (message: string, error?: unknown) => void;
 }
@@ -84,6 +90,7 @@ export class ProjectionPipeline {
   private readonly pollMs: number;
   private readonly retries: number;
   private readonly backoffMs: number;
+  private readonly coalesceMs: number;
   private readonly log: (message: string, error?: unknown) => void;
   private lastLoopError: unknown = null;
   private lastStatusRead = 0;
@@ -99,6 +106,7 @@ export class ProjectionPipeline {
     this.pollMs = options.pollMs ?? 100;
     this.retries = options.retries ?? 4;
     this.backoffMs = options.backoffMs ?? 100;
+    this.coalesceMs = options.coalesceMs ?? 2;
     this.log = options.log ?? ((message, error) => console.error(message, error ?? ''));
   }
 
@@ -316,7 +324,11 @@ export class ProjectionPipeline {
           if (this.lastLoopError === null) this.log('projection pipeline failed (reading or committing); retrying', error);
           this.lastLoopError = error;
         }
-        if (read > 0 || this.stopped) continue;
+        if (this.stopped) continue;
+        if (read > 0) {
+          if (read < this.batchSize && this.coalesceMs > 0) await new Promise((r) => setTimeout(r, this.coalesceMs));
+          continue;
+        }
         const retry = this.nextRetry();
         const wait = retry === null ? this.pollMs : Math.min(this.pollMs, Math.max(0, retry - Date.now()));
         await new Promise<void>((resolve) => {
