@@ -2,7 +2,7 @@ import type { EventStore } from '../../libs/event-store/src/event-store.port.js'
 import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
 import { ApiError } from '../../libs/shared/src/errors.js';
 import type { Projection } from './projection.js';
-import { type ParkedProjection, PipelineOptions, PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';
+import { type ParkedProjection, type PipelineOptions, PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';
 
 /** One projection as `/health` and `projections status` show it. */
 export interface ProjectionStatus {
