@@ -8,7 +8,7 @@
  *  4. The same for creating a `charge` subscription paid with the approving test card (subscription,
  *     collection, transaction, charge, saved payment method, activation), checked afterwards: every
  *     2xx answer is an `active` subscription in GET /v1/subscriptions.
- *  5. A billing run: BENCH_RENEWALS (default 100,000) migrated `charge` subscriptions due at the same
+ *  5. A billing run: BENCH_RENEWALS (default 10,000 then 100,000; a comma list) migrated `charge` subscriptions due at the same
  *     instant, renewed by the deadline scheduler in-process (renewal, collection, charge with the
  *     approving test card, paid, all projected) against a plain loop appending as many events to a
  *     fresh embedded store with the scheduler's concurrency; checked afterwards in the read models.
@@ -21,8 +21,11 @@
  *     default 3,000, already in the store; one endpoint and ten), against the feed's own read of the
  *     same events (GET /v1/events pages) in the same run; then append-to-receipt latency p50/p99
  *     under a steady 200 events/s for BENCH_WEBHOOK_SECONDS (default 10).
+ *  8. Deciding a command on a subscription with ten years of monthly renewals against a new one.
  *
- * BENCH_ONLY=append,rebuild,http,subscriptions,billing,checkout,webhooks runs only the sections named.
+ * Each target of the performance issue is printed with its bound and PASS/FAIL, and summed up at
+ * the end (targets are reported, not asserted); a failed correctness check makes the run exit 1.
+ * BENCH_ONLY=append,rebuild,http,subscriptions,billing,checkout,webhooks,history runs only the sections named.
  */
 import { CommandBus } from '@nestjs/cqrs';
 import autocannon from 'autocannon';
@@ -30,7 +33,7 @@ import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +51,8 @@ import { FixedClock } from '../libs/shared/src/clock.js';
 import { newEventUuid, newId } from '../libs/shared/src/ids.js';
 import { type CreateSubscriptionBody, CreateSubscriptionCommand } from '../libs/subscriptions/src/application/create-subscription.js';
 import { SubscriptionInputs } from '../libs/subscriptions/src/application/subscription-inputs.js';
+import { UpdateSubscriptionCommand } from '../libs/subscriptions/src/application/update-subscription.js';
+import { AggregateExecutor } from '../libs/platform/src/aggregate-executor.js';
 import { type SubscriptionInput, subscriptionDecider, subscriptionStream } from '../libs/subscriptions/src/domain/subscription.decider.js';
 import { SqliteReadStore } from '../libs/read-store/src/sqlite-read-store.js';
 import { HostedCheckout } from '../libs/checkout/src/application/hosted-checkout.js';
@@ -57,17 +62,30 @@ import { ProjectionEngine } from '../projections/runtime/projection-engine.js';
 
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 3000);
 const REBUILD_EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 100_000);
-const RENEWALS = Number(process.env.BENCH_RENEWALS ?? 100_000);
+/** Billing-run sizes (a comma list): with two or more, their peak rss is compared (target: within ±20 %). */
+const RENEWALS_LIST = (process.env.BENCH_RENEWALS ?? '10000,100000').split(',').map((x) => Number(x.trim())).filter((n) => n > 0);
+const HISTORY_MONTHS = Number(process.env.BENCH_HISTORY_MONTHS ?? 120);
 /** How section 5 creates its subscriptions: `events` (decided, appended directly; default) or `commands` (the migrate command handler). */
 const SEED = process.env.BENCH_SEED ?? 'events';
 if (!['events', 'commands'].includes(SEED)) throw new Error(`BENCH_SEED must be events or commands (got ${SEED})`);
-const SECTIONS = ['append', 'rebuild', 'http', 'subscriptions', 'billing', 'checkout', 'webhooks'];
+const SECTIONS = ['append', 'rebuild', 'http', 'subscriptions', 'billing', 'checkout', 'webhooks', 'history'];
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((x) => x.trim()).filter(Boolean);
 for (const name of ONLY) if (!SECTIONS.includes(name)) throw new Error(`BENCH_ONLY: unknown section ${name} (known: ${SECTIONS.join(', ')})`);
 const CONCURRENCY = 64;
 const CONNECTIONS = 32;
 
 const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));
+
+/** The issue's targets, each measured as a ratio (or a bound) in this run: reported, never asserted. */
+const targets: { name: string; value: number; bound: number; better: 'higher' | 'lower'; pass: boolean }[] = [];
+function target(name: string, value: number, bound: number, better: 'higher' | 'lower' = 'higher'): void {
+  const pass = better === 'higher' ? value >= bound : value <= bound;
+  targets.push({ name, value, bound, better, pass });
+  console.log(`   target: ${name} = ${value.toFixed(value < 10 ? 3 : 0)} (${better === 'higher' ? '≥' : '≤'} ${bound}): ${pass ? 'PASS' : 'FAIL'}`);
+}
+/** Correctness checks that failed: `npm run bench` exits non-zero when there is any. */
+const failures: string[] = [];
+const billingPeaks = new Map<number, number>();
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 function event(i: number): NewEvent {
@@ -167,25 +185,51 @@ async function rebuildBench() {
   }
   await Promise.all(batch);
   const total = products * 10;
+
+  // The baseline: a plain read-and-parse of the same events from the same store, in pages.
+  const readStarted = performance.now();
+  let read = 0;
+  for (let after: string | null = null; ; ) {
+    const page = await events.readAll({ after, maxCount: 1000 });
+    if (page.length === 0) break;
+    read += page.length;
+    after = page[page.length - 1].position;
+  }
+  const readSeconds = (performance.now() - readStarted) / 1000;
+
   const store = new SqliteReadStore(join(dir, 'rebuild-read.sqlite'));
   const engine = new ProjectionEngine(allProjections(), events, store);
   await engine.init();
   const rssBefore = process.memoryUsage().rss;
   const started = performance.now();
-  const results: { name: string; seconds: number }[] = [];
-  for (const p of engine.projections) {
-    const t0 = performance.now();
-    await engine.rebuild(p.name);
-    results.push({ name: p.name, seconds: (performance.now() - t0) / 1000 });
-  }
+  await engine.rebuild();
   const seconds = (performance.now() - started) / 1000;
-  for (const r of results.filter((x) => ['products', 'event_feed'].includes(x.name))) {
-    console.log(`   ${r.name.padEnd(12)} ${fmt(total / r.seconds).padStart(9)} events/s  (${r.seconds.toFixed(2)} s)`);
-  }
-  console.log(`   all ${engine.projections.length} projections: ${fmt(total / seconds)} events/s per full pass of ${fmt(total)} events, ${seconds.toFixed(2)} s in all`);
-  console.log(`   rss ${fmt((process.memoryUsage().rss - rssBefore) / 1048576)} MiB above the start of the rebuild`);
+  const rss = process.memoryUsage().rss - rssBefore;
+  const first = dumpReadModels(join(dir, 'rebuild-read.sqlite'));
+  await engine.rebuild();
+  const again = dumpReadModels(join(dir, 'rebuild-read.sqlite'));
+  console.log(`   plain read-and-parse: ${fmt(read / readSeconds).padStart(9)} events/s (${readSeconds.toFixed(2)} s for ${fmt(read)} events)`);
+  console.log(`   rebuild of all ${engine.projections.length} projections (one pass): ${fmt(total / seconds).padStart(9)} events/s (${seconds.toFixed(2)} s)`);
+  console.log(`   rss ${fmt(rss / 1048576)} MiB above the start of the rebuild`);
+  const same = first === again;
+  console.log(`   check: a second rebuild ends byte-identical to the first (sha-256 of every read-model table): ${same ? 'OK' : 'FAILED'}`);
+  target('rebuild of every projection / plain read-and-parse', total / seconds / (read / readSeconds), 0.4);
   await events.close();
   await store.close();
+  if (!same) throw new Error('rebuild: two rebuilds of the same events differ');
+}
+
+/** A hash of every read-model table's rows, in id order. */
+function dumpReadModels(file: string): string {
+  const db = new Database(file, { readonly: true });
+  const hash = createHash('sha256');
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm_%' ORDER BY name").all() as { name: string }[];
+  for (const { name } of tables) {
+    hash.update(name);
+    for (const row of db.prepare(`SELECT id, doc FROM ${name} ORDER BY id`).iterate() as Iterable<{ id: string; doc: string }>) hash.update(row.id).update(row.doc);
+  }
+  db.close();
+  return hash.digest('hex');
 }
 
 interface Service {
@@ -281,6 +325,7 @@ async function httpBench() {
       url: `${service.url}/v1/products`, method: 'POST', headers: service.headers, body: JSON.stringify({ name: 'Plan Oro', meta_data: { sku: 'GOLD' } }), title: 'create',
     });
     compare(get, 'create', 'POST /v1/products (create)', create);
+    target('create-product / authenticated GET throughput', create.requests.average / get.requests.average, 0.5);
   } finally {
     await service.stop();
   }
@@ -328,6 +373,8 @@ async function subscriptionBench() {
       title: 'create-subscription',
     });
     compare(get, 'create-subscription', 'POST /v1/subscriptions (create-subscription)', create);
+    target('create-subscription / authenticated GET throughput', create.requests.average / get.requests.average, 0.15);
+    target('create-subscription p99 latency (ms)', create.latency.p99, 100, 'lower');
 
     // Requests still in flight when the load stops are cut off client-side but complete on the server.
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -410,13 +457,13 @@ const MiB = (bytes: number) => `${fmt(bytes / 1048576)} MiB`;
  * collection, a transaction and charge approved by the simulator, `charge.paid`, `collection.paid`,
  * projected before runDue returns.
  */
-async function billingRunBench() {
+async function billingRunBench(RENEWALS: number, label: string) {
   const customers = 16;
   const start = new Date('2026-01-15T10:00:00.000Z');
   const due = new Date('2026-02-15T10:00:00.000Z');
-  console.log(`\n5. Billing run: ${fmt(RENEWALS)} charge subscriptions due at the same instant, renewed by the scheduler (in-process, embedded stores)`);
+  console.log(`\n${label} Billing run: ${fmt(RENEWALS)} charge subscriptions due at the same instant, renewed by the scheduler (in-process, embedded stores)`);
   const clock = new FixedClock(start);
-  const config = { ...loadConfig({ DATA_DIR: join(dir, 'billing-run'), SCHEDULER: 'off', LOG_LEVEL: 'warn' }), role: 'all' as const };
+  const config = { ...loadConfig({ DATA_DIR: join(dir, `billing-run-${RENEWALS}`), SCHEDULER: 'off', LOG_LEVEL: 'warn' }), role: 'all' as const };
   const app = await createApp({ config, clock });
   // The process's peak in each phase of the section, next to the run's own.
   const peaks = new Map<string, number>();
@@ -534,7 +581,7 @@ async function billingRunBench() {
 
     sample();
     phase = 'plain loop';
-    const baselineStore = new SqliteEventStore(join(dir, 'billing-baseline.sqlite'));
+    const baselineStore = new SqliteEventStore(join(dir, `billing-baseline-${RENEWALS}.sqlite`));
     const baselineStarted = performance.now();
     const baseline = await plainAppends(baselineStore, appended, scheduler.concurrency);
     const baselineSeconds = (performance.now() - baselineStarted) / 1000;
@@ -553,6 +600,9 @@ async function billingRunBench() {
         ` ${scheduler.concurrency} in flight (the scheduler's concurrency), on a fresh embedded store`,
     );
     console.log(`   run / plain loop: ${(runRate / baseline).toFixed(3)}x`);
+    target(`billing run of ${fmt(RENEWALS)} / plain append loop`, runRate / baseline, 0.3);
+    target(`billing run of ${fmt(RENEWALS)}: peak rss during runDue (MiB)`, rssPeak / 1048576, 437, 'lower');
+    billingPeaks.set(RENEWALS, rssPeak);
 
     // The check, in the read models.
     sample();
@@ -578,6 +628,7 @@ async function billingRunBench() {
         ` ${fmt(row.active)} active, ${fmt(row.next)} renewing next on 2026-03-15: ${ok ? 'OK' : 'FAILED'}`,
     );
     if (!ok) throw new Error('billing run: not every subscription was renewed and paid');
+    return rssPeak;
   } finally {
     clearInterval(sectionSampler);
     sample();
@@ -780,15 +831,131 @@ async function webhooksBench() {
   }
 }
 
+/**
+ * Deciding on an old subscription costs what it costs on a new one: a `charge` subscription renewed
+ * monthly for BENCH_HISTORY_MONTHS (default 120, ten years) by the scheduler, against one created
+ * today; the same command (an update of meta_data) timed on each, with this process's memory of the
+ * streams dropped before each command (cold: read from the latest snapshot) and kept (warm).
+ */
+async function historyBench() {
+  const months = HISTORY_MONTHS;
+  console.log(`\n6. Deciding on a subscription with ${months} months of history vs a new one (in-process, embedded stores)`);
+  const start = new Date('2016-01-15T10:00:00.000Z');
+  const clock = new FixedClock(start);
+  const config = { ...loadConfig({ DATA_DIR: join(dir, 'history'), SCHEDULER: 'off', LOG_LEVEL: 'warn' }), role: 'all' as const };
+  const app = await createApp({ config, clock });
+  try {
+    const engine = app.get(ProjectionEngine);
+    const bus = app.get(CommandBus);
+    const events = app.get<EventStore>(EVENT_STORE);
+    const executor = app.get(AggregateExecutor);
+    const scheduler = app.get(Scheduler);
+    const fastify = app.getHttpAdapter().getInstance();
+    const account = await bus.execute<CreateAccountCommand, CreatedAccount>(new CreateAccountCommand('Bench history'));
+    await engine.waitFor(account.position);
+    const auth = `Basic ${Buffer.from(`${account.test_key}:`).toString('base64')}`;
+    const request = async <T>(method: 'GET' | 'POST', url: string, body?: object): Promise<T> => {
+      const res = await fastify.inject({ method, url, headers: { authorization: auth, 'content-type': 'application/json' }, payload: body && JSON.stringify(body) });
+      if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+      return JSON.parse(res.body) as T;
+    };
+    const product = await request<{ id: string }>('POST', '/v1/products', { name: 'Plan History' });
+    const price = await request<{ id: string }>('POST', '/v1/prices', {
+      product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, currency: 'COP', unit_price: '49900',
+    });
+    const customer = await request<{ id: string }>('POST', '/v1/customers', { email: 'history@example.com', name: 'History' });
+    const method = await request<{ id: string }>('POST', '/v1/payment_methods/migrate', {
+      customer: customer.id, gateway: 'gateway_a', type: 'card', token: 'simtok_approve_history',
+      card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2099 }, default: true,
+    });
+    const ctx: CommandContext = { accountId: account.id, mode: 'test', requestId: null, idempotencyKey: null };
+    const monthAfter = (d: Date, n: number) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + n, d.getUTCDate(), d.getUTCHours()));
+    const create = async (next: Date) => {
+      const body: CreateSubscriptionBody = {
+        customer: customer.id, collection_method: 'charge', payment_method: method.id, items: [{ price: price.id }], next_renewal_date: next.toISOString(),
+      };
+      const created = await bus.execute<CreateSubscriptionCommand, CommandResult>(new CreateSubscriptionCommand(ctx, body, true));
+      await engine.waitFor(created.position);
+      return created.id;
+    };
+    const old = await create(monthAfter(start, 1));
+    const built = performance.now();
+    for (let m = 1; m <= months; m++) {
+      const due = monthAfter(start, m);
+      clock.set(due);
+      await scheduler.runDue({ clock: null }, due);
+    }
+    const young = await create(monthAfter(clock.now(), 1));
+    const oldStream = (await events.readStream(`subscription-${old}`)).length;
+    const youngStream = (await events.readStream(`subscription-${young}`)).length;
+    const oldDoc = await request<{ status: string; collections_count: number }>('GET', `/v1/subscriptions/${old}`);
+    console.log(
+      `   history: ${months} monthly renewals by the scheduler in ${((performance.now() - built) / 1000).toFixed(1)} s; the old subscription's stream holds ${fmt(oldStream)} events, the new one's ${fmt(youngStream)}`,
+    );
+    const ok = oldDoc.status === 'active' && oldDoc.collections_count === months;
+    console.log(`   check: the old subscription is active with ${fmt(oldDoc.collections_count)} collections (expected ${fmt(months)}): ${ok ? 'OK' : 'FAILED'}`);
+    if (!ok) throw new Error('history: the old subscription was not renewed every month');
+
+    const rounds = 300;
+    const time = async (id: string, i: number, cold: boolean) => {
+      if (cold) executor.forgetAll();
+      const t0 = performance.now();
+      await bus.execute(new UpdateSubscriptionCommand(ctx, id, { meta_data: { round: String(i) } }));
+      return performance.now() - t0;
+    };
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    for (const cold of [true, false]) {
+      const o: number[] = [];
+      const y: number[] = [];
+      for (let i = 0; i < 20; i++) await time(i % 2 ? old : young, i, cold); // warm-up
+      for (let i = 0; i < rounds; i++) {
+        o.push(await time(old, i, cold));
+        y.push(await time(young, i, cold));
+      }
+      const [mo, my] = [median(o), median(y)];
+      const label = cold ? 'cold (memory dropped before each command: latest snapshot + tail)' : 'warm (state kept in memory)';
+      console.log(`   ${label}: old ${mo.toFixed(3)} ms, new ${my.toFixed(3)} ms (median of ${rounds})`);
+      target(`update on a ${months}-month-old subscription / on a new one, ${cold ? 'cold' : 'warm'}`, mo / my, 1.2, 'lower');
+    }
+  } finally {
+    await app.close();
+  }
+}
+
 const run = (name: string) => ONLY.length === 0 || ONLY.includes(name);
+/** A section whose correctness check fails is recorded and the others still run. */
+async function section(name: string, body: () => Promise<unknown>): Promise<void> {
+  if (!run(name)) return;
+  try {
+    await body();
+  } catch (error) {
+    failures.push(`${name}: ${(error as Error).message}`);
+    console.log(`   FAILED: ${(error as Error).stack ?? error}`);
+  }
+}
 try {
-  if (run('append')) await appendBench();
-  if (run('rebuild')) await rebuildBench();
-  if (run('http')) await httpBench();
-  if (run('subscriptions')) await subscriptionBench();
-  if (run('billing')) await billingRunBench();
-  if (run('checkout')) await checkoutBench();
-  if (run('webhooks')) await webhooksBench();
+  await section('append', appendBench);
+  await section('rebuild', rebuildBench);
+  await section('http', httpBench);
+  await section('subscriptions', subscriptionBench);
+  await section('billing', async () => {
+    for (const [i, n] of RENEWALS_LIST.entries()) await billingRunBench(n, `5${RENEWALS_LIST.length > 1 ? 'abcdefgh'[i] : ''}.`);
+    if (billingPeaks.size >= 2) {
+      const peaks = [...billingPeaks.values()];
+      target('billing run peak rss: largest / smallest run', Math.max(...peaks) / Math.min(...peaks), 1.2, 'lower');
+    }
+  });
+  await section('checkout', checkoutBench);
+  await section('webhooks', webhooksBench);
+  await section('history', historyBench);
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+console.log('\nTargets (ratios measured in this run; reported, not asserted):');
+for (const t of targets) console.log(`   ${t.pass ? 'PASS' : 'FAIL'}  ${t.name}: ${t.value.toFixed(3)} (${t.better === 'higher' ? '≥' : '≤'} ${t.bound})`);
+if (failures.length) {
+  console.log(`\nCorrectness checks FAILED:\n${failures.map((f) => `   ${f}`).join('\n')}`);
+  process.exitCode = 1;
+} else {
+  console.log('\nEvery correctness check: OK');
 }

@@ -1,91 +1,156 @@
 import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
 import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
+import { ApiError } from '../../libs/shared/src/errors.js';
 import type { Projection } from './projection.js';
-import { ProjectionRunner, type RunnerOptions } from './projection-runner.js';
+import { type ParkedProjection, type PipelineOptions, PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';
+
+/** One projection as `/health` and `projections status` show it. */
+export interface ProjectionStatus {
+  name: string;
+  checkpoint: string | null;
+  caught_up: boolean;
+  /** Why it stopped, when it is parked. */
+  parked: ParkedProjection | null;
+}
+
+/** A write answered while a read model it needs is parked: the change is stored, the read model is not there yet. */
+export class ReadModelParkedError extends ApiError {
+  constructor(cause: ProjectionParkedError) {
+    super(
+      503,
+      'api_error',
+      'read_model_unavailable',
+      `The request was recorded, but read model ${cause.parked.map((p) => p.id).join(', ')} is stopped after an error ` +
+        `(${cause.parked[0].event_type} ${cause.parked[0].event_id}); it will show the change once an operator resumes it. Do not repeat the request.`,
+    );
+  }
+}
 
 /**
- * All projections of the service. With `follow` the runners run in this process (npm start,
- * ROLE=worker); without, this process only reads their checkpoints (ROLE=api) to wait for them.
+ * All projections of the service, run by one pipeline (see ProjectionPipeline). With `start` the
+ * pipeline runs in this process (npm start, ROLE=worker); without, this process only reads the
+ * checkpoints (ROLE=api) to wait for them.
  */
 export class ProjectionEngine {
-  readonly runners: ProjectionRunner[];
+  readonly pipeline: ProjectionPipeline;
   private following = false;
 
   constructor(
     readonly projections: Projection[],
     private readonly events: EventStore,
     private readonly store: ReadStore,
-    options: RunnerOptions = {},
+    private readonly options: PipelineOptions = {},
   ) {
-    this.runners = projections.map((p) => new ProjectionRunner(p, events, store, options));
+    this.pipeline = new ProjectionPipeline(projections, events, store, options);
   }
 
-  async init(): Promise<void> {
-    for (const r of this.runners) await r.init();
+  init(): Promise<void> {
+    return this.pipeline.init();
   }
 
-  async catchUp(): Promise<void> {
-    for (const r of this.runners) await r.catchUp();
+  catchUp(): Promise<number> {
+    return this.pipeline.catchUp();
   }
 
   start(): void {
     this.following = true;
-    for (const r of this.runners) r.start();
+    this.pipeline.start();
   }
 
   async stop(): Promise<void> {
     this.following = false;
-    await Promise.all(this.runners.map((r) => r.stop()));
+    await this.pipeline.stop();
   }
 
   /**
-   * Read-your-writes: resolves when every projection has applied the event at `position`
-   * (or after `timeoutMs`, when the workers are slow or elsewhere and not running).
+   * Read-your-writes: resolves true when every projection has applied the event at `position`, false
+   * after `timeoutMs` (the workers are slow, or elsewhere and not running); throws
+   * ReadModelParkedError (503) as soon as a projection that has not got there is parked.
    */
   async waitFor(position: string | null, timeoutMs = 10_000): Promise<boolean> {
     if (!position) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-    const caughtUp = this.following
-      ? Promise.all(this.runners.map((r) => r.waitFor(position))).then(() => true)
-      : this.pollCheckpoints(position, timeoutMs);
     try {
-      return await Promise.race([caughtUp, timeout]);
-    } finally {
-      clearTimeout(timer);
+      return await (this.following ? this.pipeline.waitFor(position, timeoutMs) : this.pollCheckpoints(position, timeoutMs));
+    } catch (error) {
+      if (error instanceof ProjectionParkedError) throw new ReadModelParkedError(error);
+      throw error;
     }
   }
 
   private async pollCheckpoints(position: string, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
+    for (let round = 0; Date.now() < deadline; round++) {
       const checkpoints = await Promise.all(this.projections.map((p) => this.store.getCheckpoint(p.name)));
-      if (checkpoints.every((c) => c !== null && c >= position)) return true;
-      await new Promise((r) => setTimeout(r, 10));
+      const behind = this.projections.filter((_, i) => checkpoints[i] === null || checkpoints[i]! < position);
+      if (behind.length === 0) return true;
+      if (round % 10 === 0) {
+        const parked = await this.store.getMany<ParkedProjection>(PROJECTION_STATUS, behind.map((p) => p.name));
+        if (parked.size) throw new ProjectionParkedError([...parked.values()]);
+      }
+      await new Promise((r) => setTimeout(r, 5));
     }
     return false;
   }
 
-  /** Drops the read models of one projection (or all) and rebuilds them from the first event. */
+  /** Each projection's committed checkpoint and whether it is parked, read from the read store. */
+  async status(): Promise<ProjectionStatus[]> {
+    await this.ensureStatus();
+    const head = await this.events.headPosition();
+    const parked = await this.store.getMany<ParkedProjection>(PROJECTION_STATUS, this.names());
+    return Promise.all(
+      this.projections.map(async (p) => {
+        const checkpoint = await this.store.getCheckpoint(p.name);
+        return { name: p.name, checkpoint, caught_up: head === null || (checkpoint !== null && checkpoint >= head), parked: parked.get(p.name) ?? null };
+      }),
+    );
+  }
+
+  /** Un-parks a projection: a running pipeline retries it from its checkpoint within a second or so. */
+  async resume(name: string): Promise<boolean> {
+    this.known(name);
+    await this.ensureStatus();
+    const parked = await this.store.get(PROJECTION_STATUS, name);
+    if (!parked) return false;
+    await this.store.commit([{ collection: PROJECTION_STATUS, id: name, doc: null }]);
+    await this.pipeline.readParked();
+    return true;
+  }
+
+  /**
+   * Drops the read models of one projection (or all) and rebuilds them from the first event, in one
+   * pass of the pipeline over the chosen projections (un-parking them).
+   */
   async rebuild(name?: string): Promise<{ name: string; events: number }[]> {
-    const chosen = name ? this.runners.filter((r) => r.projection.name === name) : this.runners;
-    if (name && chosen.length === 0) {
-      throw new Error(`no projection named ${name}; known: ${this.projections.map((p) => p.name).join(', ')}`);
-    }
-    const done: { name: string; events: number }[] = [];
-    for (const r of chosen) {
+    if (name) this.known(name);
+    const chosen = name ? this.projections.filter((p) => p.name === name) : this.projections;
+    await this.ensureStatus();
+    for (const p of chosen) {
       await this.store.reset(
-        r.projection.collections.map((c) => c.name),
-        r.projection.name,
+        p.collections.map((c) => c.name),
+        p.name,
       );
-      await r.init();
-      done.push({ name: r.projection.name, events: await r.catchUp() });
     }
-    return done;
+    await this.store.commit(chosen.map((p) => ({ collection: PROJECTION_STATUS, id: p.name, doc: null })));
+    // Larger batches than live (fewer commits; nobody waits on a rebuild's first events).
+    const pass = new ProjectionPipeline(chosen, this.events, this.store, { ...this.options, batchSize: this.options.batchSize ?? 5000 });
+    await pass.init();
+    const events = await pass.catchUp();
+    await this.pipeline.init();
+    return chosen.map((p) => ({ name: p.name, events }));
   }
 
   names(): string[] {
     return this.projections.map((p) => p.name);
+  }
+
+  private ensureStatus(): Promise<void> {
+    return this.store.ensureCollections([{ name: PROJECTION_STATUS, indexes: [] }]);
+  }
+
+  private known(name: string): void {
+    if (!this.projections.some((p) => p.name === name)) {
+      throw new Error(`no projection named ${name}; known: ${this.names().join(', ')}`);
+    }
   }
 
   /** The event store, for callers that only have the engine. */

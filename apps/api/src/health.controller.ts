@@ -22,14 +22,14 @@ export class HealthController {
   @Public()
   @ApiOperation({ summary: 'Liveness and projection lag (no authentication)' })
   async health() {
-    const head = await this.events.headPosition();
-    const projections = await Promise.all(
-      this.engine.names().map(async (name) => {
-        const checkpoint = await this.store.getCheckpoint(name);
-        return { name, caught_up: head === null || (checkpoint !== null && checkpoint >= head) };
-      }),
-    );
-    return { status: 'ok', event_store: this.events.kind, read_store: this.store.kind, projections };
+    const projections = (await this.engine.status()).map((p) => ({
+      name: p.name,
+      caught_up: p.caught_up,
+      parked: p.parked ? { event_id: p.parked.event_id, event_type: p.parked.event_type, position: p.parked.position, error: p.parked.error, parked_at: p.parked.parked_at } : null,
+    }));
+    // `status` stays `ok` (the process is alive); `degraded` says a read model has stopped.
+    const status = projections.some((p) => p.parked) ? 'degraded' : 'ok';
+    return { status, event_store: this.events.kind, read_store: this.store.kind, projections };
   }
 
   /**

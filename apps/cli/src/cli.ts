@@ -36,7 +36,9 @@ export const USAGE = `usage:
                                                          set it: retries at due + each day (--retry-days ''
                                                          for none), uncollectible at due + final days
   npm run cli -- projections rebuild [NAME]              drop read models and rebuild them from the first event
-  npm run cli -- projections status                      checkpoint of each projection against the head of the store
+  npm run cli -- projections status                      checkpoint of each projection against the head of the store,
+                                                         and why a parked projection stopped
+  npm run cli -- projections resume NAME                 un-park a projection (the running service retries it)
   npm run cli -- backup DIR                              copy the embedded stores into DIR (new or empty), consistent
                                                          while the service runs (SQLite online backup)
   npm run cli -- restore DIR                             put a backup into DATA_DIR, which must hold no stores yet
@@ -160,11 +162,15 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       return 0;
     }
     if (area === 'projections' && action === 'status') {
-      const head = await engine.eventStore.headPosition();
-      for (const runner of engine.runners) {
-        const cp = runner.position;
-        io.out(`${runner.projection.name.padEnd(16)} ${cp ?? '(empty)'} ${head === null || (cp !== null && cp >= head) ? 'caught up' : 'behind'}`);
+      for (const p of await engine.status()) {
+        const state = p.parked ? `PARKED at ${p.parked.event_type} ${p.parked.event_id} (${p.parked.position}) after ${p.parked.attempts} attempts: ${p.parked.error}` : p.caught_up ? 'caught up' : 'behind';
+        io.out(`${p.name.padEnd(16)} ${p.checkpoint ?? '(empty)'} ${state}`);
       }
+      return 0;
+    }
+    if (area === 'projections' && action === 'resume') {
+      if (!arg) throw new UsageError('projections resume needs NAME');
+      io.out((await engine.resume(arg)) ? `resumed ${arg}` : `${arg} is not parked`);
       return 0;
     }
     throw new UsageError(`unknown command: ${positionals.join(' ')}`);

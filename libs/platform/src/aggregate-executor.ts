@@ -1,12 +1,15 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { type EventStore, expectedRevisionAfter, type NewEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { createHash } from 'node:crypto';
+import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
+import type { ReadStore } from '../../read-store/src/read-store.port.js';
 import { type Clock, CLOCK } from '../../shared/src/clock.js';
 import { Decider, DomainEvent } from '../../shared/src/decider.js';
 import { ApiError } from '../../shared/src/errors.js';
 import { newEventUuid } from '../../shared/src/ids.js';
 import { currentIdempotentScope, nextStep } from '../../shared/src/idempotent-scope.js';
 import type { CommandContext } from './command-context.js';
-import { EVENT_STORE } from './tokens.js';
+import { EVENT_STORE, READ_STORE } from './tokens.js';
 import { eventsAppended } from './metrics.js';
 
 export interface Execution<S> {
@@ -18,16 +21,65 @@ export interface Execution<S> {
 }
 
 const MAX_ATTEMPTS = 8;
+/** Streams whose state is kept in memory (LRU). */
+export const AGGREGATE_CACHE_SIZE = 20_000;
+/** A snapshot is written once a stream has grown this many events past its last one. */
+export const SNAPSHOT_EVERY = 16;
+/** Where snapshots live: a read-store collection (a cache, never the truth; safe to drop). */
+export const SNAPSHOTS = 'aggregate_snapshots';
+
+interface Known {
+  decider: object;
+  state: unknown;
+  /** Revision of the last event folded into `state` (-1: the stream does not exist). */
+  revision: number;
+  /** Revision the newest snapshot stands at (-1: none). */
+  snapshot: number;
+}
+
+interface SnapshotDoc {
+  id: string;
+  version: string;
+  revision: number;
+  state: unknown;
+}
+
+/** Plain JSON all the way down (no Date, Map, class instance…): what a snapshot can hold and give back the same. */
+function isPlainJson(value: unknown, depth = 0): boolean {
+  if (depth > 64) return false;
+  if (value === null || value === undefined || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every((v) => isPlainJson(v, depth + 1));
+  if (typeof value === 'object') {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return false;
+    return Object.values(value as Record<string, unknown>).every((v) => isPlainJson(v, depth + 1));
+  }
+  return false;
+}
 
 /**
- * The write path of every command: load the stream, fold it into state, decide, append with the
- * expected revision; on a concurrent write, reload and decide again.
+ * The write path of every command: the stream's state, decide, append with the expected revision;
+ * on a concurrent write, reload and decide again.
+ *
+ * The state comes from memory when this process has it (an LRU of recently used streams with their
+ * revision): the expected-revision append is the check that nobody wrote since, and a conflict
+ * evicts the entry and re-reads. A decision that says nothing or refuses, taken on a remembered
+ * state, is confirmed against the stream's tail first (another process may have moved it on).
+ * Cold reads start from the stream's latest snapshot (every SNAPSHOT_EVERY events, in the read
+ * store, tagged with a hash of the decider's code so a changed decider never reads an old one),
+ * so a ten-year-old subscription folds as few events as a new one.
  */
 @Injectable()
 export class AggregateExecutor {
+  private readonly cache = new LRUCache<string, Known>({ max: AGGREGATE_CACHE_SIZE });
+  private readonly versions = new WeakMap<object, string>();
+  private snapshotsReady: Promise<void> | null = null;
+
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() @Inject(READ_STORE) private readonly snapshots: ReadStore | null = null,
   ) {}
 
   /** The time a command for `ctx` is decided at: the context's own time (test clock, deadline), else the clock's. */
@@ -35,12 +87,20 @@ export class AggregateExecutor {
     return ctx?.now ? new Date(ctx.now.getTime()) : this.clock.now();
   }
 
-  async load<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string) {
+  /** The stream's current state (memory or snapshot, plus whatever the store has after it). */
+  async load<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string): Promise<{ state: S; revision: number }> {
+    const known = this.remembered(decider, streamId);
+    const current = known ? await this.catchUp(decider, streamId, known) : await this.read(decider, streamId);
+    return { state: current.state as S, revision: current.revision };
+  }
+
+  /** The whole stream (for callers that look back through its events) and the state it folds to. */
+  async loadHistory<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string) {
     const history = await this.store.readStream(streamId);
     const state = history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState);
-    // The last event's own revision: a truncated or scavenged stream starts after revision 0.
-    const expected = expectedRevisionAfter(history);
-    return { state, revision: expected === 'no_stream' ? -1 : expected, history };
+    const revision = history.length ? history[history.length - 1].revision : -1;
+    this.remember(streamId, { decider, state, revision, snapshot: this.cache.get(streamId)?.snapshot ?? -1 });
+    return { state, revision, history };
   }
 
   async execute<C, S, E extends DomainEvent>(
@@ -51,14 +111,23 @@ export class AggregateExecutor {
   ): Promise<Execution<S>> {
     // A request with an Idempotency-Key numbers its commands per stream and command type; when a
     // resumed run (after a crash) finds this command's events already appended by the interrupted
-    // run, it skips it.
+    // run, it skips it. That needs the stream's events, so such a command reads its stream whole.
     const scope = ctx?.idempotencyKey ? currentIdempotentScope() : undefined;
     let step: string | null = null;
-    for (let attempt = 1; ; attempt++) {
-      const { state, revision, history } = await this.load(decider, streamId);
+    let known = scope ? null : this.remembered(decider, streamId);
+    let fromMemory = known !== null;
+    for (let attempt = 1; ; ) {
+      let history: RecordedEvent[] | null = null;
+      if (scope) {
+        const loaded = await this.loadHistory(decider, streamId);
+        history = loaded.history;
+        known = { decider, state: loaded.state, revision: loaded.revision, snapshot: -1 };
+        fromMemory = false;
+      } else if (!known) known = await this.read(decider, streamId);
+      const state = known.state as S;
       const now = this.now(ctx);
       const decision = command(now);
-      if (scope) {
+      if (scope && history) {
         if (step === null) {
           const type = String((decision as { type?: unknown }).type ?? 'command');
           step = `${type}#${nextStep(scope, `${streamId}|${type}`)}`;
@@ -66,8 +135,24 @@ export class AggregateExecutor {
         const done = history.filter((e) => e.metadata.idempotency_scope === scope.seed && e.metadata.idempotency_step === step);
         if (done.length) return { state, events: [], position: done[done.length - 1].position };
       }
-      const decided = decider.decide(decision, state);
-      if (decided.length === 0) return { state, events: [], position: null };
+      let decided: E[];
+      try {
+        decided = decider.decide(decision, state);
+      } catch (error) {
+        // A refusal on a remembered state: confirm it on the stream's tail.
+        if (fromMemory && (known = await this.moved(decider, streamId, known))) {
+          fromMemory = false;
+          continue;
+        }
+        throw error;
+      }
+      if (decided.length === 0) {
+        if (fromMemory && (known = await this.moved(decider, streamId, known!))) {
+          fromMemory = false;
+          continue;
+        }
+        return { state, events: [], position: null };
+      }
       const events: NewEvent[] = decided.map((e) => ({
         id: newEventUuid(),
         type: e.type,
@@ -85,18 +170,112 @@ export class AggregateExecutor {
         },
       }));
       try {
-        const result = await this.store.append(streamId, events, revision < 0 ? 'no_stream' : revision);
+        const result = await this.store.append(streamId, events, known.revision < 0 ? 'no_stream' : known.revision);
         eventsAppended.inc({ category: streamId.split('-')[0] }, events.length);
-        return { state: decided.reduce((s, e) => decider.evolve(s, e), state), events, position: result.position };
+        const after = decided.reduce((s, e) => decider.evolve(s, e), state);
+        const next: Known = { decider, state: after, revision: result.nextExpectedRevision, snapshot: known.snapshot };
+        this.remember(streamId, next);
+        this.maybeSnapshot(decider, streamId, next);
+        return { state: after, events, position: result.position };
       } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) {
-          if (error instanceof WrongExpectedRevisionError) {
-            throw new ApiError(409, 'invalid_request_error', 'concurrent_update', 'The object was changed by another request; retry.');
-          }
-          throw error;
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        // Someone else wrote the stream: forget what this process knew and read it again.
+        this.cache.delete(streamId);
+        known = null;
+        if (fromMemory) {
+          fromMemory = false; // a stale memory is not a contended stream: re-read at once
+          continue;
+        }
+        if (++attempt > MAX_ATTEMPTS) {
+          throw new ApiError(409, 'invalid_request_error', 'concurrent_update', 'The object was changed by another request; retry.');
         }
         await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
       }
     }
+  }
+
+  /** Forgets every remembered state (tests, benchmarks of the cold path). */
+  forgetAll(): void {
+    this.cache.clear();
+  }
+
+  private remembered(decider: object, streamId: string): Known | null {
+    const known = this.cache.get(streamId);
+    return known && known.decider === decider ? known : null;
+  }
+
+  /** Keeps the newer of what is remembered and `next` (concurrent commands finish in any order). */
+  private remember(streamId: string, next: Known): void {
+    const held = this.cache.get(streamId);
+    if (held && held.decider === next.decider && held.revision > next.revision) return;
+    this.cache.set(streamId, next);
+  }
+
+  /** The remembered state moved on to the stream's tail, or null when nothing was appended since. */
+  private async moved<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string, known: Known): Promise<Known | null> {
+    const tail = await this.store.readStream(streamId, known.revision + 1);
+    if (tail.length === 0) return null;
+    const next = this.fold(decider, known, tail);
+    this.remember(streamId, next);
+    return next;
+  }
+
+  private async catchUp<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string, known: Known): Promise<Known> {
+    return (await this.moved(decider, streamId, known)) ?? known;
+  }
+
+  private fold<S, E extends DomainEvent>(decider: Decider<any, S, E>, from: Known, events: RecordedEvent[]): Known {
+    const state = events.reduce((s, e) => decider.evolve(s, e as unknown as E), from.state as S);
+    return { decider, state, revision: events.length ? events[events.length - 1].revision : from.revision, snapshot: from.snapshot };
+  }
+
+  /** A cold read: the latest snapshot (if any) and the events after it. */
+  private async read<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string): Promise<Known> {
+    const snapshot = await this.readSnapshot(decider, streamId);
+    const start: Known = snapshot
+      ? { decider, state: snapshot.state, revision: snapshot.revision, snapshot: snapshot.revision }
+      : { decider, state: decider.initialState, revision: -1, snapshot: -1 };
+    const known = this.fold(decider, start, await this.store.readStream(streamId, start.revision + 1));
+    this.remember(streamId, known);
+    this.maybeSnapshot(decider, streamId, known);
+    return known;
+  }
+
+  /** The decider's code and initial state, hashed: a snapshot taken by other code is never used. */
+  private version(decider: Decider<any, any, any>): string {
+    let v = this.versions.get(decider);
+    if (!v) {
+      v = createHash('sha256').update(decider.evolve.toString()).update(JSON.stringify(decider.initialState)).digest('hex').slice(0, 16);
+      this.versions.set(decider, v);
+    }
+    return v;
+  }
+
+  private ensureSnapshots(): Promise<void> {
+    this.snapshotsReady ??= this.snapshots!.ensureCollections([{ name: SNAPSHOTS, indexes: [] }]).catch((error) => {
+      this.snapshotsReady = null;
+      throw error;
+    });
+    return this.snapshotsReady;
+  }
+
+  private async readSnapshot(decider: Decider<any, any, any>, streamId: string): Promise<SnapshotDoc | null> {
+    if (!this.snapshots) return null;
+    try {
+      await this.ensureSnapshots();
+      const doc = await this.snapshots.get<SnapshotDoc>(SNAPSHOTS, streamId);
+      return doc && doc.version === this.version(decider) ? doc : null;
+    } catch {
+      return null; // a snapshot is only a shortcut
+    }
+  }
+
+  private maybeSnapshot(decider: Decider<any, any, any>, streamId: string, known: Known): void {
+    if (!this.snapshots || known.revision - known.snapshot < SNAPSHOT_EVERY || !isPlainJson(known.state)) return;
+    known.snapshot = known.revision;
+    const doc: SnapshotDoc = { id: streamId, version: this.version(decider), revision: known.revision, state: known.state };
+    void this.ensureSnapshots()
+      .then(() => this.snapshots!.commit([{ collection: SNAPSHOTS, id: streamId, doc: doc as unknown as Record<string, unknown> }]))
+      .catch(() => undefined);
   }
 }

@@ -17,6 +17,67 @@ function checkName(name: string): string {
 
 const collectionName = (collection: string) => `rm_${checkName(collection)}`;
 
+/** Marks what a positioned delete leaves behind: invisible to every read, it keeps the delete's position. */
+export const TOMBSTONE = '_tombstone';
+const POSITION = '_position';
+
+/** One bulk write: the ops of one collection (or the checkpoints), in the order they must run. */
+export interface CommitStep {
+  collection: string;
+  ops: AnyBulkWriteOperation<StoredDoc>[];
+}
+
+/**
+ * What `commit` sends, in order (pure, so the order and the conditions are tested without a server):
+ *
+ * 1. Derived entries (writes without a position, e.g. the feed's `events`): plain replaces, the same
+ *    whenever they are written, one bulk write per collection.
+ * 2. Positioned documents (a projection's own documents): each lands only over an older document
+ *    (`_position` lower or absent), as one pipeline update (no duplicate-key error that would abort a
+ *    transaction); a delete leaves a tombstone at its position. So a slower worker holding an older
+ *    batch can never overwrite a newer document, nor bring back a deleted one.
+ * 3. Checkpoints, with `$max` (they never move backwards).
+ *
+ * Without transactions a crash can stop anywhere in this sequence and redelivery repairs it: the
+ * derived entries of a batch are written before the documents whose `_position` would make
+ * redelivery skip the events that derive them, and the checkpoint comes last.
+ */
+export function planCommit(writes: DocumentWrite[], checkpoints: Checkpoint[]): { steps: CommitStep[] } {
+  const derived = new Map<string, AnyBulkWriteOperation<StoredDoc>[]>();
+  const positioned = new Map<string, AnyBulkWriteOperation<StoredDoc>[]>();
+  for (const w of writes) {
+    const name = collectionName(w.collection);
+    const target = w.position === undefined ? derived : positioned;
+    let ops = target.get(name);
+    if (!ops) target.set(name, (ops = []));
+    if (w.position === undefined) {
+      if (w.doc === null) ops.push({ deleteOne: { filter: { _id: w.id } } });
+      else ops.push({ replaceOne: { filter: { _id: w.id }, replacement: normalize(w.id, w.doc), upsert: true } });
+    } else {
+      const next = w.doc === null ? { _id: w.id, [POSITION]: w.position, [TOMBSTONE]: true } : { ...normalize(w.id, w.doc), _id: w.id, [POSITION]: w.position };
+      ops.push({
+        updateOne: {
+          filter: { _id: w.id },
+          update: [{ $replaceWith: { $cond: { if: { $lt: [{ $ifNull: [`$${POSITION}`, ''] }, w.position] }, then: { $literal: next }, else: '$$ROOT' } } }],
+          upsert: true,
+        },
+      });
+    }
+  }
+  const steps: CommitStep[] = [];
+  for (const [collection, ops] of derived) steps.push({ collection, ops });
+  for (const [collection, ops] of positioned) steps.push({ collection, ops });
+  if (checkpoints.length) {
+    steps.push({
+      collection: CHECKPOINTS,
+      // `$max` only ever moves the position forward (positions compare as strings) and, unlike a
+      // conditional upsert, raises no duplicate-key error that would abort a transaction.
+      ops: checkpoints.map((c) => ({ updateOne: { filter: { _id: c.name }, update: { $max: { position: c.position } }, upsert: true } })),
+    });
+  }
+  return { steps };
+}
+
 /** A read-model document as stored: the document's own fields plus `_id` = its id. */
 interface StoredDoc {
   _id: string;
@@ -54,8 +115,8 @@ function strip<T>(stored: StoredDoc): T {
  * stored as they are with `_id` = their id, checkpoints in `checkpoints` (`_id` = name).
  *
  * A commit is one transaction when the server is a replica set or a sharded cluster; on a
- * standalone server the documents are written first and the checkpoint last (a crash in between
- * leaves the checkpoint behind its documents, so the batch is re-applied, never skipped).
+ * standalone server its bulk writes run one after the other in the order `planCommit` gives, which
+ * makes a crash between them harmless (see there).
  *
  * Queries mirror the SQLite store's semantics: equality does not match inside arrays, null matches
  * null or missing, null never matches inside an any-of list.
@@ -145,7 +206,7 @@ export class MongoReadStore implements ReadStore {
   }
 
   async get<T>(collection: string, id: string): Promise<T | null> {
-    const found = await this.collection(collection).findOne({ _id: id });
+    const found = await this.collection(collection).findOne({ _id: id, [TOMBSTONE]: { $exists: false } });
     return found ? strip<T>(found) : null;
   }
 
@@ -154,7 +215,7 @@ export class MongoReadStore implements ReadStore {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return found;
     const docs = await this.collection(collection)
-      .find({ _id: { $in: unique } })
+      .find({ _id: { $in: unique }, [TOMBSTONE]: { $exists: false } })
       .toArray();
     for (const doc of docs) found.set(doc._id, strip<T>(doc));
     return found;
@@ -186,36 +247,24 @@ export class MongoReadStore implements ReadStore {
       and.push({ $or: [{ [sortField]: { [op]: v } }, { [sortField]: { $eq: v }, _id: { [op]: query.after.id } }] });
     }
     const dir = desc ? -1 : 1;
-    const filter = (and.length ? { $and: and } : {}) as Filter<StoredDoc>;
+    and.push({ [TOMBSTONE]: { $exists: false } });
+    const filter = { $and: and } as Filter<StoredDoc>;
     const docs = await this.collection(collection)
       .find(filter, { sort: { [sortField]: dir, _id: dir }, limit: query.limit })
       .toArray();
     return docs.map((doc) => strip<T>(doc));
   }
 
-  async commit(writes: DocumentWrite[], checkpoint?: Checkpoint): Promise<void> {
-    if (writes.length === 0 && !checkpoint) return;
-    // Per collection, in the order given (the same id may be written twice in one batch).
-    const byCollection = new Map<string, AnyBulkWriteOperation<StoredDoc>[]>();
-    for (const w of writes) {
-      const name = collectionName(w.collection);
-      let ops = byCollection.get(name);
-      if (!ops) byCollection.set(name, (ops = []));
-      if (w.doc === null) ops.push({ deleteOne: { filter: { _id: w.id } } });
-      else ops.push({ replaceOne: { filter: { _id: w.id }, replacement: normalize(w.id, w.doc), upsert: true } });
-    }
+  async commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[]): Promise<void> {
+    const plan = planCommit(writes, checkpoint === undefined ? [] : Array.isArray(checkpoint) ? checkpoint : [checkpoint]);
+    if (plan.steps.length === 0) return;
     const run = async (session?: ClientSession) => {
-      for (const [name, ops] of byCollection) {
-        await this.db.collection<StoredDoc>(name).bulkWrite(ops, { ordered: true, session });
-      }
-      if (checkpoint) {
-        // `$max` only ever moves the position forward (positions compare as strings) and, unlike a
-        // conditional upsert, raises no duplicate-key error that would abort a transaction.
-        await this.checkpoints.updateOne(
-          { _id: checkpoint.name },
-          { $max: { position: checkpoint.position } },
-          { upsert: true, session },
-        );
+      for (const step of plan.steps) {
+        if (step.collection === CHECKPOINTS) {
+          await this.checkpoints.bulkWrite(step.ops as unknown as AnyBulkWriteOperation<CheckpointDoc>[], { ordered: true, session });
+        } else {
+          await this.db.collection<StoredDoc>(step.collection).bulkWrite(step.ops, { ordered: true, session });
+        }
       }
     };
     if (await this.supportsTransactions()) {

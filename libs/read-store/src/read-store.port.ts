@@ -35,6 +35,13 @@ export interface DocumentWrite {
   id: string;
   /** The whole new document, or null to delete it. */
   doc: Record<string, unknown> | null;
+  /**
+   * The position of the event this write reflects (a projected document's `_position`). Absent for
+   * derived entries, which are the same whenever they are written. Where several workers may write
+   * at once (MongoDB) a write with a position only lands over an older document, and a delete
+   * leaves a tombstone at its position, so a slower worker never brings back an older version.
+   */
+  position?: string;
 }
 
 export interface Checkpoint {
@@ -50,10 +57,11 @@ export interface ReadStore {
   getMany<T = Record<string, unknown>>(collection: string, ids: string[]): Promise<Map<string, T>>;
   find<T = Record<string, unknown>>(collection: string, query: FindQuery): Promise<T[]>;
   /**
-   * Writes documents and moves a checkpoint forward, atomically where the engine allows.
-   * A checkpoint never moves backwards.
+   * Writes documents and moves checkpoints forward, atomically where the engine allows (on a store
+   * without transactions: derived entries first, then positioned documents, then checkpoints, so a
+   * crash in between is repaired by redelivery). A checkpoint never moves backwards.
    */
-  commit(writes: DocumentWrite[], checkpoint?: Checkpoint): Promise<void>;
+  commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[]): Promise<void>;
   getCheckpoint(name: string): Promise<string | null>;
   /** Drops the collections' documents and the checkpoint (projection rebuild). */
   reset(collections: string[], checkpointName: string): Promise<void>;

@@ -109,7 +109,8 @@ export class SqliteReadStore implements ReadStore {
     return rows.map((r) => JSON.parse(r.doc) as T);
   }
 
-  async commit(writes: DocumentWrite[], checkpoint?: Checkpoint): Promise<void> {
+  async commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[]): Promise<void> {
+    const checkpoints = checkpoint === undefined ? [] : Array.isArray(checkpoint) ? checkpoint : [checkpoint];
     this.db
       .transaction(() => {
         for (const w of writes) {
@@ -119,10 +120,10 @@ export class SqliteReadStore implements ReadStore {
               `INSERT INTO ${table(w.collection)} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`,
             ).run(w.id, JSON.stringify(w.doc));
         }
-        if (checkpoint) {
+        for (const c of checkpoints) {
           this.stmt(
             'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = max(position, excluded.position)',
-          ).run(checkpoint.name, checkpoint.position);
+          ).run(c.name, c.position);
         }
       })
       .immediate();

@@ -239,11 +239,12 @@ export class PayCheckoutSession {
 
   /** What the session's collection says now: paid, processing (with its redirect or voucher), or declined (with the reason). */
   private async outcomeOf(subscription: string | null, collectionId: string, failure?: CollectionPaymentFailed['data'] | null): Promise<PaymentOutcome> {
-    const { state, history } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
     const c = state.fields!;
     const base = { collection: collectionId, subscription, payment_method: c.payment_method ?? null, message: null, failure_code: null, decline_code: null, additional_data: null };
     if (c.status === 'paid') return { ...base, status: 'paid' };
     if (c.status === 'processing') return { ...base, status: 'processing', additional_data: c.additional_data };
+    const history = failure ? [] : (await this.executor.loadHistory(collectionDecider, collectionStream(collectionId))).history;
     const last = failure ?? ([...history].reverse().find((e) => e.type === 'collection.payment_failed')?.data as CollectionPaymentFailed['data'] | undefined);
     return { ...base, status: 'declined', message: last?.failure_message ?? 'The payment was not completed', failure_code: last?.failure_code ?? 'payment_failed', decline_code: last?.decline_code ?? null };
   }

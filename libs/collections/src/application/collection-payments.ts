@@ -152,7 +152,7 @@ export class CollectionPayments {
    * right after `collection.paid` never did (save the one-off method, tell the subscription).
    */
   async followUpPaid(ctx: CommandContext, collectionId: string): Promise<string | null> {
-    const { state, history } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    const { state, history } = await this.executor.loadHistory(collectionDecider, collectionStream(collectionId));
     const paid = [...history].reverse().find((e) => e.type === 'collection.paid');
     if (!paid) return null;
     const data = paid.data as unknown as CollectionPaid['data'];

@@ -48,7 +48,7 @@ export class DefinePartialPaymentHandler implements ICommandHandler<DefinePartia
   ) {}
 
   async execute({ ctx: request, collectionId, body }: DefinePartialPaymentCommand): Promise<CommandResult> {
-    const { state, history } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    const { state, history } = await this.executor.loadHistory(collectionDecider, collectionStream(collectionId));
     if (!ownedBy(state, request)) throw notFound('collection', collectionId);
     const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
     const withBalance = body.create_collection_with_balance === true;

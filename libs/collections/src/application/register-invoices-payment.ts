@@ -136,7 +136,7 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
         limit: PAGE,
       });
       for (const doc of rows) {
-        const { state, history } = await this.executor.load(collectionDecider, collectionStream(doc.id));
+        const { state, history } = await this.executor.loadHistory(collectionDecider, collectionStream(doc.id));
         const f = state.fields;
         if (!state.exists || !f || !OPEN_STATUSES.includes(f.status) || f.type !== 'invoice' || f.customer !== customerId) continue;
         const created = history[0]?.data as { created_at?: string } | undefined;

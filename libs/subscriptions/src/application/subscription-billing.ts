@@ -124,9 +124,10 @@ export class SubscriptionBilling {
    * subscription instead. Declines are recorded on the collection, not thrown.
    */
   async attempt(ctx: CommandContext, sub: SubscriptionFields, collectionId: string, source: PaymentSource | null, automatic = false): Promise<string | null> {
-    const { state, history } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
     const f = state.fields!;
     if (f.status === 'paid') {
+      const { history } = await this.executor.loadHistory(collectionDecider, collectionStream(collectionId));
       const paid = history.find((e) => e.type === 'collection.paid');
       if (!paid) return null;
       const data = paid.data as unknown as CollectionPaid['data'];

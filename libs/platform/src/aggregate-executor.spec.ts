@@ -1,0 +1,112 @@
+import { jest } from '@jest/globals';
+import { SqliteEventStore } from '../../event-store/src/sqlite-event-store.js';
+import { SqliteReadStore } from '../../read-store/src/sqlite-read-store.js';
+import { FixedClock } from '../../shared/src/clock.js';
+import type { Decider, DomainEvent } from '../../shared/src/decider.js';
+import { DomainError } from '../../shared/src/errors.js';
+import { AggregateExecutor, SNAPSHOT_EVERY, SNAPSHOTS } from './aggregate-executor.js';
+
+type Cmd = { type: 'add'; n: number } | { type: 'close' } | { type: 'reopen' };
+type Ev = DomainEvent<'added', { n: number }> | DomainEvent<'closed', object> | DomainEvent<'reopened', object>;
+interface State {
+  total: number;
+  closed: boolean;
+  adds: number[];
+}
+
+const tally: Decider<Cmd, State, Ev> = {
+  initialState: { total: 0, closed: false, adds: [] },
+  decide(c, s) {
+    if (c.type === 'add') {
+      if (s.closed) throw new DomainError('invalid_state', 'closed', null, 409);
+      return [{ type: 'added', data: { n: c.n } }];
+    }
+    if (c.type === 'close') return s.closed ? [] : [{ type: 'closed', data: {} }];
+    return s.closed ? [{ type: 'reopened', data: {} }] : [];
+  },
+  evolve(s, e) {
+    if (e.type === 'added') return { ...s, total: s.total + e.data.n, adds: [...s.adds, e.data.n] };
+    if (e.type === 'closed') return { ...s, closed: true };
+    return { ...s, closed: false };
+  },
+};
+
+function setup() {
+  const events = new SqliteEventStore(':memory:');
+  const reads = new SqliteReadStore(':memory:');
+  const clock = new FixedClock(new Date('2026-01-01T00:00:00.000Z'));
+  /** Two processes sharing the stores, each with its own memory. */
+  const one = new AggregateExecutor(events, clock, reads);
+  const two = new AggregateExecutor(events, clock, reads);
+  const readStream = jest.spyOn(events, 'readStream');
+  return { events, reads, one, two, readStream };
+}
+
+const run = (x: AggregateExecutor, c: Cmd) => x.execute(tally, 'tally-1', () => c, null);
+
+describe('aggregate executor', () => {
+  test('a command on a stream this process just wrote does not read it again', async () => {
+    const { one, readStream } = setup();
+    await run(one, { type: 'add', n: 1 });
+    readStream.mockClear();
+    for (let i = 0; i < 5; i++) await run(one, { type: 'add', n: 1 });
+    expect(readStream).not.toHaveBeenCalled();
+    expect((await one.load(tally, 'tally-1')).state.total).toBe(6);
+  });
+
+  test('two processes writing one stream: the stale memory conflicts, is evicted and re-read, nothing is lost', async () => {
+    const { events, one, two, readStream } = setup();
+    await run(one, { type: 'add', n: 1 });
+    await run(two, { type: 'add', n: 10 }); // reads the stream: one's event is there
+    readStream.mockClear();
+    const append = jest.spyOn(events, 'append');
+    const result = await run(one, { type: 'add', n: 100 }); // one still remembers revision 0
+    expect(append).toHaveBeenCalledTimes(2); // refused with the stale revision, then appended after the re-read
+    expect(readStream).toHaveBeenCalledTimes(1);
+    expect(result.state).toEqual({ total: 111, closed: false, adds: [1, 10, 100] });
+    expect((await events.readStream('tally-1')).map((e) => e.data.n)).toEqual([1, 10, 100]);
+    // The memory now holds the new revision: the next command appends at once.
+    append.mockClear();
+    await run(one, { type: 'add', n: 1000 });
+    expect(append).toHaveBeenCalledTimes(1);
+  });
+
+  test('a refusal or an empty decision on a remembered state is checked against the stream first', async () => {
+    const { one, two } = setup();
+    await run(one, { type: 'add', n: 1 });
+    await run(one, { type: 'close' });
+    await run(two, { type: 'reopen' }); // one does not know
+    expect((await run(one, { type: 'add', n: 2 })).state.total).toBe(3);
+    await run(two, { type: 'close' });
+    expect((await run(one, { type: 'close' })).events).toEqual([]); // already closed, as the stream says
+    await expect(run(one, { type: 'add', n: 5 })).rejects.toMatchObject({ code: 'invalid_state' });
+  });
+
+  test('a long stream is read from its latest snapshot: a fresh process folds at most SNAPSHOT_EVERY events', async () => {
+    const { events, reads, one, readStream } = setup();
+    for (let i = 1; i <= 120; i++) await run(one, { type: 'add', n: i });
+    await new Promise((r) => setTimeout(r, 10)); // snapshots are written in the background
+    const snapshot = await reads.get<{ revision: number }>(SNAPSHOTS, 'tally-1');
+    expect(snapshot?.revision).toBeGreaterThanOrEqual(119 - SNAPSHOT_EVERY);
+
+    const fresh = new AggregateExecutor(events, new FixedClock(new Date('2026-01-01T00:00:00.000Z')), reads);
+    readStream.mockClear();
+    const loaded = await fresh.load(tally, 'tally-1');
+    const tail = (await readStream.mock.results[0].value) as unknown[];
+    expect(tail.length).toBeLessThanOrEqual(SNAPSHOT_EVERY);
+    // The same state as folding every event from the first.
+    const full = (await events.readStream('tally-1')).reduce((s, e) => tally.evolve(s, e as unknown as Ev), tally.initialState);
+    expect(loaded.state).toEqual(full);
+    expect(loaded.revision).toBe(119);
+    expect((await run(fresh, { type: 'add', n: 1 })).state.total).toBe(full.total + 1);
+  });
+
+  test('a snapshot taken by other code (another version of the decider) is ignored', async () => {
+    const { events, reads, one } = setup();
+    for (let i = 1; i <= 40; i++) await run(one, { type: 'add', n: 1 });
+    await new Promise((r) => setTimeout(r, 10));
+    const changed: Decider<Cmd, State, Ev> = { ...tally, evolve: (s, e) => (e.type === 'added' ? { ...s, total: s.total + 2 * e.data.n } : tally.evolve(s, e)) };
+    const fresh = new AggregateExecutor(events, new FixedClock(new Date()), reads);
+    expect((await fresh.load(changed, 'tally-1')).state.total).toBe(80);
+  });
+});

@@ -1,0 +1,194 @@
+import { jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { SqliteEventStore } from '../../libs/event-store/src/sqlite-event-store.js';
+import { SqliteReadStore } from '../../libs/read-store/src/sqlite-read-store.js';
+import type { Projection } from './projection.js';
+import { ProjectionEngine, ReadModelParkedError } from './projection-engine.js';
+import { PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';
+
+type CounterDoc = { id: string; count: number } & Record<string, unknown>;
+
+/** Counts `tick` events per stream in its own collection; derives one log entry per event. */
+function counters(name: string, poison?: (data: Record<string, unknown>) => boolean): Projection<CounterDoc> {
+  return {
+    name,
+    collection: name,
+    collections: [
+      { name, indexes: [] },
+      { name: `${name}_ticks`, indexes: [] },
+    ],
+    documentIds: (e) => (e.type === 'tick' ? [e.streamId] : []),
+    project: (doc, e, id) => {
+      if (poison?.(e.data)) throw new Error(`cannot project ${JSON.stringify(e.data)}`);
+      return { id, count: (doc?.count ?? 0) + 1 };
+    },
+    derive: (e) => [{ collection: `${name}_ticks`, id: e.id, doc: { id: e.id } }],
+  };
+}
+
+const tick = (data: Record<string, unknown> = {}) => ({ id: randomUUID(), type: 'tick', data, metadata: { occurred_at: '2026-01-01T00:00:00.000Z' } });
+const quiet = { log: (m: string, e?: unknown) => (process.env.DEBUG_PIPELINE ? console.log(m, e) : undefined) };
+
+async function setup() {
+  const events = new SqliteEventStore(':memory:');
+  const store = new SqliteReadStore(':memory:');
+  await events.append('c-a', [tick(), tick()], 'no_stream');
+  await events.append('c-b', [tick()], 'no_stream');
+  await events.append('other-x', [{ ...tick(), type: 'other' }], 'no_stream');
+  await events.append('c-a', [tick()], 1);
+  return { events, store };
+}
+
+describe('projection pipeline', () => {
+  test('feeds every projection from one read and commits them and their checkpoints together', async () => {
+    const { events, store } = await setup();
+    const readAll = jest.spyOn(events, 'readAll');
+    const commit = jest.spyOn(store, 'commit');
+    const pipeline = new ProjectionPipeline([counters('one'), counters('two'), counters('three')], events, store, quiet);
+    await pipeline.init();
+    expect(await pipeline.catchUp()).toBe(5);
+    // One read that found the five events, one that found none; one commit for the three projections.
+    expect(readAll).toHaveBeenCalledTimes(2);
+    expect(commit).toHaveBeenCalledTimes(1);
+    const [writes, checkpoints] = commit.mock.calls[0];
+    expect(new Set(writes.map((w) => w.collection))).toEqual(new Set(['one', 'one_ticks', 'two', 'two_ticks', 'three', 'three_ticks']));
+    const head = await events.headPosition();
+    expect(checkpoints).toEqual(['one', 'two', 'three'].map((name) => ({ name, position: head })));
+    for (const name of ['one', 'two', 'three']) {
+      expect(await store.get(name, 'c-a')).toMatchObject({ count: 3 });
+      expect(await store.get(name, 'c-b')).toMatchObject({ count: 1 });
+      expect(await store.getCheckpoint(name)).toBe(head);
+    }
+  });
+
+  test('is idempotent when events are delivered again', async () => {
+    const { events, store } = await setup();
+    const pipeline = new ProjectionPipeline([counters('counters')], events, store, quiet);
+    await pipeline.init();
+    await pipeline.catchUp();
+    const all = await events.readAll({ maxCount: 100 });
+    // A second worker that has not seen the checkpoint move: it delivers everything again.
+    const late = new ProjectionPipeline([counters('counters')], events, store, quiet);
+    await late.apply(all);
+    await late.apply(all.slice(1, 3));
+    expect(await store.get('counters', 'c-a')).toMatchObject({ count: 3 });
+    expect(await store.find('counters_ticks', { orderBy: { field: 'id', direction: 'asc' }, limit: 100 })).toHaveLength(4);
+  });
+
+  test('resumes from the committed checkpoints after a restart, each projection from its own', async () => {
+    const { events, store } = await setup();
+    const first = new ProjectionPipeline([counters('one')], events, store, quiet);
+    await first.init();
+    await first.apply(await events.readAll({ maxCount: 2 }));
+    // Restarted with a second projection that has never run: one pass catches both up.
+    const second = new ProjectionPipeline([counters('one'), counters('two')], events, store, quiet);
+    await second.init();
+    expect(await second.catchUp()).toBe(5);
+    expect(await store.get('one', 'c-a')).toMatchObject({ count: 3 });
+    expect(await store.get('two', 'c-a')).toMatchObject({ count: 3 });
+  });
+
+  test('a poisoned event parks its projection after the retries; the others go on, waiters get an error at once', async () => {
+    const { events, store } = await setup();
+    const bad = tick({ poison: true });
+    await events.append('c-b', [bad], 0);
+    const { position: after } = await events.append('c-c', [tick()], 'no_stream');
+    const logged: string[] = [];
+    const engine = new ProjectionEngine([counters('good'), counters('picky', (d) => d.poison === true)], events, store, {
+      retries: 2,
+      backoffMs: 5,
+      log: (m) => logged.push(m),
+    });
+    await engine.init();
+    await engine.catchUp();
+
+    // The healthy projection has everything; the picky one kept what came before the poison.
+    expect(await store.get('good', 'c-b')).toMatchObject({ count: 2 });
+    expect(await store.get('good', 'c-c')).toMatchObject({ count: 1 });
+    expect(await store.get('picky', 'c-b')).toMatchObject({ count: 1 });
+    expect(await store.get('picky', 'c-c')).toBeNull();
+    const poisonPosition = (await events.readStream('c-b'))[1].position;
+    expect(await store.getCheckpoint('picky')).toBe((await events.readStream('c-a'))[2].position);
+    expect(logged.some((m) => m.includes('parked after 3 attempts'))).toBe(true);
+
+    const status = await engine.status();
+    expect(status.find((s) => s.name === 'good')).toMatchObject({ caught_up: true, parked: null });
+    expect(status.find((s) => s.name === 'picky')).toMatchObject({
+      caught_up: false,
+      parked: { event_id: bad.id, event_type: 'tick', position: poisonPosition, error: expect.stringContaining('cannot project') },
+    });
+
+    // Read-your-writes: a wait that needs the parked projection fails at once, with a 503.
+    engine.start();
+    const started = Date.now();
+    await expect(engine.waitFor(after)).rejects.toBeInstanceOf(ReadModelParkedError);
+    expect(Date.now() - started).toBeLessThan(1000);
+    await expect(engine.pipeline.waitFor(after)).rejects.toBeInstanceOf(ProjectionParkedError);
+    // New events still reach the healthy projection.
+    const { position: later } = await events.append('c-d', [tick()], 'no_stream');
+    await expect(engine.pipeline.waitFor(later, 5000)).rejects.toBeInstanceOf(ProjectionParkedError);
+    for (let i = 0; i < 200 && !(await store.get('good', 'c-d')); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await store.get('good', 'c-d')).toMatchObject({ count: 1 });
+    await engine.stop();
+
+    // A restarted process still knows (the reason is in the read store) and reports it without running.
+    const reader = new ProjectionEngine([counters('good'), counters('picky')], events, store, quiet);
+    await reader.init();
+    await expect(reader.waitFor(after, 2000)).rejects.toBeInstanceOf(ReadModelParkedError);
+
+    // Resumed with the projector fixed, it goes on from its checkpoint.
+    const fixed = new ProjectionEngine([counters('good'), counters('picky')], events, store, quiet);
+    await fixed.init();
+    expect(await fixed.resume('picky')).toBe(true);
+    expect(await store.get(PROJECTION_STATUS, 'picky')).toBeNull();
+    await fixed.catchUp();
+    expect(await store.get('picky', 'c-b')).toMatchObject({ count: 2 });
+    expect(await store.get('picky', 'c-d')).toMatchObject({ count: 1 });
+    expect((await fixed.status()).every((s) => s.caught_up && !s.parked)).toBe(true);
+  });
+
+  test('a projection whose writes the store refuses fails alone', async () => {
+    const { events, store } = await setup();
+    const original = store.commit.bind(store);
+    // The store refuses any batch holding a document of collection `fussy`.
+    jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
+      if (writes.some((w) => w.collection === 'fussy')) throw new Error('document cannot be stored');
+      return original(writes, checkpoint);
+    });
+    const engine = new ProjectionEngine([counters('fine'), counters('fussy')], events, store, { retries: 1, backoffMs: 1, log: () => undefined });
+    await engine.init();
+    await engine.catchUp();
+    const status = await engine.status();
+    expect(status.find((s) => s.name === 'fine')).toMatchObject({ caught_up: true, parked: null });
+    expect(status.find((s) => s.name === 'fussy')?.parked).toMatchObject({ error: 'document cannot be stored' });
+  });
+
+  test('follows new events live and tells waiters as soon as the batch holding their position is committed', async () => {
+    const { events, store } = await setup();
+    const pipeline = new ProjectionPipeline([counters('one'), counters('two')], events, store, { pollMs: 60_000, ...quiet });
+    await pipeline.init();
+    pipeline.start();
+    const { position } = await events.append('c-b', [tick()], 0);
+    expect(await pipeline.waitFor(position, 5000)).toBe(true);
+    expect(await store.get('one', 'c-b')).toMatchObject({ count: 2 });
+    expect(await store.get('two', 'c-b')).toMatchObject({ count: 2 });
+    await pipeline.stop();
+  });
+
+  test('rebuild ends with the same documents', async () => {
+    const { events, store } = await setup();
+    const engine = new ProjectionEngine([counters('one'), counters('two')], events, store, quiet);
+    await engine.init();
+    await engine.catchUp();
+    const dump = async () =>
+      JSON.stringify(await Promise.all(['one', 'one_ticks', 'two', 'two_ticks'].map((c) => store.find(c, { orderBy: { field: 'id', direction: 'asc' }, limit: 100 }))));
+    const before = await dump();
+    expect(await engine.rebuild()).toEqual([
+      { name: 'one', events: 5 },
+      { name: 'two', events: 5 },
+    ]);
+    expect(await dump()).toBe(before);
+    await engine.rebuild('two');
+    expect(await dump()).toBe(before);
+  });
+});

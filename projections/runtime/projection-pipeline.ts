@@ -1,0 +1,399 @@
+import type { EventStore, RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
+import type { Checkpoint, DocumentWrite, ReadStore } from '../../libs/read-store/src/read-store.port.js';
+import { APPLIED_AT, type Doc, type Projection } from './projection.js';
+
+/** Where a parked projection's reason is kept (one document per parked projection, `id` = its name). */
+export const PROJECTION_STATUS = 'projection_status';
+
+/** Why a projection stopped: the event it could not get past, and the error. */
+export interface ParkedProjection {
+  id: string;
+  parked_at: string;
+  position: string;
+  event_id: string;
+  event_type: string;
+  stream_id: string;
+  error: string;
+  attempts: number;
+}
+
+export interface PipelineOptions {
+  /** Events read (and parsed) once per batch, for every projection. */
+  batchSize?: number;
+  /** How often an idle pipeline looks for events appended by other processes. */
+  pollMs?: number;
+  /** A failing projection is retried this many times (with doubling waits from `backoffMs`), then parked. */
+  retries?: number;
+  backoffMs?: number;
+  /**
+   * After a batch that found events (fewer than a full batch), wait this long before reading again,
+   * so that under a steady stream of appends each read and commit takes more events; an idle
+   * pipeline is woken at once by an append either way. Default 2 ms.
+   */
+  coalesceMs?: number;
+  /** Where failures are reported (console.error by default). */
+  log?: (message: string, error?: unknown) => void;
+}
+
+/** What one projection has done in one batch. */
+interface Outcome {
+  writes: DocumentWrite[];
+  /** The position its checkpoint moves to (the last event it got past), or null. */
+  checkpoint: string | null;
+  failure: { event: RecordedEvent; error: unknown } | null;
+  /** The first event it was given (blamed when the store refuses its writes). */
+  first: RecordedEvent;
+}
+
+interface Lane {
+  projection: Projection;
+  checkpoint: string | null;
+  failures: number;
+  /** Not retried before this time (ms) after a failure. */
+  retryAt: number;
+  parked: ParkedProjection | null;
+}
+
+/** A request waited for a projection that is parked behind the position it needs. */
+export class ProjectionParkedError extends Error {
+  constructor(readonly parked: ParkedProjection[]) {
+    super(
+      `projection ${parked.map((p) => p.id).join(', ')} is parked at ${parked.map((p) => `${p.event_type} ${p.event_id}`).join(', ')}: ${parked[0].error}`,
+    );
+    this.name = 'ProjectionParkedError';
+  }
+}
+
+/**
+ * The one projection pipeline: reads the global order once per batch (each event parsed once),
+ * hands the batch to every projection, and commits every projection's document writes together with
+ * every checkpoint in one read-store commit (one transaction on SQLite).
+ *
+ * Each projection has its own checkpoint, so one may lag (after a rebuild, a failure) while the
+ * others go on: a batch is read from the lowest checkpoint among the projections that may run, and
+ * each skips what it has already applied. Idempotent under redelivery: an event at or before a
+ * document's `_position` is skipped.
+ *
+ * Poison: a projection that throws on an event keeps what it did before that event (its checkpoint
+ * stops just before it), is retried `retries` times with doubling waits, and is then parked: it
+ * stops, the reason is written to `projection_status` (shown by /health and `projections status`),
+ * and read-your-writes waits that need it fail at once with ProjectionParkedError. The other
+ * projections go on. `projections resume NAME` or a rebuild un-parks it.
+ */
+export class ProjectionPipeline {
+  private readonly lanes: Lane[];
+  private stopped = true;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private readonly waiters = new Set<{ position: string; resolve: () => void; reject: (e: Error) => void }>();
+  private readonly batchSize: number;
+  private readonly pollMs: number;
+  private readonly retries: number;
+  private readonly backoffMs: number;
+  private readonly coalesceMs: number;
+  private readonly log: (message: string, error?: unknown) => void;
+  private lastLoopError: unknown = null;
+  private lastStatusRead = 0;
+
+  constructor(
+    readonly projections: Projection[],
+    private readonly events: EventStore,
+    private readonly store: ReadStore,
+    options: PipelineOptions = {},
+  ) {
+    this.lanes = projections.map((projection) => ({ projection, checkpoint: null, failures: 0, retryAt: 0, parked: null }));
+    this.batchSize = options.batchSize ?? 1000;
+    this.pollMs = options.pollMs ?? 100;
+    this.retries = options.retries ?? 4;
+    this.backoffMs = options.backoffMs ?? 100;
+    this.coalesceMs = options.coalesceMs ?? 2;
+    this.log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+  }
+
+  async init(): Promise<void> {
+    await this.store.ensureCollections([{ name: PROJECTION_STATUS, indexes: [] }, ...this.projections.flatMap((p) => p.collections)]);
+    for (const lane of this.lanes) {
+      lane.checkpoint = await this.store.getCheckpoint(lane.projection.name);
+      lane.failures = 0;
+      lane.retryAt = 0;
+    }
+    await this.readParked();
+  }
+
+  /** Each projection's checkpoint as this process knows it. */
+  checkpoints(): Map<string, string | null> {
+    return new Map(this.lanes.map((l) => [l.projection.name, l.checkpoint]));
+  }
+
+  parked(): ParkedProjection[] {
+    return this.lanes.flatMap((l) => (l.parked ? [l.parked] : []));
+  }
+
+  /**
+   * Processes everything up to the head of the store (waiting out the retries of a failing
+   * projection, which ends parked); returns how many events were read.
+   */
+  async catchUp(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const read = await this.step();
+      total += read;
+      if (read > 0) continue;
+      const retry = this.nextRetry();
+      if (retry === null) return total;
+      await new Promise((r) => setTimeout(r, Math.max(0, retry - Date.now())));
+    }
+  }
+
+  /** One batch: read once, every runnable projection applies it, one commit. Returns the events read. */
+  async step(): Promise<number> {
+    const now = Date.now();
+    const runnable = this.lanes.filter((l) => !l.parked && l.retryAt <= now);
+    if (runnable.length === 0) return 0;
+    let from = runnable[0].checkpoint;
+    for (const l of runnable) if (l.checkpoint === null || (from !== null && l.checkpoint < from)) from = l.checkpoint;
+    const batch = await this.events.readAll({ after: from, maxCount: this.batchSize });
+    if (batch.length === 0) return 0;
+    await this.apply(batch, runnable);
+    return batch.length;
+  }
+
+  /** Applies one batch (global order) to the given projections (default: every runnable one) and commits once. */
+  async apply(batch: RecordedEvent[], lanes: Lane[] = this.lanes.filter((l) => !l.parked)): Promise<void> {
+    const outcomes = new Map<Lane, Outcome>();
+    for (const lane of lanes) {
+      const pending = lane.checkpoint === null ? batch : batch.filter((e) => e.position > lane.checkpoint!);
+      if (pending.length === 0) continue;
+      outcomes.set(lane, await this.project(lane.projection, pending));
+    }
+    const committed = await this.commit(outcomes);
+    for (const [lane, outcome] of outcomes) {
+      if (committed.has(lane) && outcome.checkpoint !== null && (lane.checkpoint === null || outcome.checkpoint > lane.checkpoint)) {
+        lane.checkpoint = outcome.checkpoint;
+      }
+      if (outcome.failure) await this.failed(lane, outcome.failure.event, outcome.failure.error);
+      else if (committed.has(lane)) lane.failures = 0;
+    }
+    this.release();
+  }
+
+  /**
+   * All projections' writes and checkpoints in one commit. Should the store refuse it (a document it
+   * cannot hold), each projection is committed on its own, so the one at fault fails alone.
+   */
+  private async commit(outcomes: Map<Lane, Outcome>): Promise<Set<Lane>> {
+    const writes: DocumentWrite[] = [];
+    const checkpoints: Checkpoint[] = [];
+    for (const [lane, o] of outcomes) {
+      writes.push(...o.writes);
+      if (o.checkpoint !== null) checkpoints.push({ name: lane.projection.name, position: o.checkpoint });
+    }
+    if (writes.length === 0 && checkpoints.length === 0) return new Set(outcomes.keys());
+    try {
+      await this.store.commit(writes, checkpoints);
+      return new Set(outcomes.keys());
+    } catch (error) {
+      const ok = new Set<Lane>();
+      for (const [lane, o] of outcomes) {
+        if (o.checkpoint === null && o.writes.length === 0) continue;
+        try {
+          await this.store.commit(o.writes, o.checkpoint === null ? [] : [{ name: lane.projection.name, position: o.checkpoint }]);
+          ok.add(lane);
+        } catch (own) {
+          // Refused on its own: this projection's batch holds something the store cannot take.
+          o.failure = { event: o.first, error: own };
+        }
+      }
+      // Nothing went through: is the store down (retry everything later) or did each projection's batch fail on its own?
+      if (ok.size === 0) await this.store.getCheckpoint(this.lanes[0].projection.name).catch(() => {
+        throw error;
+      });
+      return ok;
+    }
+  }
+
+  /** One projection over its pending events: the pure projector, nothing written yet. */
+  private async project(p: Projection, events: RecordedEvent[]): Promise<Outcome> {
+    const outcome: Outcome = { writes: [], checkpoint: null, failure: null, first: events[0] };
+    const touched: { event: RecordedEvent; ids: string[] }[] = [];
+    for (const event of events) {
+      try {
+        touched.push({ event, ids: p.documentIds(event) });
+      } catch (error) {
+        outcome.failure = { event, error };
+        break;
+      }
+    }
+    const ids = [...new Set(touched.flatMap((t) => t.ids))];
+    const docs = ids.length ? await this.store.getMany<Doc>(p.collection, ids) : new Map<string, Doc>();
+    const current = new Map<string, Doc | null>(ids.map((id) => [id, docs.get(id) ?? null]));
+    const changed = new Map<string, string>();
+    const derived: DocumentWrite[] = [];
+    for (const { event, ids: eventIds } of touched) {
+      try {
+        const results: { id: string; after: Doc | null }[] = [];
+        const eventDerived: DocumentWrite[] = [];
+        const view = new Map<string, Doc | null>();
+        for (const id of eventIds) {
+          const before = view.has(id) ? view.get(id)! : (current.get(id) ?? null);
+          if (before && typeof before[APPLIED_AT] === 'string' && (before[APPLIED_AT] as string) >= event.position) continue;
+          const projected = p.project(before, event, id);
+          const after = projected ? ({ ...projected, [APPLIED_AT]: event.position } as Doc) : null;
+          view.set(id, after);
+          results.push({ id, after });
+          if (p.derive) eventDerived.push(...p.derive(event, after, before));
+        }
+        for (const r of results) {
+          current.set(r.id, r.after);
+          changed.set(r.id, event.position);
+        }
+        derived.push(...eventDerived);
+        outcome.checkpoint = event.position;
+      } catch (error) {
+        outcome.failure = { event, error };
+        break;
+      }
+    }
+    for (const [id, position] of changed) outcome.writes.push({ collection: p.collection, id, doc: current.get(id) ?? null, position });
+    outcome.writes.push(...derived);
+    return outcome;
+  }
+
+  private async failed(lane: Lane, event: RecordedEvent, error: unknown): Promise<void> {
+    lane.failures += 1;
+    const message = error instanceof Error ? error.message : String(error);
+    if (lane.failures <= this.retries) {
+      lane.retryAt = Date.now() + this.backoffMs * 2 ** (lane.failures - 1);
+      if (lane.failures === 1) this.log(`projection ${lane.projection.name} failed on ${event.type} ${event.id} (${event.position}); retrying`, error);
+      return;
+    }
+    const parked: ParkedProjection = {
+      id: lane.projection.name,
+      parked_at: new Date().toISOString(),
+      position: event.position,
+      event_id: event.id,
+      event_type: event.type,
+      stream_id: event.streamId,
+      error: message.slice(0, 2000),
+      attempts: lane.failures,
+    };
+    lane.parked = parked;
+    lane.failures = 0;
+    this.log(`projection ${lane.projection.name} parked after ${parked.attempts} attempts on ${event.type} ${event.id} (${event.position}): ${message}`);
+    try {
+      await this.store.commit([{ collection: PROJECTION_STATUS, id: parked.id, doc: { ...parked } }]);
+    } catch (e) {
+      this.log(`projection ${lane.projection.name}: could not record that it is parked`, e);
+    }
+    this.release();
+  }
+
+  private nextRetry(): number | null {
+    const waiting = this.lanes.filter((l) => !l.parked && l.failures > 0);
+    return waiting.length ? Math.min(...waiting.map((l) => l.retryAt)) : null;
+  }
+
+  /** Re-reads which projections are parked (another process may have resumed or parked one). */
+  async readParked(): Promise<void> {
+    this.lastStatusRead = Date.now();
+    const found = await this.store.getMany<ParkedProjection>(PROJECTION_STATUS, this.lanes.map((l) => l.projection.name));
+    for (const lane of this.lanes) {
+      const parked = found.get(lane.projection.name) ?? null;
+      if (lane.parked && !parked) {
+        lane.failures = 0;
+        lane.retryAt = 0;
+      }
+      lane.parked = parked;
+    }
+    this.release();
+  }
+
+  /** Follows the store live until stop(). */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const off = this.events.onAppended(() => this.wake?.());
+    this.loop = (async () => {
+      while (!this.stopped) {
+        let read = 0;
+        try {
+          read = await this.step();
+          if (this.lanes.some((l) => l.parked) && Date.now() - this.lastStatusRead > 1000) await this.readParked();
+          this.lastLoopError = null;
+        } catch (error) {
+          if (this.lastLoopError === null) this.log('projection pipeline failed (reading or committing); retrying', error);
+          this.lastLoopError = error;
+        }
+        if (this.stopped) continue;
+        if (read > 0) {
+          if (read < this.batchSize && this.coalesceMs > 0) await new Promise((r) => setTimeout(r, this.coalesceMs));
+          continue;
+        }
+        const retry = this.nextRetry();
+        const wait = retry === null ? this.pollMs : Math.min(this.pollMs, Math.max(0, retry - Date.now()));
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, wait);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+      }
+      off();
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /**
+   * Resolves true once every projection has applied everything up to `position`, false after
+   * `timeoutMs`; rejects with ProjectionParkedError as soon as a projection that has not got there
+   * is parked.
+   */
+  waitFor(position: string, timeoutMs = 10_000): Promise<boolean> {
+    const state = this.reached(position);
+    if (state === true) return Promise.resolve(true);
+    if (state instanceof Error) return Promise.reject(state);
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        position,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+        reject: (e: Error) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        resolve(false);
+      }, timeoutMs);
+      this.waiters.add(waiter);
+      this.wake?.();
+    });
+  }
+
+  private reached(position: string): true | false | ProjectionParkedError {
+    const behind = this.lanes.filter((l) => l.checkpoint === null || l.checkpoint < position);
+    if (behind.length === 0) return true;
+    const parked = behind.flatMap((l) => (l.parked ? [l.parked] : []));
+    return parked.length ? new ProjectionParkedError(parked) : false;
+  }
+
+  private release(): void {
+    for (const w of this.waiters) {
+      const state = this.reached(w.position);
+      if (state === false) continue;
+      this.waiters.delete(w);
+      if (state === true) w.resolve();
+      else w.reject(state);
+    }
+  }
+}
