@@ -7,6 +7,7 @@ import { productsProjection } from './products.projection.js';
 import type { Projection } from './runtime/projection.js';
 import { subscriptionsProjection } from './subscriptions.projection.js';
 import { testClocksProjection } from './test-clocks.projection.js';
+import { creditNotesProjection, invoicesProjection } from './invoices.projection.js';
 import { transactionsProjection } from './transactions.projection.js';
 
 /**
@@ -25,5 +26,7 @@ export function publicResourceProjections(): Projection[] {
     transactionsProjection,
     chargesProjection,
     testClocksProjection,
+    invoicesProjection,
+    creditNotesProjection,
   ] as Projection[];
 }

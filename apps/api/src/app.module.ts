@@ -11,6 +11,7 @@ import { PaymentsModule } from '../../../libs/payments/src/payments.module.js';
 import { SubscriptionsModule } from '../../../libs/subscriptions/src/subscriptions.module.js';
 import { TestClocksModule } from '../../../libs/test-clocks/src/test-clocks.module.js';
 import { SchedulingModule } from '../../../libs/scheduling/src/scheduling.module.js';
+import { InvoicingModule } from '../../../libs/invoicing/src/invoicing.module.js';
 import { ApiExceptionFilter } from '../../../libs/http/src/api-exception.filter.js';
 import { IdempotencyInterceptor } from '../../../libs/http/src/idempotency.js';
 import { apiValidationPipe } from '../../../libs/http/src/validation.js';
@@ -25,7 +26,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, InvoicingModule],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },
