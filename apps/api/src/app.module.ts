@@ -12,6 +12,7 @@ import { SubscriptionsModule } from '../../../libs/subscriptions/src/subscriptio
 import { TestClocksModule } from '../../../libs/test-clocks/src/test-clocks.module.js';
 import { SchedulingModule } from '../../../libs/scheduling/src/scheduling.module.js';
 import { InvoicingModule } from '../../../libs/invoicing/src/invoicing.module.js';
+import { CountryParametersModule } from '../../../libs/country-parameters/src/country-parameters.module.js';
 import { ApiExceptionFilter } from '../../../libs/http/src/api-exception.filter.js';
 import { IdempotencyInterceptor } from '../../../libs/http/src/idempotency.js';
 import { apiValidationPipe } from '../../../libs/http/src/validation.js';
@@ -26,7 +27,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, InvoicingModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, InvoicingModule, CountryParametersModule],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },
