@@ -20,6 +20,8 @@ import { ListInvoicesHandler } from './application/list-invoices.js';
 import { UpdateInvoicingSettingsHandler } from './application/update-invoicing-settings.js';
 import { VoidCreditNoteHandler } from './application/void-credit-note.js';
 import { VoidInvoiceHandler } from './application/void-invoice.js';
+import { PayInvoiceHandler } from './application/pay-invoice.js';
+import { UploadInvoiceHandler } from './application/upload-invoice.js';
 import { InvoicesController, InvoicingProviderTestHelperController } from './http/invoices.controller.js';
 import { INVOICING_PROVIDERS, type InvoicingProvider } from './provider/invoicing-provider.port.js';
 import { SimulatedInvoicingProvider } from './provider/simulated-invoicing-provider.js';
@@ -46,6 +48,8 @@ import { SimulatedInvoicingProvider } from './provider/simulated-invoicing-provi
     ListInvoicesHandler,
     ListInvoicePaymentsHandler,
     VoidInvoiceHandler,
+    UploadInvoiceHandler,
+    PayInvoiceHandler,
     CreateCreditNoteHandler,
     GetCreditNoteHandler,
     ListCreditNotesHandler,
@@ -82,6 +86,7 @@ export class InvoicingModule implements OnModuleInit {
       collectionCreated: safe('created', (ctx, id) => this.invoicing.collectionCreated(ctx, id)),
       collectionVoided: safe('voided', (ctx, id) => this.invoicing.collectionVoided(ctx, id)),
       collectionRefunded: (ctx, id, refund) => safe('refunded', (c, i) => this.invoicing.collectionRefunded(c, i, refund))(ctx, id),
+      registeredPaymentApplied: (ctx, id, receipt, amount) => safe('registered payment', (c, i) => this.invoicing.registeredPaymentApplied(c, i, receipt, amount))(ctx, id),
     });
     this.scheduler.register({ name: 'invoice', collection: 'invoices', run: (ctx, doc) => this.invoicing.issue(ctx, doc.id) });
   }

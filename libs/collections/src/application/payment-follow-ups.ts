@@ -21,6 +21,8 @@ export interface CollectionLifecycleListener {
   collectionCreated?(ctx: CommandContext, collectionId: string): Promise<string | null>;
   collectionVoided?(ctx: CommandContext, collectionId: string): Promise<string | null>;
   collectionRefunded?(ctx: CommandContext, collectionId: string, refund: { id: string; amount: string; reason: string | null }): Promise<string | null>;
+  /** Part of a registered payment (receipt `receiptId`) went to the collection (it may have paid it). */
+  registeredPaymentApplied?(ctx: CommandContext, collectionId: string, receiptId: string, amount: string): Promise<string | null>;
 }
 
 /**
@@ -57,6 +59,12 @@ export class PaymentFollowUps {
   async collectionRefunded(ctx: CommandContext, collectionId: string, refund: { id: string; amount: string; reason: string | null }): Promise<string | null> {
     let position: string | null = null;
     for (const l of this.lifecycle) position = (await l.collectionRefunded?.(ctx, collectionId, refund)) ?? position;
+    return position;
+  }
+
+  async registeredPaymentApplied(ctx: CommandContext, collectionId: string, receiptId: string, amount: string): Promise<string | null> {
+    let position: string | null = null;
+    for (const l of this.lifecycle) position = (await l.registeredPaymentApplied?.(ctx, collectionId, receiptId, amount)) ?? position;
     return position;
   }
 

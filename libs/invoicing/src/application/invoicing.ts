@@ -213,9 +213,12 @@ export class Invoicing {
     if (!f?.invoice || (f.status !== 'paid' && f.status !== 'refunded')) return null;
     const invoice = await this.invoice(f.invoice);
     if (!invoice || invoice.fields!.payments.some((p) => p.id === collectionId)) return null;
+    if (invoice.fields!.status === 'void') return null;
     const due = new Money(invoice.fields!.amount_due);
-    const amount = Money.min(due, f.total);
-    if (amount.lte(0) || invoice.fields!.status === 'void') return null;
+    // What the collection brought: its total plus what registered payments applied to it, less what is already recorded from it.
+    const recorded = invoice.fields!.payments.filter((p) => p.collection === collectionId).reduce((s, p) => s.plus(p.amount), new Money(0));
+    const amount = Money.min(due, new Money(f.total).plus(f.amount_applied ?? '0').minus(recorded));
+    if (amount.lte(0)) return null;
     const cur = currencyOf(f.currency)!;
     return this.decide(ctx, f.invoice, (now) => ({
       type: 'RecordInvoicePayment',
@@ -226,6 +229,27 @@ export class Invoicing {
       collection: collectionId,
       paymentMethodType: f.paid_out_of_band ? 'out_of_band' : f.payment_method_type,
       receipt: f.paid_by ?? null,
+      now,
+    }));
+  }
+
+  /** Listener: part of a registered payment went to the collection — a payment on its invoice (receipt named). */
+  async registeredPaymentApplied(ctx: CommandContext, collectionId: string, receiptId: string, amount: string): Promise<string | null> {
+    const f = await this.collection(collectionId);
+    if (!f?.invoice) return null;
+    const invoice = await this.invoice(f.invoice);
+    if (!invoice || invoice.fields!.status === 'void') return null;
+    const take = Money.min(invoice.fields!.amount_due, amount);
+    if (take.lte(0)) return null;
+    return this.decide(ctx, f.invoice, (now) => ({
+      type: 'RecordInvoicePayment',
+      owner: ctx,
+      invoiceId: f.invoice!,
+      paymentId: `${receiptId}:${collectionId}`,
+      amount: formatAmount(take, currencyOf(f.currency)!),
+      collection: collectionId,
+      paymentMethodType: 'registered_payment',
+      receipt: receiptId,
       now,
     }));
   }

@@ -17,7 +17,9 @@ import { UpdateInvoicingSettingsCommand } from '../application/update-invoicing-
 import { VoidCreditNoteCommand } from '../application/void-credit-note.js';
 import { VoidInvoiceCommand } from '../application/void-invoice.js';
 import { SimulatedInvoicingProvider } from '../provider/simulated-invoicing-provider.js';
-import { CreateCreditNoteDto, InvoicingProviderBehaviourDto, ListInvoicesParams, UpdateInvoicingSettingsDto } from './dto/invoice.dto.js';
+import { CreateCreditNoteDto, InvoicingProviderBehaviourDto, ListInvoicesParams, PayInvoiceDto, UpdateInvoicingSettingsDto, UploadInvoiceDto } from './dto/invoice.dto.js';
+import { PayInvoiceCommand } from '../application/pay-invoice.js';
+import { UploadInvoiceCommand } from '../application/upload-invoice.js';
 
 /**
  * Fiscal invoices (issued through the account's invoicing provider) and their credit notes. An
@@ -37,6 +39,20 @@ export class InvoicesController {
   @ApiOperation({ summary: 'List invoices in due-date order (nearest first; none last); filters customer, status, due_date_from, due_date_to' })
   list(@Ctx() ctx: CommandContext, @Query() params: ListInvoicesParams) {
     return this.queries.execute(new ListInvoicesQuery(ctx, params));
+  }
+
+  @Post('invoices')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Upload an invoice issued elsewhere (number, dates, subtotal, tax_total, total, pdf_url); opens a collect collection for its balance' })
+  upload(@Ctx() ctx: CommandContext, @Body() body: UploadInvoiceDto) {
+    return this.write.execute(new UploadInvoiceCommand(ctx, body), (r) => new GetInvoiceQuery(ctx, r.id));
+  }
+
+  @Post('invoices/:id/pay')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Record a payment made outside against an invoice (default: the amount due), through its collection' })
+  pay(@Ctx() ctx: CommandContext, @Param('id') id: string, @Body() body: PayInvoiceDto) {
+    return this.write.execute(new PayInvoiceCommand(ctx, id, body), () => new GetInvoiceQuery(ctx, id));
   }
 
   @Get('invoices/:id')

@@ -22,7 +22,8 @@ export interface InvoiceFigures {
 
 /** A collection without items: the balance of a partial payment, or the receipt of a registered payment. */
 export interface ItemlessCollectionInput {
-  kind: 'balance' | 'receipt';
+  /** `invoice`: the collection opened for an uploaded invoice's balance (collect, due with the invoice). */
+  kind: 'balance' | 'receipt' | 'invoice';
   customer: { id: string; billing_address: BillingAddress | null };
   subscription: string | null;
   currency: string;

@@ -137,3 +137,73 @@ export class InvoicingProviderBehaviourDto {
   @IsInt()
   delay_ms?: number;
 }
+
+const AMOUNT = /^\d+(\.\d+)?$/;
+
+export class UploadInvoiceDto {
+  @ApiProperty({ example: 'cus_…' })
+  @MaxLength(100)
+  @IsNotEmpty()
+  @IsString()
+  customer: string;
+
+  @ApiProperty({ example: 'FE-1024', description: 'The number the invoice was issued with (elsewhere).' })
+  @MaxLength(50)
+  @IsNotEmpty()
+  @IsString()
+  number: string;
+
+  @ApiProperty({ example: '2026-01-10' })
+  @MaxLength(40)
+  @IsString()
+  issue_date: string;
+
+  @ApiProperty({ example: '2026-02-09' })
+  @MaxLength(40)
+  @IsString()
+  due_date: string;
+
+  @ApiPropertyOptional({ example: 'COP', default: 'COP' })
+  @OptionalNotNull()
+  @MaxLength(3)
+  @IsString()
+  currency?: string;
+
+  @ApiProperty({ example: '100000.00' })
+  @Matches(AMOUNT, { message: 'subtotal must be a decimal amount' })
+  @MaxLength(30)
+  @IsString()
+  subtotal: string;
+
+  @ApiProperty({ example: '19000.00' })
+  @Matches(AMOUNT, { message: 'tax_total must be a decimal amount' })
+  @MaxLength(30)
+  @IsString()
+  tax_total: string;
+
+  @ApiProperty({ example: '119000.00', description: 'subtotal + tax_total.' })
+  @Matches(AMOUNT, { message: 'total must be a decimal amount' })
+  @MaxLength(30)
+  @IsString()
+  total: string;
+
+  @ApiPropertyOptional({ example: 'https://example.com/FE-1024.pdf' })
+  @OptionalNotNull()
+  @MaxLength(2000)
+  @IsString()
+  pdf_url?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @OptionalNotNull()
+  @IsObject()
+  meta_data?: Record<string, string>;
+}
+
+export class PayInvoiceDto {
+  @ApiPropertyOptional({ example: '50000.00', description: 'Default: the amount due. At most the amount due.' })
+  @OptionalNotNull()
+  @Matches(AMOUNT, { message: 'amount must be a positive decimal amount' })
+  @MaxLength(30)
+  @IsString()
+  amount?: string;
+}
