@@ -70,6 +70,9 @@ test('three uploaded invoices (overdue 30 days, overdue 5 days, due next week): 
     ['invoice.payment_recorded', '0.00'],
     ['invoice.paid', '0.00'],
   ]);
+  const byCustomer = (await api().get(`/v1/events?customer=${customer.id}&type=invoice.*&limit=100`)).body.data.map((e: { type: string; data: { object: { id: string } } }) => [e.type, e.data.object.id]);
+  expect(byCustomer.filter(([, id]: string[]) => id === next.id)).toEqual(steps.map(([type]: string[]) => [type, next.id]));
+  expect(byCustomer.filter(([type]: string[]) => type === 'invoice.paid').map(([, id]: string[]) => id).sort()).toEqual([old.id, recent.id, next.id].sort());
 });
 
 test('pay part of an invoice; more than due is refused; a paid invoice is not voided; an unpaid one is', async () => {
