@@ -12,6 +12,7 @@ let key: string;
 beforeAll(async () => {
   t = await startTestApp();
   key = (await t.account()).test_key;
+  expect((await t.as(key).post('/v1/account/invoicing_settings', { enabled: true })).body.enabled).toBe(true);
 });
 afterAll(() => t.close());
 
@@ -167,8 +168,8 @@ test('a provider that fails twice: the invoice waits with its state visible, is 
 test('invoicing settings: numbering range and default withholdings (API); disabled: nothing issued', async () => {
   const acct = await t.account();
   const client = t.as(acct.test_key);
-  expect((await client.get('/v1/account/invoicing_settings')).body).toMatchObject({ object: 'invoicing_settings', enabled: true, provider: 'simulator', numbering: { prefix: 'SETT', next_number: 1 } });
-  const set = await client.post('/v1/account/invoicing_settings', { numbering: { prefix: 'FE', next_number: 990, range_end: 5000 }, default_retentions: { reteica: '0.966' } });
+  expect((await client.get('/v1/account/invoicing_settings')).body).toMatchObject({ object: 'invoicing_settings', enabled: false, provider: 'simulator', numbering: { prefix: 'SETT', next_number: 1 } });
+  const set = await client.post('/v1/account/invoicing_settings', { enabled: true, numbering: { prefix: 'FE', next_number: 990, range_end: 5000 }, default_retentions: { reteica: '0.966' } });
   expect(set.status).toBe(200);
   expect(set.body).toMatchObject({ numbering: { prefix: 'FE', next_number: 990, range_end: 5000 }, default_retentions: { reteica: '0.966' } });
   expect((await client.post('/v1/account/invoicing_settings', { numbering: { prefix: 'fe-1' } })).body.error).toMatchObject({ code: 'parameter_invalid', param: 'numbering[prefix]' });

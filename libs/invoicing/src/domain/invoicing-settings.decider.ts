@@ -9,7 +9,7 @@ import { RETENTION_TYPES, type RetentionRates } from './invoice-amounts.js';
  * of the range, assigned once (appended with the stream's expected revision, so never twice).
  */
 export interface InvoicingSettings {
-  /** false: no invoice is issued automatically (uploads and explicit requests still work). */
+  /** false (the default): no invoice is issued automatically (uploads, credit notes and payments on existing invoices still work). */
   enabled: boolean;
   /** The connector that issues documents: `simulator` (the only one shipped). */
   provider: string;
@@ -18,8 +18,9 @@ export interface InvoicingSettings {
   default_retentions: RetentionRates;
 }
 
+/** Opt-in (the spec: invoices are issued "when an invoicing provider is used"): a new account issues none until it enables invoicing. */
 export const DEFAULT_INVOICING_SETTINGS: InvoicingSettings = {
-  enabled: true,
+  enabled: false,
   provider: 'simulator',
   numbering: { prefix: 'SETT', next_number: 1, range_end: null, credit_note_prefix: 'NC', credit_note_next_number: 1 },
   default_retentions: {},
