@@ -26,6 +26,8 @@ export interface FeedEntry extends PublicEvent, Doc {
   _object_id: string;
   _type_prefix: string;
   _subscription: string | null;
+  /** The customer the object is or belongs to (entries written before this field have none). */
+  _customer?: string | null;
 }
 
 const RESOURCE_PROJECTIONS = publicResourceProjections();
@@ -60,6 +62,13 @@ function subscriptionOf(object: Record<string, unknown> | null): string | null {
   return typeof object.subscription === 'string' ? object.subscription : null;
 }
 
+/** The customer an object is or belongs to, for `GET /v1/events?customer=`. */
+function customerOf(object: Record<string, unknown> | null): string | null {
+  if (!object) return null;
+  if (object.object === 'customer') return String(object.id);
+  return typeof object.customer === 'string' ? object.customer : null;
+}
+
 /**
  * The public `evt_` feed. Keeps its own copy of every public object (collection `event_objects`,
  * projected by the same pure functions as the resource read models) so that each entry carries
@@ -78,6 +87,7 @@ export const eventFeedProjection: Projection = {
         { fields: ['_account', 'is_test', '_type_prefix', '_seq'] },
         { fields: ['_account', 'is_test', '_object_id', '_seq'] },
         { fields: ['_account', 'is_test', '_subscription', '_seq'] },
+        { fields: ['_account', 'is_test', '_customer', '_seq'] },
       ],
     },
   ],
@@ -103,6 +113,7 @@ export const eventFeedProjection: Projection = {
       _object_id: subjectId,
       _type_prefix: event.type.split('.')[0],
       _subscription: subscriptionOf(state),
+      _customer: customerOf(state),
     };
     return [{ collection: 'events', id: entry.id, doc: entry }];
   },

@@ -10,6 +10,7 @@ import { productsProjection } from './products.projection.js';
 import type { Projection } from './runtime/projection.js';
 import { subscriptionsProjection } from './subscriptions.projection.js';
 import { testClocksProjection } from './test-clocks.projection.js';
+import { creditNotesProjection, invoicesProjection } from './invoices.projection.js';
 import { transactionsProjection } from './transactions.projection.js';
 import { webhookEndpointsProjection } from './webhook-endpoints.projection.js';
 
@@ -34,5 +35,7 @@ export function publicResourceProjections(): Projection[] {
     paymentLinksProjection,
     storefrontsProjection,
     webhookEndpointsProjection,
+    invoicesProjection,
+    creditNotesProjection,
   ] as Projection[];
 }

@@ -151,6 +151,24 @@ describe('cli', () => {
     }
   });
 
+  test('accounts invoicing get and set (numbering range, default withholdings); the service answers what the CLI wrote', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
+    const account = JSON.parse((await cli(['accounts', 'create', '--name', 'Facturas SAS', '--json'], dataDir)).lines[0]);
+    const inv = (...args: string[]) => cli(['accounts', 'invoicing', ...args, '--account', account.id, '--json'], dataDir);
+    expect(JSON.parse((await inv('get', '--mode', 'live')).lines[0])).toMatchObject({ object: 'invoicing_settings', mode: 'live', enabled: false, numbering: { prefix: 'SETT', next_number: 1 } });
+    const set = await inv('set', '--mode', 'live', '--prefix', 'FE', '--next-number', '1001', '--range-end', '5000', '--reteica', '0.966');
+    expect(JSON.parse(set.lines[0])).toMatchObject({ numbering: { prefix: 'FE', next_number: 1001, range_end: 5000 }, default_retentions: { reteica: '0.966' } });
+    await expect(inv('set', '--mode', 'live', '--prefix', 'fe-x')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'numbering[prefix]' });
+    await expect(inv('get')).rejects.toBeInstanceOf(UsageError);
+    const t = await startTestApp({ dataDir });
+    try {
+      expect((await t.as(account.live_key).get('/v1/account/invoicing_settings')).body).toMatchObject({ numbering: { prefix: 'FE', next_number: 1001 } });
+      expect((await t.as(account.test_key).get('/v1/account/invoicing_settings')).body).toMatchObject({ numbering: { prefix: 'SETT' } });
+    } finally {
+      await t.close();
+    }
+  });
+
   test('accounts retry-policy needs --account and, to set, --retry-days and --final-days as whole numbers', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
     await expect(cli(['accounts', 'retry-policy', 'get'], dataDir)).rejects.toBeInstanceOf(UsageError);

@@ -14,6 +14,8 @@ import { SubscriptionsModule } from '../../../libs/subscriptions/src/subscriptio
 import { TestClocksModule } from '../../../libs/test-clocks/src/test-clocks.module.js';
 import { SchedulingModule } from '../../../libs/scheduling/src/scheduling.module.js';
 import { WebhooksModule } from '../../../libs/webhooks/src/webhooks.module.js';
+import { InvoicingModule } from '../../../libs/invoicing/src/invoicing.module.js';
+import { CountryParametersModule } from '../../../libs/country-parameters/src/country-parameters.module.js';
 import { ApiExceptionFilter } from '../../../libs/http/src/api-exception.filter.js';
 import { IdempotencyInterceptor } from '../../../libs/http/src/idempotency.js';
 import { apiValidationPipe } from '../../../libs/http/src/validation.js';
@@ -32,7 +34,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule, WebhooksModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule, WebhooksModule, InvoicingModule, CountryParametersModule],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },

@@ -12,6 +12,9 @@ import { RemoveGatewayCommand } from '../../../libs/accounts/src/application/rem
 import { GetRetryPolicyQuery, type RetryPolicyObject } from '../../../libs/accounts/src/application/get-retry-policy.js';
 import { SetRetryPolicyCommand } from '../../../libs/accounts/src/application/set-retry-policy.js';
 import { isMode } from '../../../libs/accounts/src/domain/account.decider.js';
+import { GetInvoicingSettingsQuery } from '../../../libs/invoicing/src/application/get-invoicing-settings.js';
+import { UpdateInvoicingSettingsCommand } from '../../../libs/invoicing/src/application/update-invoicing-settings.js';
+import type { InvoicingSettingsChanges } from '../../../libs/invoicing/src/domain/invoicing-settings.decider.js';
 import type { CommandContext } from '../../../libs/platform/src/command-context.js';
 import type { ListPage } from '../../../libs/http/src/list.js';
 import { loadConfig } from '../../../libs/platform/src/config.js';
@@ -35,6 +38,11 @@ export const USAGE = `usage:
   npm run cli -- accounts retry-policy set --account ACCT --retry-days 1,3,5 --final-days 7 [--json]
                                                          set it: retries at due + each day (--retry-days ''
                                                          for none), uncollectible at due + final days
+  npm run cli -- accounts invoicing get --account ACCT --mode test|live [--json]
+                                                         the account's invoicing settings in a mode
+  npm run cli -- accounts invoicing set --account ACCT --mode test|live [--enabled true|false] [--prefix FE]
+        [--next-number N] [--range-end N|none] [--reteiva R] [--reteica R] [--retefte R] [--json]
+                                                         set them: numbering range, default withholding rates (percent)
   npm run cli -- projections rebuild [NAME]              drop read models and rebuild them from the first event
   npm run cli -- projections status                      checkpoint of each projection against the head of the store,
                                                          and why a parked projection stopped
@@ -63,6 +71,13 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       gateway: { type: 'string' },
       'retry-days': { type: 'string' },
       'final-days': { type: 'string' },
+      enabled: { type: 'string' },
+      prefix: { type: 'string' },
+      'next-number': { type: 'string' },
+      'range-end': { type: 'string' },
+      reteiva: { type: 'string' },
+      reteica: { type: 'string' },
+      retefte: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -152,6 +167,32 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       await engine.catchUp(); // the read model answers the service's GET at once, running or not
       const policy = await app.get(QueryBus).execute<GetRetryPolicyQuery, RetryPolicyObject>(new GetRetryPolicyQuery(ctx));
       io.out(values.json ? JSON.stringify(policy) : describeRetryPolicy(ctx.accountId, policy));
+      return 0;
+    }
+    if (area === 'accounts' && action === 'invoicing') {
+      if (!values.account) throw new UsageError('accounts invoicing needs --account ACCT');
+      if (!values.mode || !isMode(values.mode)) throw new UsageError('accounts invoicing needs --mode test|live');
+      const owner = { accountId: values.account, mode: values.mode };
+      if (arg === 'set') {
+        const changes: InvoicingSettingsChanges = {};
+        if (values.enabled !== undefined) {
+          if (!['true', 'false'].includes(values.enabled)) throw new UsageError('--enabled must be true or false');
+          changes.enabled = values.enabled === 'true';
+        }
+        const numbering: NonNullable<InvoicingSettingsChanges['numbering']> = {};
+        if (values.prefix !== undefined) numbering.prefix = values.prefix;
+        if (values['next-number'] !== undefined) numbering.next_number = parseDays(values['next-number'], '--next-number');
+        if (values['range-end'] !== undefined) numbering.range_end = values['range-end'] === 'none' ? null : parseDays(values['range-end'], '--range-end');
+        if (Object.keys(numbering).length > 0) changes.numbering = numbering;
+        const rates: Record<string, string | null> = {};
+        for (const r of ['reteiva', 'reteica', 'retefte'] as const) if (values[r] !== undefined) rates[r] = values[r] === 'none' ? null : values[r]!;
+        if (Object.keys(rates).length > 0) changes.default_retentions = rates;
+        await app.get(CommandBus).execute(new UpdateInvoicingSettingsCommand(owner, changes));
+      } else if (arg !== 'get') {
+        throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+      }
+      const settings = await app.get(QueryBus).execute(new GetInvoicingSettingsQuery(owner));
+      io.out(JSON.stringify(settings, null, values.json ? undefined : 2));
       return 0;
     }
     if (area === 'projections' && action === 'rebuild') {

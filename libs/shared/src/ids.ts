@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   transaction: 'tx',
   charge: 'ch',
   invoice: 'inv',
+  creditNote: 'cn',
   paymentMethod: 'pm',
   item: 'si',
   discount: 'sd',

@@ -46,7 +46,7 @@ export class CollectionPayments {
     private readonly executor: AggregateExecutor,
     @Inject(PAYMENT_GATEWAY) private readonly gateway: PaymentGateway,
     private readonly savePaymentMethod: SavePaymentMethod,
-    private readonly followUps: PaymentFollowUps,
+    readonly followUps: PaymentFollowUps,
   ) {}
 
   /** `expectedAttempts`: an automatic attempt names the attempt count it expects (409 `attempt_already_made` otherwise). */

@@ -15,6 +15,8 @@ import { notFound } from '../../../shared/src/errors.js';
 import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { type CollectionMethod, type InvoiceRetentions, type InvoiceSettings, collectionDecider, collectionStream } from '../domain/collection.decider.js';
 import { CollectionLines, type ItemRequest } from './collection-lines.js';
+import { PaymentFollowUps } from './payment-follow-ups.js';
+import { laterPosition } from '../../../event-store/src/positions.js';
 
 export interface CreateCollectionBody {
   customer: string;
@@ -27,6 +29,7 @@ export interface CreateCollectionBody {
   collection_rule_id?: string;
   invoice_settings?: Partial<InvoiceSettings>;
   invoice_retentions?: Partial<InvoiceRetentions>;
+  invoicing?: 'create' | 'after';
   meta_data?: MetaData;
 }
 
@@ -51,6 +54,7 @@ export class CreateCollectionHandler implements ICommandHandler<CreateCollection
     private readonly lines: CollectionLines,
     @Inject(CONFIG) private readonly config: Config,
     private readonly clocks: TestClockTime,
+    private readonly followUps: PaymentFollowUps,
   ) {}
 
   async execute({ ctx: request, body }: CreateCollectionCommand): Promise<CommandResult> {
@@ -91,11 +95,12 @@ export class CreateCollectionHandler implements ICommandHandler<CreateCollection
           billing_reason: 'manual',
           checkout_url: collectionCheckoutUrl(this.config, collectionId),
           test_clock: testClock,
+          invoicing: body.invoicing ?? null,
         },
         now: at,
       }),
       ctx,
     );
-    return { id: collectionId, position };
+    return { id: collectionId, position: laterPosition(position, await this.followUps.collectionCreated(ctx, collectionId)) };
   }
 }

@@ -16,6 +16,15 @@ export interface CollectionPaidListener {
   collectionPaid(ctx: CommandContext, notice: CollectionPaidNotice): Promise<string | null>;
 }
 
+/** What other contexts (invoicing) hear of a collection's life besides its payment. Each must be idempotent. */
+export interface CollectionLifecycleListener {
+  collectionCreated?(ctx: CommandContext, collectionId: string): Promise<string | null>;
+  collectionVoided?(ctx: CommandContext, collectionId: string): Promise<string | null>;
+  collectionRefunded?(ctx: CommandContext, collectionId: string, refund: { id: string; amount: string; reason: string | null }): Promise<string | null>;
+  /** Part of a registered payment (receipt `receiptId`) went to the collection (it may have paid it). */
+  registeredPaymentApplied?(ctx: CommandContext, collectionId: string, receiptId: string, amount: string): Promise<string | null>;
+}
+
 /**
  * Collections do not know subscriptions; subscriptions register here to hear of paid collections
  * (e.g. to activate, or switch to charge). Called inline after the payment, so the response that
@@ -27,6 +36,36 @@ export class PaymentFollowUps {
 
   register(listener: CollectionPaidListener): void {
     this.listeners.push(listener);
+  }
+
+  private readonly lifecycle: CollectionLifecycleListener[] = [];
+
+  registerLifecycle(listener: CollectionLifecycleListener): void {
+    this.lifecycle.push(listener);
+  }
+
+  async collectionCreated(ctx: CommandContext, collectionId: string): Promise<string | null> {
+    let position: string | null = null;
+    for (const l of this.lifecycle) position = (await l.collectionCreated?.(ctx, collectionId)) ?? position;
+    return position;
+  }
+
+  async collectionVoided(ctx: CommandContext, collectionId: string): Promise<string | null> {
+    let position: string | null = null;
+    for (const l of this.lifecycle) position = (await l.collectionVoided?.(ctx, collectionId)) ?? position;
+    return position;
+  }
+
+  async collectionRefunded(ctx: CommandContext, collectionId: string, refund: { id: string; amount: string; reason: string | null }): Promise<string | null> {
+    let position: string | null = null;
+    for (const l of this.lifecycle) position = (await l.collectionRefunded?.(ctx, collectionId, refund)) ?? position;
+    return position;
+  }
+
+  async registeredPaymentApplied(ctx: CommandContext, collectionId: string, receiptId: string, amount: string): Promise<string | null> {
+    let position: string | null = null;
+    for (const l of this.lifecycle) position = (await l.registeredPaymentApplied?.(ctx, collectionId, receiptId, amount)) ?? position;
+    return position;
   }
 
   async collectionPaid(ctx: CommandContext, notice: CollectionPaidNotice): Promise<string | null> {

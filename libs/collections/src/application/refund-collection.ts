@@ -1,4 +1,6 @@
 import { Inject } from '@nestjs/common';
+import { PaymentFollowUps } from './payment-follow-ups.js';
+import { laterPosition } from '../../../event-store/src/positions.js';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
@@ -30,6 +32,7 @@ export class RefundCollectionHandler implements ICommandHandler<RefundCollection
     private readonly executor: AggregateExecutor,
     @Inject(PAYMENT_GATEWAY) private readonly gateway: PaymentGateway,
     private readonly clocks: TestClockTime,
+    private readonly followUps: PaymentFollowUps,
   ) {}
 
   async execute({ ctx: request, collectionId, body, outOfBand }: RefundCollectionCommand): Promise<CommandResult> {
@@ -52,6 +55,8 @@ export class RefundCollectionHandler implements ICommandHandler<RefundCollection
         currency: f.currency,
       });
     }
-    return { id: collectionId, position: result.position };
+    // A paid, invoiced collection refunded: its invoice gets a credit note for the amount.
+    const credited = refunded ? await this.followUps.collectionRefunded(ctx, collectionId, { id: refundId, amount: refunded.data.amount, reason: refunded.data.reason }) : null;
+    return { id: collectionId, position: laterPosition(result.position, credited) };
   }
 }

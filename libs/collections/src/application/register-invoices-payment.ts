@@ -104,6 +104,8 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
     }
     let position = applied.reduce<string | null>((p, a) => laterPosition(p, a.position), null);
     position = laterPosition(position, await this.createReceipt(ctx, customerId, customer.fields!.billing_address, testClock, receiptId, body.amount, cur!, applied));
+    // The invoices of the collections paid into hear of it first (each application is a payment on its invoice).
+    for (const a of applied) position = laterPosition(position, await this.payments.followUps.registeredPaymentApplied(a.ctx, a.collection, receiptId, a.amount));
     for (const a of applied) {
       if (a.paid && a.state.fields!.subscription) position = laterPosition(position, await this.payments.afterPaid(a.ctx, a.state, a.paid, null));
     }

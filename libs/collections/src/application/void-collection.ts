@@ -3,7 +3,9 @@ import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { CommandResult } from '../../../platform/src/write-then-read.js';
 import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
-import { onCollection } from './collection-command.js';
+import { atCollectionTime, onCollection } from './collection-command.js';
+import { PaymentFollowUps } from './payment-follow-ups.js';
+import { laterPosition } from '../../../event-store/src/positions.js';
 
 export class VoidCollectionCommand {
   constructor(
@@ -18,9 +20,12 @@ export class VoidCollectionHandler implements ICommandHandler<VoidCollectionComm
   constructor(
     private readonly executor: AggregateExecutor,
     private readonly clocks: TestClockTime,
+    private readonly followUps: PaymentFollowUps,
   ) {}
 
-  execute({ ctx, collectionId }: VoidCollectionCommand): Promise<CommandResult> {
-    return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'VoidCollection', owner: ctx, collectionId, now }), this.clocks);
+  async execute({ ctx, collectionId }: VoidCollectionCommand): Promise<CommandResult> {
+    const result = await onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'VoidCollection', owner: ctx, collectionId, now }), this.clocks);
+    // Its unpaid fiscal invoice is voided with it.
+    return { ...result, position: laterPosition(result.position, await this.followUps.collectionVoided(await atCollectionTime(this.executor, this.clocks, ctx, collectionId), collectionId)) };
   }
 }

@@ -11,6 +11,7 @@ import type { CollectionEvent } from './collection/collection.events.js';
 import type { CollectionState } from './collection/collection.state.js';
 import { evolveCollection, initialCollectionState } from './collection/collection.evolve.js';
 import { decideAbandonTransaction } from './collection/decide/abandon-transaction.js';
+import { decideAttachInvoice } from './collection/decide/attach-invoice.js';
 import { decideAdvanceDunning } from './collection/decide/advance-dunning.js';
 import { decideApplyRegisteredPayment } from './collection/decide/apply-registered-payment.js';
 import { decideCreateCollection } from './collection/decide/create-collection.js';
@@ -55,6 +56,8 @@ export const collectionDecider: Decider<CollectionCommand, CollectionState, Coll
     switch (command.type) {
       case 'AbandonTransaction':
         return decideAbandonTransaction(command, state);
+      case 'AttachInvoice':
+        return decideAttachInvoice(command, state);
       case 'AdvanceDunning':
         return decideAdvanceDunning(command, state);
       case 'ApplyRegisteredPayment':

@@ -3,9 +3,10 @@ import { ownedBy } from '../../../shared/src/owner.js';
 import { invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
 import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
 import type { Owner } from '../../../shared/src/owner.js';
+import { checkColombianCustomer } from '../../../country-parameters/src/domain/co-parameters.js';
 
-/** Colombian identification document types (cédula, cédula de extranjería, NIT, pasaporte, …). */
-export const DOCUMENT_TYPES = ['CC', 'CE', 'NIT', 'PP', 'TI', 'DNI', 'RUT', 'OTHER'] as const;
+/** Identification document types: Colombia's (DIAN's table, see libs/country-parameters) plus DNI, RUT for other countries. */
+export const DOCUMENT_TYPES = ['CC', 'CE', 'NIT', 'PP', 'TI', 'DNI', 'RUT', 'OTHER', 'RC', 'TE', 'PEP', 'PPT', 'NITE', 'NUIP'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 /** ISO 3166-1 alpha-2 country codes. */
@@ -195,6 +196,7 @@ export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEv
         },
         normalizeCustomerChanges(command.fields),
       );
+      checkColombianCustomer(fields.document_type, fields.billing_address);
       return [
         {
           type: 'customer.created',
@@ -214,6 +216,10 @@ export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEv
         checkChanges(command.changes);
         const changes = normalizeCustomerChanges(command.changes);
         if (Object.keys(changes).length === 0) return [];
+        if (changes.document_type !== undefined || changes.billing_address !== undefined) {
+          const after = applyCustomerChanges(state.fields!, changes);
+          checkColombianCustomer(after.document_type, after.billing_address);
+        }
         return [{ type: 'customer.updated', data: { id: command.customerId, changes } }];
       }
       case 'SetDefaultPaymentMethod': {

@@ -11,6 +11,8 @@ export interface EventFilter {
   starting_after?: string;
   type?: string;
   object_id?: string;
+  /** Events of a customer and of every object that names it (`customer` field). */
+  customer?: string;
   /** Events of a subscription and of its collections, transactions and charges (its history). */
   subscription?: string;
 }
@@ -40,6 +42,7 @@ export class ListEventsHandler implements IQueryHandler<ListEventsQuery, ListPag
     }
     if (filter.object_id) where._object_id = filter.object_id;
     if (filter.subscription) where._subscription = filter.subscription;
+    if (filter.customer) where._customer = filter.customer;
     let after: { value: Scalar; id: string } | undefined;
     if (filter.starting_after) {
       const cursor = await this.readModels.store.get<FeedEntry>('events', filter.starting_after);

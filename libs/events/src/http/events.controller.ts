@@ -20,6 +20,12 @@ export class ListEventsParams extends ListQuery {
   @IsString()
   @MaxLength(100)
   object_id?: string;
+
+  @ApiPropertyOptional({ description: 'Only events about this customer or its objects (invoices, collections, subscriptions, …), oldest first.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  customer?: string;
 }
 
 @ApiTags('events')

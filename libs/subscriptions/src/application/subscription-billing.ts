@@ -7,6 +7,7 @@ import { CONFIG } from '../../../platform/src/tokens.js';
 import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
 import { CollectionLines } from '../../../collections/src/application/collection-lines.js';
 import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
+import { PaymentFollowUps } from '../../../collections/src/application/payment-follow-ups.js';
 import { collectionCheckoutUrl } from '../../../collections/src/application/create-collection.js';
 import { type CollectionPaid, type PaymentSource, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
 import type { LineInput } from '../../../collections/src/domain/pricing.js';
@@ -56,6 +57,7 @@ export class SubscriptionBilling {
     private readonly payments: CollectionPayments,
     private readonly sources: ResolvePaymentSource,
     private readonly retryPolicy: AccountRetryPolicy,
+    private readonly followUps: PaymentFollowUps,
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
@@ -69,7 +71,7 @@ export class SubscriptionBilling {
     if (existing.state.exists) return null;
     const command = await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason);
     const { position } = await this.executor.execute(collectionDecider, collectionStream(collectionId), command, ctx);
-    return position;
+    return laterPosition(position, await this.followUps.collectionCreated(ctx, collectionId));
   }
 
   /**

@@ -22,7 +22,8 @@ export interface InvoiceFigures {
 
 /** A collection without items: the balance of a partial payment, or the receipt of a registered payment. */
 export interface ItemlessCollectionInput {
-  kind: 'balance' | 'receipt';
+  /** `invoice`: the collection opened for an uploaded invoice's balance (collect, due with the invoice). */
+  kind: 'balance' | 'receipt' | 'invoice';
   customer: { id: string; billing_address: BillingAddress | null };
   subscription: string | null;
   currency: string;
@@ -61,6 +62,8 @@ export interface CreateCollectionInput {
   checkout_url: string;
   test_clock?: string | null;
   retry_schedule?: RetrySchedule;
+  /** Standalone collections: when its fiscal invoice is issued (null: none). */
+  invoicing?: 'create' | 'after' | null;
   /** A `charge` renewal: due at once (its attempt is its due date; a failed attempt makes it past due). */
   due_immediately?: boolean;
 }
@@ -117,6 +120,8 @@ export type CollectionCommand =
   | { type: 'UpdateCollectionTotal'; owner: Owner; collectionId: string; total: string; invoice: InvoiceFigures; now: Date }
   /** Part of a registered payment (`receiptId`): pays the collection out of band when it covers `expectedTotal`, else lowers it. */
   | { type: 'ApplyRegisteredPayment'; owner: Owner; collectionId: string; receiptId: string; amount: string; expectedTotal: string; now: Date }
+  /** The invoicing context names the collection's invoice (and its number once issued). */
+  | { type: 'AttachInvoice'; owner: Owner; collectionId: string; invoiceId: string; invoiceNumber: string | null; now: Date }
   | { type: 'CreateItemlessCollection'; owner: Owner; collectionId: string; input: ItemlessCollectionInput; now: Date };
 
 /** The command of one type. */

@@ -100,7 +100,10 @@ export type CollectionPaymentApplied = DomainEvent<
   Ref & { receipt: string; amount: string; amount_applied: string; previous_total: string; total: string; applied_at: string; meta_data: MetaData }
 >;
 
+export type CollectionInvoiceAttached = DomainEvent<'collection.invoice_attached', Ref & { invoice: string; invoice_number: string | null; invoices: string[] }>;
+
 export type CollectionEvent =
+  | CollectionInvoiceAttached
   | CollectionCreated
   | CollectionPartialPaymentDefined
   | CollectionTotalUpdated

@@ -19,6 +19,8 @@ export function applyCollectionEvent(fields: CollectionFields, event: Collection
       };
       return { ...defaults, ...f };
     }
+    case 'collection.invoice_attached':
+      return { ...fields, invoice: event.data.invoice, invoice_number: event.data.invoice_number, invoices: event.data.invoices };
     case 'collection.updated':
       return { ...fields, ...event.data.changes };
     case 'collection.partial_payment_defined':

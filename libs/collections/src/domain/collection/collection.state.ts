@@ -83,6 +83,8 @@ export interface CollectionFields {
   paid_by: string | null;
   /** A receipt: the collections the registered payment was applied to, in the order applied. */
   applied_to: AppliedPayment[] | null;
+  /** A standalone collection's fiscal invoice: issued when it is created (`create`), when it is paid (`after`), or never (null). */
+  invoicing?: 'create' | 'after' | null;
 }
 
 export interface PartialPayment {

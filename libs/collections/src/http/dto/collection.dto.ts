@@ -146,6 +146,11 @@ export class CreateCollectionDto {
   @IsObject()
   invoice_retentions?: CollectionRetentionsDto;
 
+  @ApiPropertyOptional({ enum: ['create', 'after'], description: 'Issue a fiscal invoice for this collection when it is created (collect only) or when it is paid; left out: none.' })
+  @OptionalNotNull()
+  @IsIn(['create', 'after'])
+  invoicing?: 'create' | 'after';
+
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
   @OptionalNotNull()
   @IsObject()

@@ -19,6 +19,8 @@ export function decideCreateCollection(command: CommandOf<'CreateCollection'>, s
   if (input.collection_method === 'collect' && (input.days_until_due === null || input.days_until_due === undefined)) {
     throw missingParam('days_until_due', 'days_until_due is required with collection_method collect');
   }
+  if (input.invoicing !== undefined && input.invoicing !== null && !['create', 'after'].includes(input.invoicing)) throw invalidParam('invoicing', 'invoicing must be create, after or null');
+  if (input.invoicing === 'create' && input.collection_method === 'charge') throw invalidParam('invoicing', 'invoicing create is not allowed with collection_method charge; only after is valid');
   const discounts = input.discounts.map((d) => normalizeDiscount(d, cur));
   const priced = priceCollection(input.lines, discounts, cur);
   const now = command.now.toISOString();
@@ -29,7 +31,7 @@ export function decideCreateCollection(command: CommandOf<'CreateCollection'>, s
       : input.due_immediately
         ? command.now.toISOString()
         : null;
-  const fields = newCollectionFields(input, cur, priced, due_date);
+  const fields = newCollectionFields(input, cur, priced, due_date, input.invoicing ? { invoicing: input.invoicing } : {});
   const created: CollectionCreated = {
     type: 'collection.created',
     data: { id: command.collectionId, account_id: command.owner.accountId, is_test: command.owner.mode === 'test', created_at: now, ...fields },

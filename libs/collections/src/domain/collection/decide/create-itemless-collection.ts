@@ -24,9 +24,11 @@ export function decideCreateItemlessCollection(command: CommandOf<'CreateItemles
   const now = command.now.toISOString();
   const money: CollectionMoney = { items: null, discounts: [], subtotal: total, total, exchange_rates: [], discount_amounts: {} };
   const r = { id: command.collectionId, subscription: input.subscription, customer: input.customer.id };
-  if (input.kind === 'balance') {
-    if (!input.due_date || Number.isNaN(Date.parse(input.due_date))) throw missingParam('days_until_due', 'days_until_due is required with create_collection_with_balance');
-    if (!input.balance_of) throw missingParam('balance_of', 'A balance collection names the collection it is the balance of');
+  if (input.kind === 'balance' || input.kind === 'invoice') {
+    if (!input.due_date || Number.isNaN(Date.parse(input.due_date))) {
+      throw input.kind === 'invoice' ? missingParam('due_date', 'due_date is required') : missingParam('days_until_due', 'days_until_due is required with create_collection_with_balance');
+    }
+    if (input.kind === 'balance' && !input.balance_of) throw missingParam('balance_of', 'A balance collection names the collection it is the balance of');
     const fields = newCollectionFields({ ...input, collection_method: 'collect' }, cur, money, new Date(input.due_date).toISOString(), { balance_of: input.balance_of });
     return [
       { type: 'collection.created', data: { id: command.collectionId, account_id: command.owner.accountId, is_test: command.owner.mode === 'test', created_at: now, ...fields } },

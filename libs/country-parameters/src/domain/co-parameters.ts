@@ -1,0 +1,44 @@
+import { invalidParam } from '../../../shared/src/errors.js';
+import { CO_DEPARTMENTS, CO_DOCUMENT_TYPES, CO_MUNICIPALITIES, CO_MUNICIPALITY_ALIASES } from '../data/co.parameters.js';
+
+/** Names compared as people write them: case, accents, dots, commas and extra spaces ignored. */
+export const normalizeName = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[.,]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+const DEPARTMENTS = new Map<string, string>();
+for (const d of CO_DEPARTMENTS) for (const n of [d.name, d.dane_code, ...d.aliases]) DEPARTMENTS.set(normalizeName(n), d.dane_code);
+const MUNICIPALITIES = new Map<string, (typeof CO_MUNICIPALITIES)[number]>();
+for (const m of CO_MUNICIPALITIES) for (const n of [m.name, m.dane_code, ...(CO_MUNICIPALITY_ALIASES[m.dane_code] ?? [])]) MUNICIPALITIES.set(normalizeName(n), m);
+
+/** The DANE code of a department written by name, alias or code; null when unknown. */
+export const departmentCode = (state: string) => DEPARTMENTS.get(normalizeName(state)) ?? null;
+
+export const CO_DOCUMENT_TYPE_CODES = CO_DOCUMENT_TYPES.map((d) => d.code);
+
+/**
+ * A customer's document type and billing address in Colombia, checked against the catalog:
+ * `document_type` one of DIAN's identity documents (CC, CE, NIT, PP, TI, …), `state` a department
+ * (name, usual alias or DANE code) and, when `city` names a municipality of the catalog (a subset:
+ * see the data file), that it lies in that department. 400 `parameter_invalid` naming the field.
+ */
+export function checkColombianCustomer(documentType: string | null | undefined, address: { city: string; state: string; country: string } | null | undefined): void {
+  if (!address || address.country.trim().toUpperCase() !== 'CO') return;
+  if (documentType && !CO_DOCUMENT_TYPE_CODES.includes(documentType)) {
+    throw invalidParam('document_type', `document_type ${documentType} is not a Colombian identity document; with a billing address in CO use one of ${CO_DOCUMENT_TYPE_CODES.join(', ')}`);
+  }
+  const department = departmentCode(address.state);
+  if (!department) {
+    throw invalidParam('billing_address[state]', `billing_address[state] must be a department of Colombia (name or DANE code, e.g. Antioquia or 05); got ${address.state.trim()}. See GET /v1/country_parameters/CO`);
+  }
+  const municipality = MUNICIPALITIES.get(normalizeName(address.city));
+  if (municipality && municipality.department !== department && !(municipality.also_in ?? []).includes(department)) {
+    const name = CO_DEPARTMENTS.find((d) => d.dane_code === municipality.department)!.name;
+    throw invalidParam('billing_address[city]', `billing_address[city] ${municipality.name} (${municipality.dane_code}) is in ${name}, not in ${address.state.trim()}`);
+  }
+}

@@ -1,0 +1,19 @@
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
+import type { CreditNoteDoc } from '../../../../projections/invoices.projection.js';
+
+export class GetCreditNoteQuery {
+  constructor(
+    readonly owner: Owner,
+    readonly id: string,
+  ) {}
+}
+
+@QueryHandler(GetCreditNoteQuery)
+export class GetCreditNoteHandler implements IQueryHandler<GetCreditNoteQuery, CreditNoteDoc> {
+  constructor(private readonly readModels: ReadModels) {}
+
+  execute({ owner, id }: GetCreditNoteQuery): Promise<CreditNoteDoc> {
+    return this.readModels.get<CreditNoteDoc>('credit_notes', 'credit_note', id, owner);
+  }
+}

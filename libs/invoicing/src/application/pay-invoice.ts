@@ -1,0 +1,94 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { laterPosition } from '../../../event-store/src/positions.js';
+import { DomainError, notFound } from '../../../shared/src/errors.js';
+import { newId } from '../../../shared/src/ids.js';
+import { ownedBy } from '../../../shared/src/owner.js';
+import { Money, currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
+import { collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
+import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
+import { Invoicing } from './invoicing.js';
+import { InvoiceTime } from './invoice-time.js';
+
+export class PayInvoiceCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly invoiceId: string,
+    readonly body: { amount?: string },
+  ) {}
+}
+
+/**
+ * Records a payment made outside (out of band) against an invoice, through its collection: the whole
+ * amount due pays the collection (`collection.paid`, out of band); less lowers it
+ * (`collection.payment_applied`) and a paid receipt collection records the money (as a registered
+ * payment does). Either way the invoice records the payment. More than the amount due: 400.
+ */
+@CommandHandler(PayInvoiceCommand)
+export class PayInvoiceHandler implements ICommandHandler<PayInvoiceCommand, CommandResult> {
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly invoicing: Invoicing,
+    private readonly time: InvoiceTime,
+    private readonly payments: CollectionPayments,
+  ) {}
+
+  async execute({ ctx: request, invoiceId, body }: PayInvoiceCommand): Promise<CommandResult> {
+    const state = await this.invoicing.invoice(invoiceId);
+    if (!state || !ownedBy(state, request)) throw notFound('invoice', invoiceId);
+    const f = state.fields!;
+    const ctx = await this.time.ctxFor(request, f.test_clock);
+    const cur = currencyOf(f.currency)!;
+    const collection = f.collection ? (await this.executor.load(collectionDecider, collectionStream(f.collection))).state.fields : null;
+    if (!collection || !['pending', 'past_due', 'uncollectible'].includes(collection.status)) {
+      throw new DomainError('invalid_state', `Cannot pay invoice ${invoiceId}: it has no open collection (its status is ${f.status})`, null, 409);
+    }
+    const amount = body.amount ?? formatAmount(Money.min(f.amount_due, collection.total), cur);
+    if (new Money(amount).gt(f.amount_due)) throw new DomainError('amount_exceeds_balance', `amount ${amount} is more than the amount due on invoice ${invoiceId}: ${f.amount_due}`, 'amount', 400);
+    const receiptId = newId('col');
+    const collectionId = f.collection!;
+    const applied = await this.executor.execute(
+      collectionDecider,
+      collectionStream(collectionId),
+      (now) => ({ type: 'ApplyRegisteredPayment' as const, owner: ctx, collectionId, receiptId, amount, expectedTotal: collection.total, now }),
+      ctx,
+    );
+    let position = applied.position;
+    const receipt = await this.executor.execute(
+      collectionDecider,
+      collectionStream(receiptId),
+      (now) => ({
+        type: 'CreateItemlessCollection' as const,
+        owner: ctx,
+        collectionId: receiptId,
+        input: {
+          kind: 'receipt' as const,
+          customer: { id: f.customer, billing_address: collection.billing_address },
+          subscription: null,
+          currency: f.currency,
+          total: amount,
+          description: `Payment of invoice ${f.number ?? invoiceId}`,
+          meta_data: {},
+          invoice_settings: { invoice_document_id: null, invoice_cost_center: null },
+          invoice_retentions: { reteica: null, retefte: null },
+          collection_rule_id: null,
+          due_date: null,
+          balance_of: null,
+          applied_to: [{ collection: collectionId, amount }],
+          billing_reason: 'invoice_payment',
+          checkout_url: collection.checkout_url,
+          test_clock: f.test_clock,
+        },
+        now,
+      }),
+      ctx,
+    );
+    position = laterPosition(position, receipt.position);
+    position = laterPosition(position, await this.invoicing.registeredPaymentApplied(ctx, collectionId, receiptId, amount));
+    const paid = applied.events.find((e) => e.type === 'collection.paid');
+    if (paid) position = laterPosition(position, await this.payments.followUpPaid(ctx, collectionId));
+    return { id: invoiceId, position };
+  }
+}

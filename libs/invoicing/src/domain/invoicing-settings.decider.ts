@@ -1,0 +1,106 @@
+import type { Decider, DomainEvent } from '../../../shared/src/decider.js';
+import { DomainError, invalidParam } from '../../../shared/src/errors.js';
+import { Money, isDecimalString } from '../../../shared/src/money.js';
+import { RETENTION_TYPES, type RetentionRates } from './invoice-amounts.js';
+
+/**
+ * An account's invoicing settings, per mode (stream `invoicingsettings-<acct>-<mode>`), and the
+ * numbering of its fiscal documents: each invoice and credit note gets the next consecutive number
+ * of the range, assigned once (appended with the stream's expected revision, so never twice).
+ */
+export interface InvoicingSettings {
+  /** false (the default): no invoice is issued automatically (uploads, credit notes and payments on existing invoices still work). */
+  enabled: boolean;
+  /** The connector that issues documents: `simulator` (the only one shipped). */
+  provider: string;
+  numbering: { prefix: string; next_number: number; range_end: number | null; credit_note_prefix: string; credit_note_next_number: number };
+  /** Withholding rates (percent) applied when the subscription or collection names none. */
+  default_retentions: RetentionRates;
+}
+
+/** Opt-in (the spec: invoices are issued "when an invoicing provider is used"): a new account issues none until it enables invoicing. */
+export const DEFAULT_INVOICING_SETTINGS: InvoicingSettings = {
+  enabled: false,
+  provider: 'simulator',
+  numbering: { prefix: 'SETT', next_number: 1, range_end: null, credit_note_prefix: 'NC', credit_note_next_number: 1 },
+  default_retentions: {},
+};
+
+export const PROVIDERS = ['simulator'];
+
+export type InvoicingSettingsChanges = {
+  enabled?: boolean;
+  provider?: string;
+  numbering?: Partial<InvoicingSettings['numbering']>;
+  default_retentions?: RetentionRates;
+};
+
+export type InvoicingSettingsCommand =
+  | { type: 'UpdateInvoicingSettings'; accountId: string; mode: 'test' | 'live'; changes: InvoicingSettingsChanges; now: Date }
+  | { type: 'AssignDocumentNumber'; accountId: string; mode: 'test' | 'live'; document: string; kind: 'invoice' | 'credit_note'; now: Date };
+
+export type InvoicingSettingsUpdated = DomainEvent<'invoicing_settings.updated', { account_id: string; mode: string; settings: InvoicingSettings; updated_at: string }>;
+export type DocumentNumberAssigned = DomainEvent<'invoicing_settings.number_assigned', { account_id: string; mode: string; document: string; kind: 'invoice' | 'credit_note'; number: string }>;
+export type InvoicingSettingsEvent = InvoicingSettingsUpdated | DocumentNumberAssigned;
+
+export interface InvoicingSettingsState {
+  settings: InvoicingSettings;
+  assigned: Record<string, string>;
+}
+
+export const invoicingSettingsStream = (accountId: string, mode: string) => `invoicingsettings-${accountId}-${mode}`;
+
+function checkChanges(c: InvoicingSettingsChanges): void {
+  if (c.provider !== undefined && !PROVIDERS.includes(c.provider)) throw invalidParam('provider', `provider must be one of ${PROVIDERS.join(', ')}`);
+  const n = c.numbering;
+  if (n) {
+    for (const p of ['prefix', 'credit_note_prefix'] as const) {
+      if (n[p] !== undefined && (typeof n[p] !== 'string' || !/^[A-Z0-9]{1,4}$/.test(n[p]!))) throw invalidParam(`numbering[${p}]`, `numbering[${p}] must be 1 to 4 upper-case letters or digits (DIAN prefixes)`);
+    }
+    for (const p of ['next_number', 'credit_note_next_number'] as const) {
+      if (n[p] !== undefined && (!Number.isInteger(n[p]) || n[p]! < 1 || n[p]! > 9_999_999_999)) throw invalidParam(`numbering[${p}]`, `numbering[${p}] must be an integer from 1`);
+    }
+    if (n.range_end !== undefined && n.range_end !== null && (!Number.isInteger(n.range_end) || n.range_end < 1)) throw invalidParam('numbering[range_end]', 'numbering[range_end] must be a positive integer or null');
+  }
+  for (const [k, v] of Object.entries(c.default_retentions ?? {})) {
+    if (!RETENTION_TYPES.includes(k as never)) throw invalidParam(`default_retentions[${k}]`, `default_retentions accepts ${RETENTION_TYPES.join(', ')}`);
+    if (v !== null && (!isDecimalString(v) || new Money(v).lt(0) || new Money(v).gt(100))) throw invalidParam(`default_retentions[${k}]`, `default_retentions[${k}] must be a rate in percent from 0 to 100, or null`);
+  }
+}
+
+export const invoicingSettingsDecider: Decider<InvoicingSettingsCommand, InvoicingSettingsState, InvoicingSettingsEvent> = {
+  initialState: { settings: DEFAULT_INVOICING_SETTINGS, assigned: {} },
+  decide(command, state) {
+    const base = { account_id: command.accountId, mode: command.mode };
+    if (command.type === 'UpdateInvoicingSettings') {
+      checkChanges(command.changes);
+      const s = state.settings;
+      const c = command.changes;
+      const settings: InvoicingSettings = {
+        enabled: c.enabled ?? s.enabled,
+        provider: c.provider ?? s.provider,
+        numbering: { ...s.numbering, ...(c.numbering ?? {}) },
+        default_retentions: c.default_retentions ? { ...s.default_retentions, ...c.default_retentions } : s.default_retentions,
+      };
+      if (settings.numbering.range_end !== null && settings.numbering.next_number > settings.numbering.range_end) {
+        throw invalidParam('numbering[next_number]', `numbering[next_number] ${settings.numbering.next_number} is past the end of the range (${settings.numbering.range_end})`);
+      }
+      if (JSON.stringify(settings) === JSON.stringify(s)) return [];
+      return [{ type: 'invoicing_settings.updated', data: { ...base, settings, updated_at: command.now.toISOString() } }];
+    }
+    if (state.assigned[command.document]) return [];
+    const n = state.settings.numbering;
+    const invoice = command.kind === 'invoice';
+    const next = invoice ? n.next_number : n.credit_note_next_number;
+    if (invoice && n.range_end !== null && next > n.range_end) {
+      throw new DomainError('numbering_range_exhausted', `The numbering range of account ${command.accountId} is exhausted (${n.prefix}${n.range_end}); set a new range in the invoicing settings`, null, 409);
+    }
+    return [{ type: 'invoicing_settings.number_assigned', data: { ...base, document: command.document, kind: command.kind, number: `${invoice ? n.prefix : n.credit_note_prefix}${next}` } }];
+  },
+  evolve(state, event) {
+    if (event.type === 'invoicing_settings.updated') return { ...state, settings: event.data.settings };
+    const n = state.settings.numbering;
+    const numbering = event.data.kind === 'invoice' ? { ...n, next_number: n.next_number + 1 } : { ...n, credit_note_next_number: n.credit_note_next_number + 1 };
+    return { settings: { ...state.settings, numbering }, assigned: { ...state.assigned, [event.data.document]: event.data.number } };
+  },
+};

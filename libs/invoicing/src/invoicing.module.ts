@@ -1,0 +1,93 @@
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
+import type { Config } from '../../platform/src/config.js';
+import { CONFIG } from '../../platform/src/tokens.js';
+import { CollectionsModule } from '../../collections/src/collections.module.js';
+import { PaymentFollowUps } from '../../collections/src/application/payment-follow-ups.js';
+import { SchedulingModule } from '../../scheduling/src/scheduling.module.js';
+import { Scheduler } from '../../scheduling/src/scheduler.js';
+import type { CommandContext } from '../../platform/src/command-context.js';
+import { CreateCreditNoteHandler } from './application/create-credit-note.js';
+import { GetCreditNoteHandler } from './application/get-credit-note.js';
+import { GetInvoiceHandler } from './application/get-invoice.js';
+import { GetInvoicingSettingsHandler } from './application/get-invoicing-settings.js';
+import { InvoiceTime } from './application/invoice-time.js';
+import { Invoicing } from './application/invoicing.js';
+import { InvoicingSettingsOf } from './application/invoicing-settings-of.js';
+import { ListCreditNotesHandler } from './application/list-credit-notes.js';
+import { ListInvoicePaymentsHandler } from './application/list-invoice-payments.js';
+import { ListInvoicesHandler } from './application/list-invoices.js';
+import { UpdateInvoicingSettingsHandler } from './application/update-invoicing-settings.js';
+import { VoidCreditNoteHandler } from './application/void-credit-note.js';
+import { VoidInvoiceHandler } from './application/void-invoice.js';
+import { PayInvoiceHandler } from './application/pay-invoice.js';
+import { UploadInvoiceHandler } from './application/upload-invoice.js';
+import { InvoicesController, InvoicingProviderTestHelperController } from './http/invoices.controller.js';
+import { INVOICING_PROVIDERS, type InvoicingProvider } from './provider/invoicing-provider.port.js';
+import { SimulatedInvoicingProvider } from './provider/simulated-invoicing-provider.js';
+
+/**
+ * Invoicing: fiscal invoices and credit notes through the invoicing-provider port. It listens to
+ * collections (created, paid, voided, refunded) and registers its deadline source (issuance retries)
+ * with the scheduler; nothing depends on it.
+ */
+@Module({
+  imports: [CollectionsModule, SchedulingModule],
+  controllers: [InvoicesController, InvoicingProviderTestHelperController],
+  providers: [
+    { provide: SimulatedInvoicingProvider, inject: [CONFIG], useFactory: (config: Config) => new SimulatedInvoicingProvider(`${config.checkoutUrl}/fiscal`) },
+    {
+      provide: INVOICING_PROVIDERS,
+      inject: [SimulatedInvoicingProvider],
+      useFactory: (simulator: SimulatedInvoicingProvider) => new Map<string, InvoicingProvider>([[simulator.name, simulator]]),
+    },
+    InvoicingSettingsOf,
+    Invoicing,
+    InvoiceTime,
+    GetInvoiceHandler,
+    ListInvoicesHandler,
+    ListInvoicePaymentsHandler,
+    VoidInvoiceHandler,
+    UploadInvoiceHandler,
+    PayInvoiceHandler,
+    CreateCreditNoteHandler,
+    GetCreditNoteHandler,
+    ListCreditNotesHandler,
+    VoidCreditNoteHandler,
+    GetInvoicingSettingsHandler,
+    UpdateInvoicingSettingsHandler,
+  ],
+  exports: [Invoicing, InvoicingSettingsOf],
+})
+export class InvoicingModule implements OnModuleInit {
+  private readonly logger = new Logger('invoicing');
+
+  constructor(
+    private readonly invoicing: Invoicing,
+    private readonly followUps: PaymentFollowUps,
+    private readonly scheduler: Scheduler,
+  ) {}
+
+  onModuleInit(): void {
+    // Invoicing never fails a payment or a collection: an error here is logged; the invoice is made
+    // again by the next event of the collection (a paid collection's follow-ups re-run on sync).
+    const safe =
+      (what: string, run: (ctx: CommandContext, id: string) => Promise<string | null>) =>
+      async (ctx: CommandContext, id: string): Promise<string | null> => {
+        try {
+          return await run(ctx, id);
+        } catch (error) {
+          this.logger.error({ msg: `invoicing after collection ${what} failed`, collection: id, err: String(error) });
+          return null;
+        }
+      };
+    this.followUps.register({ collectionPaid: (ctx, notice) => safe('paid', (c, id) => this.invoicing.collectionPaid(c, id))(ctx, notice.collectionId) });
+    this.followUps.registerLifecycle({
+      collectionCreated: safe('created', (ctx, id) => this.invoicing.collectionCreated(ctx, id)),
+      collectionVoided: safe('voided', (ctx, id) => this.invoicing.collectionVoided(ctx, id)),
+      collectionRefunded: (ctx, id, refund) => safe('refunded', (c, i) => this.invoicing.collectionRefunded(c, i, refund))(ctx, id),
+      registeredPaymentApplied: (ctx, id, receipt, amount) => safe('registered payment', (c, i) => this.invoicing.registeredPaymentApplied(c, i, receipt, amount))(ctx, id),
+    });
+    this.scheduler.register({ name: 'invoice', collection: 'invoices', run: (ctx, doc) => this.invoicing.issue(ctx, doc.id) });
+  }
+}
