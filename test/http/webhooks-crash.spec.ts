@@ -34,8 +34,9 @@ function startService(dataDir: string, port: number): { child: ChildProcess; rea
       out += chunk.toString();
       if (out.includes('billing service listening')) resolve(/test: (sk_test_\S+)/.exec(out)?.[1] ?? null);
     });
-    child.stderr!.on('data', () => undefined);
-    child.on('exit', (code) => reject(new Error(`service exited (${code}) before listening: ${out.slice(-2000)}`)));
+    let err = '';
+    child.stderr!.on('data', (chunk: Buffer) => (err = (err + chunk.toString()).slice(-4000)));
+    child.on('exit', (code) => reject(new Error(`service exited (${code}) before listening: ${out.slice(-2000)}\n${err}`)));
   });
   return { child, ready };
 }
@@ -43,16 +44,29 @@ function startService(dataDir: string, port: number): { child: ChildProcess; rea
 const stopped = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 
 test('SIGKILL during a delivery burst: after the restart every event arrives at least once, duplicates within the bound', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'webhooks-crash-'));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
+  let dataDir = mkdtempSync(join(tmpdir(), 'webhooks-crash-'));
+  let port = await freePort();
   const r = await new WebhookReceiver().up();
   r.respond = () => ({ status: 200, delayMs: 100 }); // latency: attempts are in flight and a backlog builds
   const counts = new Map<string, number>();
   let first = startService(dataDir, port);
   let second: ReturnType<typeof startService> | null = null;
   try {
-    const key = (await first.ready)!;
+    // A port found free can be taken by a parallel suite before the child listens: try another.
+    let key: string | null = null;
+    for (let tries = 1; ; tries++) {
+      try {
+        key = (await first.ready) ?? key;
+        break;
+      } catch (error) {
+        if (tries >= 3) throw error;
+        console.warn(`webhooks crash test: first start failed, trying another port: ${(error as Error).message.slice(-500)}`);
+        port = await freePort();
+        dataDir = mkdtempSync(join(tmpdir(), 'webhooks-crash-'));
+        first = startService(dataDir, port);
+      }
+    }
+    const base = `http://127.0.0.1:${port}`;
     expect(key).toMatch(/^sk_test_/);
     const auth = { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, 'content-type': 'application/json' };
     const created = (await (await fetch(`${base}/v1/webhook_endpoints`, { method: 'POST', headers: auth, body: JSON.stringify({ url: r.url, enabled_events: ["product.*"] }) })).json()) as { secret: string };
