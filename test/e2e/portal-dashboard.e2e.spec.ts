@@ -152,27 +152,31 @@ describeWithBrowser('merchant dashboard', () => {
       const { page } = b;
       await page.goto(`${server.base}/dashboard`);
       await screenshot(page, 'dashboard-login-laptop');
-      await page.getByLabel('Secret key').fill('sk_test_wrong');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByLabel('Llave secreta').fill('sk_test_wrong');
+      await page.getByRole('button', { name: 'Ingresar' }).click();
       expect(await page.locator('.field-error').textContent()).toContain('Invalid API key provided.');
-      await page.getByLabel('Secret key').fill(keys.test_key);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByLabel('Llave secreta').fill(keys.test_key);
+      await page.getByRole('button', { name: 'Ingresar' }).click();
       await page.waitForURL(/\/dashboard\/subscriptions/);
       expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('test');
-      const productId = await create(page, 'product', { name: 'Plan E2E', description: 'Dashboard-made' }, 'Create product');
+      // Spanish (es-CO) by default: headings, the mode badge, the table's headers.
+      expect(await page.locator('html').getAttribute('lang')).toBe('es-CO');
+      expect(await page.locator('h1').textContent()).toBe('Suscripciones');
+      expect(await page.locator('[data-mode]').textContent()).toBe('MODO DE PRUEBA');
+      const productId = await create(page, 'product', { name: 'Plan E2E', description: 'Dashboard-made' }, 'Crear producto');
       // The API's own validation message next to the field it names.
       await page.goto(`${server.base}/dashboard/new/price`);
       await fill(page, { product_id: productId, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP' });
-      await page.getByRole('button', { name: 'Create price' }).click();
+      await page.getByRole('button', { name: 'Crear precio' }).click();
       expect(await page.locator('[data-error-for="unit_price"]').textContent()).toContain('unit_price');
       await screenshot(page, 'dashboard-price-error-laptop');
-      const priceId = await create(page, 'price', { product_id: productId, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP', unit_price: '39900' }, 'Create price');
-      const customerId = await create(page, 'customer', { email: `dash.e2e.${Date.now()}@example.com`, name: 'Marta Ruiz' }, 'Create customer');
+      const priceId = await create(page, 'price', { product_id: productId, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP', unit_price: '39900' }, 'Crear precio');
+      const customerId = await create(page, 'customer', { email: `dash.e2e.${Date.now()}@example.com`, name: 'Marta Ruiz' }, 'Crear cliente');
       subId = await create(
         page,
         'subscription',
         { customer: customerId, 'items[0][price]': priceId, 'items[0][quantity]': '1', collection_method: 'charge', 'payment_information[card][number]': '4242424242424242', 'payment_information[card][exp_month]': '12', 'payment_information[card][exp_year]': '2030', 'payment_information[card][cvc]': '123' },
-        'Create subscription',
+        'Crear suscripción',
       );
       await page.goto(`${server.base}/dashboard/subscriptions`);
       expect(await page.locator(`tr[data-id="${subId}"]`).count()).toBe(1);
@@ -188,9 +192,9 @@ describeWithBrowser('merchant dashboard', () => {
       await page.waitForURL(/as_of=evt_/);
       expect(await page.locator('[data-field="status"]').textContent()).toBe('incomplete');
       await screenshot(page, 'dashboard-as-of-laptop');
-      await page.getByRole('link', { name: 'back to now' }).click();
+      await page.getByRole('link', { name: 'volver al presente' }).click();
       await page.locator('select[name="cancel_at"]').selectOption('now');
-      await page.getByRole('button', { name: 'Cancel subscription' }).click();
+      await page.getByRole('button', { name: 'Cancelar suscripción' }).click();
       await page.waitForURL(/done=cancel/);
       expect(await page.locator('[data-field="status"]').textContent()).toBe('canceled');
       // The phone size of the same pages.
@@ -199,17 +203,17 @@ describeWithBrowser('merchant dashboard', () => {
       await page.goto(`${server.base}/dashboard/subscriptions`);
       await screenshot(page, 'dashboard-subscriptions-phone');
       // The switch to live mode asks for the live key once; after that it goes back and forth.
-      await page.getByRole('button', { name: 'Switch to live' }).click();
-      expect(await page.locator('h1').textContent()).toContain('Switch to live mode');
-      await page.getByLabel('Secret key').fill(keys.live_key);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Cambiar a en vivo' }).click();
+      expect(await page.locator('h1').textContent()).toContain('Cambiar a modo en vivo');
+      await page.getByLabel('Llave secreta').fill(keys.live_key);
+      await page.getByRole('button', { name: 'Ingresar' }).click();
       await page.waitForURL(/\/dashboard\/subscriptions/);
       expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('live');
-      await page.getByRole('button', { name: 'Switch to test' }).click();
+      await page.getByRole('button', { name: 'Cambiar a prueba' }).click();
       await page.waitForURL(/\/dashboard\/subscriptions/);
       expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('test');
       expect(await page.locator(`tr[data-id="${subId}"]`).count()).toBe(1);
-      await page.getByRole('button', { name: 'Switch to live' }).click();
+      await page.getByRole('button', { name: 'Cambiar a en vivo' }).click();
       await page.waitForURL(/\/dashboard\/subscriptions/);
       expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('live');
       expect(await page.content()).not.toContain(subId);
@@ -218,6 +222,17 @@ describeWithBrowser('merchant dashboard', () => {
         await page.goto(`${server.base}/dashboard/${list}`);
         expect(await page.locator('table.list tbody tr').count()).toBe(0);
       }
+      // English on request, kept across links and form posts.
+      await page.goto(`${server.base}/dashboard/products?locale=en`);
+      expect(await page.locator('html').getAttribute('lang')).toBe('en');
+      expect(await page.locator('h1').textContent()).toBe('Products');
+      expect(await page.locator('[data-mode]').textContent()).toBe('LIVE MODE');
+      await page.getByRole('link', { name: 'Customers' }).click();
+      await page.waitForURL(/\/dashboard\/customers$/);
+      expect(await page.locator('h1').textContent()).toBe('Customers');
+      await screenshot(page, 'dashboard-english-phone');
+      await page.getByRole('link', { name: 'Español' }).click();
+      expect(await page.locator('h1').textContent()).toBe('Clientes');
       const hidden = await page.goto(`${server.base}/dashboard/subscriptions/${subId}`);
       expect(hidden!.status()).toBe(404);
     } finally {

@@ -136,5 +136,53 @@ test('a standalone collection by hand: send, pay out of band with proof, refund;
   expect((await api.get(`/v1/test_helpers/test_clocks/${clockId}`)).body.frozen_time).toBe('2026-02-01T00:00:00.000Z');
   // A live key has no test clocks.
   const live = await signedIn(keys.live_key);
-  expect((await live.get('/dashboard/test_clocks')).text).toContain('only available with a test key');
+  expect((await live.get('/dashboard/test_clocks')).text).toContain('Los relojes de prueba solo están disponibles con una llave de prueba.');
+});
+
+test('Spanish (es-CO) by default; English on request, kept by a cookie across links and form posts; the API\'s messages stay the API\'s', async () => {
+  const v = pageVisitor(t);
+  const login = await v.get('/dashboard');
+  expect(login.text).toContain('<html lang="es-CO"');
+  expect(login.text).toContain('Ingresa al panel');
+  expect(login.text).toContain('Llave secreta');
+  const bad = await v.post('/dashboard/login', { key: 'sk_test_nope' });
+  expect(bad.text).toContain('Invalid API key provided.');
+  expect((await v.post('/dashboard/login', { key: keys.test_key })).status).toBe(303);
+  const list = await v.get('/dashboard/products');
+  expect(list.text).toMatch(/<h1>Productos<\/h1>/);
+  expect(list.text).toContain('MODO DE PRUEBA');
+  expect(list.text).toContain('Nuevo producto');
+  expect(list.text).toContain('Cerrar sesión');
+  expect(list.text).toContain('<th scope="col" data-column="created_date">Creado</th>');
+  expect(list.text).not.toMatch(/TEST MODE|Sign out|>Products</);
+  const form = await v.get('/dashboard/new/price');
+  expect(form.text).toContain('Crear precio');
+  expect(form.text).toContain('Precio unitario');
+  // English once asked for: the page, then the next pages and a form post's answer without asking again.
+  const en = await v.get('/dashboard/products?locale=en');
+  expect(en.text).toContain('<html lang="en"');
+  expect(en.text).toMatch(/<h1>Products<\/h1>/);
+  expect(en.text).toContain('TEST MODE');
+  expect(en.text).toContain('>Español</a>');
+  expect((await v.get('/dashboard/customers')).text).toMatch(/<h1>Customers<\/h1>/);
+  await v.get('/dashboard/new/price');
+  const invalid = await v.post('/dashboard/new/price', { locale: 'en', type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP', unit_price: '100' });
+  expect(invalid.status).toBe(400);
+  expect(invalid.text).toContain('Create price');
+  expect(invalid.text).toContain('data-error-for="product_id"');
+  // Back to Spanish with the switch's link.
+  expect((await v.get('/dashboard/customers?locale=es')).text).toMatch(/<h1>Clientes<\/h1>/);
+  expect((await v.get('/dashboard/products')).text).toMatch(/<h1>Productos<\/h1>/);
+});
+
+test('amounts and dates go through the page formatters (es-CO: $ 49.900 and a Spanish date)', async () => {
+  const api = t.as(keys.test_key);
+  const product = (await api.post('/v1/products', { name: 'Plan Formato' })).body;
+  const price = (await api.post('/v1/prices', { product_id: product.id, type: 'one_time', unit_price: '49900', currency: 'COP' })).body;
+  const v = await signedIn(keys.test_key);
+  const detail = await v.get(`/dashboard/prices/${price.id}`);
+  expect(detail.text).toMatch(/data-field="unit_price">\$ 49\.900</);
+  expect(detail.text).toMatch(/data-field="created_date"><time[^>]*>\d{1,2} de [a-z]+ de \d{4}<\/time>/);
+  const en = await v.get(`/dashboard/prices/${price.id}?locale=en`);
+  expect(en.text).toMatch(/data-field="created_date"><time[^>]*>[A-Z][a-z]+ \d{1,2}, \d{4}<\/time>/);
 });

@@ -28,6 +28,7 @@ export interface FormField {
   name: string;
   type?: 'text' | 'select' | 'number' | 'hidden';
   options?: string[];
+  /** Message keys (dashboard-messages.ts), like the form's title and submit. */
   hint?: string;
   value?: string;
   testOnly?: boolean;
@@ -45,7 +46,7 @@ export interface DashboardForm {
   command: (ctx: CommandContext, body: Body, id?: string) => object;
   /** Where the object lives after creation (resource of the detail page). */
   resource: string;
-  /** The button's label. */
+  /** The button's label (a message key; so is `title`). */
   submit: string;
   danger?: boolean;
 }
@@ -58,50 +59,50 @@ const compact = (o: Body) => Object.fromEntries(Object.entries(o).filter(([, v])
 
 export const CREATE_FORMS: Record<string, DashboardForm> = {
   product: {
-    title: 'New product',
+    title: 'dash.form.product.title',
     resource: 'products',
-    submit: 'Create product',
+    submit: 'dash.form.product.submit',
     fields: [{ name: 'name' }, { name: 'description' }],
     dto: CreateProductDto,
     body: (f) => given(f, 'name', 'description'),
     command: (ctx, body) => new CreateProductCommand(ctx, body as never),
   },
   price: {
-    title: 'New price',
+    title: 'dash.form.price.title',
     resource: 'prices',
-    submit: 'Create price',
+    submit: 'dash.form.price.submit',
     fields: [
-      { name: 'product_id', hint: 'prod_…' },
+      { name: 'product_id', hint: 'dash.hint.product_id' },
       { name: 'type', type: 'select', options: ['recurring', 'one_time'] },
       { name: 'billing_period', type: 'select', options: ['', 'day', 'week', 'month', 'year'] },
-      { name: 'billing_interval', type: 'number', hint: '3 with month = quarterly' },
+      { name: 'billing_interval', type: 'number', hint: 'dash.hint.billing_interval' },
       { name: 'currency', value: 'COP' },
-      { name: 'unit_price', hint: 'decimal, e.g. 49900' },
+      { name: 'unit_price', hint: 'dash.hint.unit_price' },
     ],
     dto: CreatePriceDto,
     body: (f) => compact({ ...given(f, 'product_id', 'type', 'billing_period', 'currency', 'unit_price'), billing_interval: int(f.billing_interval) }),
     command: (ctx, body) => new CreatePriceCommand(ctx, body as never),
   },
   customer: {
-    title: 'New customer',
+    title: 'dash.form.customer.title',
     resource: 'customers',
-    submit: 'Create customer',
+    submit: 'dash.form.customer.submit',
     fields: [{ name: 'email' }, { name: 'name' }, { name: 'phone' }, { name: 'document_type', type: 'select', options: ['', 'CC', 'CE', 'NIT', 'PP', 'TI'] }, { name: 'document_number' }],
     dto: CreateCustomerDto,
     body: (f) => given(f, 'email', 'name', 'phone', 'document_type', 'document_number'),
     command: (ctx, body) => new CreateCustomerCommand(ctx, body as never),
   },
   subscription: {
-    title: 'New subscription',
+    title: 'dash.form.subscription.title',
     resource: 'subscriptions',
-    submit: 'Create subscription',
+    submit: 'dash.form.subscription.submit',
     fields: [
-      { name: 'customer', hint: 'cus_…' },
-      { name: 'items[0][price]', hint: 'price_…' },
+      { name: 'customer', hint: 'dash.hint.customer' },
+      { name: 'items[0][price]', hint: 'dash.hint.price' },
       { name: 'items[0][quantity]', type: 'number', value: '1' },
       { name: 'collection_method', type: 'select', options: ['charge', 'collect'] },
-      { name: 'days_until_due', type: 'number', hint: 'collect only' },
-      { name: 'payment_information[card][number]', hint: 'charge: a test card in test mode, e.g. 4242424242424242 (left empty: the customer\'s default method)' },
+      { name: 'days_until_due', type: 'number', hint: 'dash.hint.collect_only' },
+      { name: 'payment_information[card][number]', hint: 'dash.hint.card_number' },
       { name: 'payment_information[card][exp_month]', type: 'number' },
       { name: 'payment_information[card][exp_year]', type: 'number' },
       { name: 'payment_information[card][cvc]' },
@@ -121,12 +122,12 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
     command: (ctx, body) => new CreateSubscriptionCommand(ctx, body as never),
   },
   collection: {
-    title: 'New collection',
+    title: 'dash.form.collection.title',
     resource: 'collections',
-    submit: 'Create collection',
+    submit: 'dash.form.collection.submit',
     fields: [
-      { name: 'customer', hint: 'cus_…' },
-      { name: 'items[0][price]', hint: 'price_… (one-time)' },
+      { name: 'customer', hint: 'dash.hint.customer' },
+      { name: 'items[0][price]', hint: 'dash.hint.price_one_time' },
       { name: 'items[0][quantity]', type: 'number', value: '1' },
       { name: 'collection_method', type: 'select', options: ['collect', 'charge'] },
       { name: 'days_until_due', type: 'number' },
@@ -137,10 +138,10 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
     command: (ctx, body) => new CreateCollectionCommand(ctx, body as never),
   },
   test_clock: {
-    title: 'New test clock',
+    title: 'dash.form.test_clock.title',
     resource: 'test_clocks',
-    submit: 'Create test clock',
-    fields: [{ name: 'frozen_time', hint: 'ISO 8601, e.g. 2026-01-15T12:00:00.000Z' }, { name: 'name' }],
+    submit: 'dash.form.test_clock.submit',
+    fields: [{ name: 'frozen_time', hint: 'dash.hint.iso_time' }, { name: 'name' }],
     dto: CreateTestClockDto,
     body: (f) => given(f, 'frozen_time', 'name'),
     command: (ctx, body) => new CreateTestClockCommand(ctx, body as never),
@@ -151,46 +152,46 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
 export const ACTIONS: Record<string, Record<string, DashboardForm>> = {
   subscriptions: {
     cancel: {
-      title: 'Cancel', resource: 'subscriptions', submit: 'Cancel subscription', danger: true,
+      title: 'dash.action.subscriptions.cancel.title', resource: 'subscriptions', submit: 'dash.action.subscriptions.cancel.submit', danger: true,
       fields: [{ name: 'cancel_at', type: 'select', options: ['period_end', 'now'] }],
       dto: CancelSubscriptionDto,
       body: (f) => given(f, 'cancel_at'),
       command: (ctx, b, id) => new CancelSubscriptionCommand(ctx, id!, b.cancel_at),
     },
     pause: {
-      title: 'Pause', resource: 'subscriptions', submit: 'Pause',
-      fields: [{ name: 'resumes_at', hint: 'optional, ISO 8601' }],
+      title: 'dash.action.subscriptions.pause.title', resource: 'subscriptions', submit: 'dash.action.subscriptions.pause.submit',
+      fields: [{ name: 'resumes_at', hint: 'dash.hint.resumes_at' }],
       dto: PauseSubscriptionDto,
       body: (f) => given(f, 'resumes_at'),
       command: (ctx, b, id) => new PauseSubscriptionCommand(ctx, id!, b.resumes_at ?? null),
     },
     resume: {
-      title: 'Resume', resource: 'subscriptions', submit: 'Resume', fields: [], dto: Object as never, body: () => ({}),
+      title: 'dash.action.subscriptions.resume.title', resource: 'subscriptions', submit: 'dash.action.subscriptions.resume.submit', fields: [], dto: Object as never, body: () => ({}),
       command: (ctx, _b, id) => new ResumeSubscriptionCommand(ctx, id!),
     },
   },
   collections: {
     pay_out_of_band: {
-      title: 'Paid out of band', resource: 'collections', submit: 'Record payment',
-      fields: [{ name: 'out_of_band_proof', hint: 'URL of the proof (receipt, transfer)' }],
+      title: 'dash.action.collections.pay_out_of_band.title', resource: 'collections', submit: 'dash.action.collections.pay_out_of_band.submit',
+      fields: [{ name: 'out_of_band_proof', hint: 'dash.hint.proof' }],
       dto: PayCollectionDto,
       body: (f) => ({ paid_out_of_band: true, ...given(f, 'out_of_band_proof') }),
       command: (ctx, b, id) => new PayCollectionCommand(ctx, id!, b as never),
     },
-    send: { title: 'Send', resource: 'collections', submit: 'Send to customer', fields: [], dto: Object as never, body: () => ({}), command: (ctx, _b, id) => new SendCollectionCommand(ctx, id!) },
+    send: { title: 'dash.action.collections.send.title', resource: 'collections', submit: 'dash.action.collections.send.submit', fields: [], dto: Object as never, body: () => ({}), command: (ctx, _b, id) => new SendCollectionCommand(ctx, id!) },
     refund: {
-      title: 'Refund', resource: 'collections', submit: 'Refund', danger: true,
-      fields: [{ name: 'amount', hint: 'empty: the whole amount' }, { name: 'reason' }],
+      title: 'dash.action.collections.refund.title', resource: 'collections', submit: 'dash.action.collections.refund.submit', danger: true,
+      fields: [{ name: 'amount', hint: 'dash.hint.amount' }, { name: 'reason' }],
       dto: RefundCollectionDto,
       body: (f) => given(f, 'amount', 'reason'),
       command: (ctx, b, id) => new RefundCollectionCommand(ctx, id!, b),
     },
-    void: { title: 'Void', resource: 'collections', submit: 'Void', danger: true, fields: [], dto: Object as never, body: () => ({}), command: (ctx, _b, id) => new VoidCollectionCommand(ctx, id!) },
+    void: { title: 'dash.action.collections.void.title', resource: 'collections', submit: 'dash.action.collections.void.submit', danger: true, fields: [], dto: Object as never, body: () => ({}), command: (ctx, _b, id) => new VoidCollectionCommand(ctx, id!) },
   },
   test_clocks: {
     advance: {
-      title: 'Advance', resource: 'test_clocks', submit: 'Advance clock',
-      fields: [{ name: 'frozen_time', hint: 'ISO 8601, later than now' }],
+      title: 'dash.action.test_clocks.advance.title', resource: 'test_clocks', submit: 'dash.action.test_clocks.advance.submit',
+      fields: [{ name: 'frozen_time', hint: 'dash.hint.later' }],
       dto: AdvanceTestClockDto,
       body: (f) => given(f, 'frozen_time'),
       command: (ctx, b, id) => new AdvanceTestClockCommand(ctx, id!, b.frozen_time),

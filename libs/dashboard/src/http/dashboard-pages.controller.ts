@@ -18,13 +18,20 @@ import { formFields } from '../../../web/src/form.js';
 import { assetDir, PageRenderer } from '../../../web/src/page-renderer.js';
 import { PageError, PageErrorFilter } from '../../../web/src/page-errors.js';
 import { csrfToken } from '../../../web/src/security.js';
+import { type Locale, resolveLocale } from '../../../web/src/i18n.js';
 import { DashboardSignIn, type DashboardVisitor, DASHBOARD_SESSION_TTL_MS } from '../application/dashboard-sign-in.js';
 import { ACTIONS, CREATE_FORMS, type DashboardForm } from './dashboard-forms.js';
+import { DASHBOARD_MESSAGES } from './dashboard-messages.js';
 import { pick, RESOURCES } from './dashboard-resources.js';
 
-const pages = new PageRenderer(assetDir(import.meta.url, '../../views'), { 'es-CO': {}, en: {} });
+const pages = new PageRenderer(assetDir(import.meta.url, '../../views'), DASHBOARD_MESSAGES);
 export const DASHBOARD_COOKIE = 'dashboard_session';
+/** The dashboard's language, kept across pages and redirects once chosen (`?locale=` or a form's `locale`). */
+export const DASHBOARD_LOCALE_COOKIE = 'dashboard_locale';
 type Doc = Record<string, any>;
+
+/** Fields of an object shown as money in its own `currency` on a detail page. */
+const MONEY_FIELDS = ['unit_price', 'amount', 'amount_refunded', 'amount_paid', 'amount_due', 'subtotal', 'total'];
 
 /** Which detail page an id belongs to, by its prefix. */
 const RESOURCE_OF_PREFIX: Record<string, string> = { prod: 'products', price: 'prices', cus: 'customers', sub: 'subscriptions', col: 'collections', ch: 'charges', pm: 'payment_methods', clock: 'test_clocks', evt: 'events' };
@@ -57,17 +64,20 @@ export class DashboardPagesController {
   @Get()
   async root(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const visitor = await this.visitor(request);
+    const locale = this.locale(request, reply);
     const wanted = (request.query as Record<string, unknown>)?.mode;
     if (visitor && !(wanted === 'test' || wanted === 'live')) return reply.redirect('/dashboard/subscriptions', 303);
-    return this.loginPage(reply, null, 200, visitor && wanted !== visitor.mode ? String(wanted) : null);
+    return this.loginPage(request, reply, locale, null, 200, visitor && (wanted === 'test' || wanted === 'live') && wanted !== visitor.mode ? wanted : null);
   }
 
   @Public()
   @Post('login')
   async login(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const key = formFields(request).key ?? '';
+    const locale = this.locale(request, reply);
     const signed = await this.signIn.signIn(key, this.executor.now(), await this.visitor(request));
-    if (!signed) return this.loginPage(reply, key.trim() === '' ? 'Missing required param: key.' : 'Invalid API key provided.', 401, null);
+    // The API's own messages for a missing or wrong key (as its Basic auth answers), not translated.
+    if (!signed) return this.loginPage(request, reply, locale, key.trim() === '' ? 'Missing required param: key.' : 'Invalid API key provided.', 401, null);
     this.setCookie(reply, signed.cookie);
     return reply.redirect('/dashboard/subscriptions', 303);
   }
@@ -102,7 +112,7 @@ export class DashboardPagesController {
     if (!visitor) return reply.redirect('/dashboard', 303);
     const form = CREATE_FORMS[name];
     if (!form) throw new PageError(404, 'not_found');
-    return this.formPage(reply, visitor, form, `/dashboard/new/${name}`, {}, {}, null, 200);
+    return this.formPage(request, reply, visitor, form, `/dashboard/new/${name}`, {}, {}, null, 200);
   }
 
   @Public()
@@ -118,7 +128,7 @@ export class DashboardPagesController {
       return reply.redirect(`/dashboard/${form.resource}/${result.id}`, 303);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
-      return this.formPage(reply, visitor, form, `/dashboard/new/${name}`, fields, ...this.placed(form, error), error.status);
+      return this.formPage(request, reply, visitor, form, `/dashboard/new/${name}`, fields, ...this.placed(form, error), error.status);
     }
   }
 
@@ -129,11 +139,12 @@ export class DashboardPagesController {
     if (!visitor) return reply.redirect('/dashboard', 303);
     const resource = RESOURCES[name];
     if (!resource) throw new PageError(404, 'not_found');
-    const query = Object.fromEntries(Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>;
+    const query = Object.fromEntries(Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([k, v]) => k !== 'locale' && typeof v === 'string' && v !== '')) as Record<string, string>;
     let page: ListPage<Doc> | null = null;
     let error: string | null = null;
-    if (resource.testOnly && visitor.mode === 'live') error = 'Test clocks are only available with a test key.';
-    else if (resource.requires && !query[resource.requires]) error = `Choose a ${resource.requires} to list its ${resource.title.toLowerCase()}.`;
+    const t = pages.helpers(this.locale(request, reply)).t;
+    if (resource.testOnly && visitor.mode === 'live') error = t('dash.list.test_only');
+    else if (resource.requires && !query[resource.requires]) error = t('dash.list.requires', { filter: t(`dash.field.${resource.requires}`).toLowerCase(), resource: t(`dash.resource.${name}`).toLowerCase() });
     else {
       try {
         const { [resource.requires ?? '']: required, ...rest } = query;
@@ -146,7 +157,7 @@ export class DashboardPagesController {
       }
     }
     const next = page?.has_more ? `/dashboard/${name}?${new URLSearchParams({ ...query, starting_after: page.data[page.data.length - 1].id }).toString()}` : null;
-    return this.send(reply, visitor, 'dash-list', { name, resource, page, query, error, next, pick, linkOf }, resource.title, error && !page ? 400 : 200);
+    return this.send(request, reply, visitor, 'dash-list', { name, resource, page, query, error, next, pick, linkOf }, `dash.resource.${name}`, {}, error && !page ? 400 : 200);
   }
 
   @Public()
@@ -206,22 +217,46 @@ export class DashboardPagesController {
       }
     }
     const actions = Object.entries(ACTIONS[name] ?? {}).filter(([a]) => !(name === 'test_clocks' && a === 'advance' && visitor.mode === 'live'));
-    const done = typeof query.done === 'string' && /^[a-z_]+$/.test(query.done) ? query.done : null;
-    return this.send(reply, visitor, 'dash-detail', { name, id, doc, resource, timeline, asOf, actions, values, errors, failed, formError, done, linkOf }, `${resource.title.replace(/s$/, '')} ${id}`, status);
+    const done = typeof query.done === 'string' && ACTIONS[name]?.[query.done] ? query.done : null;
+    return this.send(request, reply, visitor, 'dash-detail', { name, id, doc, resource, timeline, asOf, actions, values, errors, failed, formError, done, linkOf, moneyFields: MONEY_FIELDS }, `dash.detail_title.${name}`, { id }, status);
   }
 
-  private formPage(reply: FastifyReply, visitor: DashboardVisitor, form: DashboardForm, action: string, values: Record<string, string>, errors: Record<string, string>, formError: string | null, status: number) {
-    return this.send(reply, visitor, 'dash-form', { form, action, values, errors, formError }, form.title, status);
+  private formPage(request: FastifyRequest, reply: FastifyReply, visitor: DashboardVisitor, form: DashboardForm, action: string, values: Record<string, string>, errors: Record<string, string>, formError: string | null, status: number) {
+    return this.send(request, reply, visitor, 'dash-form', { form, action, values, errors, formError }, form.title, {}, status);
   }
 
-  private loginPage(reply: FastifyReply, error: string | null, status: number, mode: string | null) {
-    return pages.send(reply, 'dash-login', { csrf: csrfToken(reply), error, mode }, { locale: 'en', title: 'Dashboard sign-in', brand: 'Dashboard', status });
+  private loginPage(request: FastifyRequest, reply: FastifyReply, locale: Locale, error: string | null, status: number, mode: 'test' | 'live' | null) {
+    const t = pages.helpers(locale).t;
+    return pages.send(reply, 'dash-login', { csrf: csrfToken(reply), error, mode }, { locale, title: t('dash.login.page_title'), brand: t('dash.brand'), path: this.pagePath(request), status });
   }
 
-  private async send(reply: FastifyReply, visitor: DashboardVisitor, view: string, data: Record<string, unknown>, title: string, status: number) {
+  /** `titleKey` and `titleParams`: the page title's message. */
+  private async send(request: FastifyRequest, reply: FastifyReply, visitor: DashboardVisitor, view: string, data: Record<string, unknown>, titleKey: string, titleParams: Record<string, string>, status: number) {
+    const locale = this.locale(request, reply);
+    const t = pages.helpers(locale).t;
     const account = await this.store.get<{ name?: string }>('accounts', visitor.accountId);
-    const nav = Object.entries(RESOURCES).map(([key, r]) => ({ key, title: r.title }));
-    return pages.send(reply, view, { ...data, csrf: csrfToken(reply), mode: visitor.mode, nav, createForms: Object.entries(CREATE_FORMS).filter(([k]) => !(k === 'test_clock' && visitor.mode === 'live')).map(([k, f]) => ({ key: k, title: f.title })) }, { locale: 'en', title, brand: account?.name ? `${account.name} · Dashboard` : 'Dashboard', test: visitor.mode === 'test', status });
+    const nav = Object.keys(RESOURCES).map((key) => ({ key, title: t(`dash.resource.${key}`) }));
+    const createForms = Object.keys(CREATE_FORMS).filter((k) => !(k === 'test_clock' && visitor.mode === 'live')).map((k) => ({ key: k }));
+    return pages.send(reply, view, { ...data, csrf: csrfToken(reply), mode: visitor.mode, nav, createForms }, { locale, title: t(titleKey, titleParams), brand: account?.name ? `${account.name} · ${t('dash.brand')}` : t('dash.brand'), test: visitor.mode === 'test', path: this.pagePath(request), status });
+  }
+
+  /**
+   * The page's language: `?locale=` or a posted `locale` field (then remembered in a cookie, so links
+   * and redirects keep it), else the remembered one, else Spanish (es-CO).
+   */
+  private locale(request: FastifyRequest, reply: FastifyReply): Locale {
+    const asked = (request.query as Record<string, unknown>)?.locale ?? (request.method === 'POST' ? formFields(request).locale : undefined);
+    if (typeof asked === 'string' && asked !== '') {
+      const locale = resolveLocale(asked);
+      reply.setCookie(DASHBOARD_LOCALE_COOKIE, locale, { path: '/dashboard', httpOnly: true, sameSite: 'lax', secure: this.config.portalUrl.startsWith('https:'), maxAge: 365 * 24 * 60 * 60 });
+      return locale;
+    }
+    return resolveLocale(request.cookies?.[DASHBOARD_LOCALE_COOKIE]);
+  }
+
+  /** The address the language switch links from: a GET page itself, a form post's page otherwise. */
+  private pagePath(request: FastifyRequest): string {
+    return request.method === 'GET' ? request.url : request.url.replace(/\/(login|switch|logout)$/, '').replace(/\/([a-z_]+)\/([A-Za-z0-9_]+)\/[a-z_]+$/, '/$1/$2');
   }
 
   private visitor(request: FastifyRequest) {

@@ -39,8 +39,8 @@ export interface Column {
  * class-validator params DTO of the list endpoint (filters are validated with the API's rules), the
  * filters offered and the columns shown. `list` null: listed only under a required filter.
  */
+/** Shown under its message key `dash.resource.<name>` (dashboard-messages.ts). */
 export interface DashboardResource {
-  title: string;
   params: new () => object;
   filters: { name: string; options?: string[] }[];
   columns: Column[];
@@ -58,16 +58,14 @@ const COL_STATUSES = ['pending', 'processing', 'paid', 'past_due', 'uncollectibl
 
 export const RESOURCES: Record<string, DashboardResource> = {
   products: {
-    title: 'Products',
     params: ListProductsParams,
     filters: [{ name: 'status', options: ['active', 'archived'] }],
-    columns: [{ field: 'id', kind: 'id' }, { field: 'name' }, { field: 'status', kind: 'status' }, { field: 'created_date' }],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'name' }, { field: 'status', kind: 'status' }, { field: 'created_date', kind: 'date' }],
     list: (o, p) => new ListProductsQuery(o, p),
     get: (o, id) => new GetProductQuery(o, id),
     create: 'product',
   },
   prices: {
-    title: 'Prices',
     params: ListPricesParams,
     filters: [{ name: 'product_id' }, { name: 'type', options: ['recurring', 'one_time'] }, { name: 'currency' }],
     columns: [{ field: 'id', kind: 'id' }, { field: 'product_id' }, { field: 'unit_price', kind: 'money' }, { field: 'type' }, { field: 'billing_period' }, { field: 'billing_interval' }, { field: 'active' }],
@@ -76,42 +74,37 @@ export const RESOURCES: Record<string, DashboardResource> = {
     create: 'price',
   },
   customers: {
-    title: 'Customers',
     params: ListCustomersParams,
     filters: [{ name: 'email' }],
-    columns: [{ field: 'id', kind: 'id' }, { field: 'email' }, { field: 'name' }, { field: 'created_date' }],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'email' }, { field: 'name' }, { field: 'created_date', kind: 'date' }],
     list: (o, p) => new ListCustomersQuery(o, p),
     get: (o, id) => new GetCustomerQuery(o, id),
     create: 'customer',
   },
   subscriptions: {
-    title: 'Subscriptions',
     params: ListSubscriptionsParams,
     filters: [{ name: 'customer' }, { name: 'status', options: SUB_STATUSES }],
-    columns: [{ field: 'id', kind: 'id' }, { field: 'customer' }, { field: 'status', kind: 'status' }, { field: 'collection_method' }, { field: 'next_renewal_date', kind: 'date' }, { field: 'created_date' }],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'customer' }, { field: 'status', kind: 'status' }, { field: 'collection_method' }, { field: 'next_renewal_date', kind: 'date' }, { field: 'created_date', kind: 'date' }],
     list: (o, p) => new ListSubscriptionsQuery(o, p),
     get: (o, id) => new GetSubscriptionQuery(o, id),
     create: 'subscription',
   },
   collections: {
-    title: 'Collections',
     params: ListCollectionsParams,
     filters: [{ name: 'customer' }, { name: 'subscription' }, { name: 'status', options: COL_STATUSES }],
-    columns: [{ field: 'id', kind: 'id' }, { field: 'customer' }, { field: 'total', kind: 'money' }, { field: 'status', kind: 'status' }, { field: 'collection_method' }, { field: 'created_date' }],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'customer' }, { field: 'total', kind: 'money' }, { field: 'status', kind: 'status' }, { field: 'collection_method' }, { field: 'created_date', kind: 'date' }],
     list: (o, p) => new ListCollectionsQuery(o, p),
     get: (o, id) => new GetCollectionQuery(o, id),
     create: 'collection',
   },
   charges: {
-    title: 'Charges',
     params: ListChargesParams,
     filters: [{ name: 'collection' }, { name: 'customer' }, { name: 'status', options: ['pending', 'paid', 'failed', 'refunded'] }],
-    columns: [{ field: 'id', kind: 'id' }, { field: 'collection' }, { field: 'amount', kind: 'money' }, { field: 'status', kind: 'status' }, { field: 'gateway' }, { field: 'created_date' }],
+    columns: [{ field: 'id', kind: 'id' }, { field: 'collection' }, { field: 'amount', kind: 'money' }, { field: 'status', kind: 'status' }, { field: 'gateway' }, { field: 'created_date', kind: 'date' }],
     list: (o, p) => new ListChargesQuery(o, p),
     get: (o, id) => new GetChargeQuery(o, id),
   },
   payment_methods: {
-    title: 'Payment methods',
     params: ListPaymentMethodsParams,
     filters: [{ name: 'customer' }],
     requires: 'customer',
@@ -120,7 +113,6 @@ export const RESOURCES: Record<string, DashboardResource> = {
     get: (o, id) => new GetPaymentMethodQuery(o, id),
   },
   test_clocks: {
-    title: 'Test clocks',
     params: ListTestClocksParams,
     filters: [],
     columns: [{ field: 'id', kind: 'id' }, { field: 'name' }, { field: 'frozen_time' }, { field: 'status', kind: 'status' }],
@@ -130,7 +122,6 @@ export const RESOURCES: Record<string, DashboardResource> = {
     testOnly: true,
   },
   events: {
-    title: 'Events',
     params: ListEventsParams,
     filters: [{ name: 'type' }, { name: 'object_id' }],
     columns: [{ field: 'id', kind: 'id' }, { field: 'type' }, { field: 'data.object.id' }, { field: 'created' }],
