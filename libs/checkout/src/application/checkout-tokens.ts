@@ -1,7 +1,7 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { type EventStore, WrongExpectedRevisionError } from '../../../event-store/src/event-store.port.js';
-import { newEventUuid } from '../../../shared/src/ids.js';
+import type { EventStore } from '../../../event-store/src/event-store.port.js';
+import { StoredSigningKey } from '../../../web/src/stored-signing-key.js';
 import { EVENT_STORE } from '../../../platform/src/tokens.js';
 import { CheckoutTokenError } from './hosted-checkout.js';
 
@@ -23,33 +23,14 @@ export interface TokenClaims {
  */
 @Injectable()
 export class CheckoutTokens {
-  private key: Promise<Buffer> | null = null;
+  private readonly key: StoredSigningKey;
 
-  constructor(@Inject(EVENT_STORE) private readonly events: EventStore) {}
-
-  private signingKey(): Promise<Buffer> {
-    if (!this.key) {
-      this.key = this.loadKey().catch((error) => {
-        this.key = null;
-        throw error;
-      });
-    }
-    return this.key;
+  constructor(@Inject(EVENT_STORE) events: EventStore) {
+    this.key = new StoredSigningKey(events, { env: process.env.CHECKOUT_SIGNING_SECRET, stream: KEY_STREAM, eventType: 'checkout.signing_key_created' });
   }
 
-  private async loadKey(): Promise<Buffer> {
-    const fromEnv = process.env.CHECKOUT_SIGNING_SECRET;
-    if (fromEnv) return Buffer.from(fromEnv, 'utf8');
-    for (;;) {
-      const existing = await this.events.readStream(KEY_STREAM);
-      if (existing.length > 0) return Buffer.from(String(existing[0].data.key), 'base64');
-      try {
-        const key = randomBytes(32).toString('base64');
-        await this.events.append(KEY_STREAM, [{ id: newEventUuid(), type: 'checkout.signing_key_created', data: { key }, metadata: { occurred_at: new Date(0).toISOString() } }], 'no_stream');
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      }
-    }
+  private signingKey(): Promise<Buffer> {
+    return this.key.get();
   }
 
   /** A keyed hash (HMAC-SHA256, hex) of a secret such as an e-mail code: what is stored instead of it. */

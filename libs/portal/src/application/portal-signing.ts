@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { signerFactory } from '@fastify/cookie';
-import { type EventStore, WrongExpectedRevisionError } from '../../../event-store/src/event-store.port.js';
+import type { EventStore } from '../../../event-store/src/event-store.port.js';
+import { StoredSigningKey } from '../../../web/src/stored-signing-key.js';
 import { EVENT_STORE } from '../../../platform/src/tokens.js';
-import { newEventUuid, randomBase62 } from '../../../shared/src/ids.js';
+import { randomBase62 } from '../../../shared/src/ids.js';
 
 /** Where the signing key lives when PAGES_SIGNING_SECRET is not set: one stream, written once, read by every process. */
 const KEY_STREAM = 'pagessigningkey-default';
@@ -29,31 +30,14 @@ export interface SessionClaims {
  */
 @Injectable()
 export class PageSessionSigning {
-  private key: Promise<Buffer> | null = null;
+  private readonly key: StoredSigningKey;
 
-  constructor(@Inject(EVENT_STORE) private readonly events: EventStore) {}
-
-  private signingKey(): Promise<Buffer> {
-    this.key ??= this.loadKey().catch((error) => {
-      this.key = null;
-      throw error;
-    });
-    return this.key;
+  constructor(@Inject(EVENT_STORE) events: EventStore) {
+    this.key = new StoredSigningKey(events, { env: process.env.PAGES_SIGNING_SECRET, stream: KEY_STREAM, eventType: 'pages.signing_key_created' });
   }
 
-  private async loadKey(): Promise<Buffer> {
-    const fromEnv = process.env.PAGES_SIGNING_SECRET;
-    if (fromEnv) return Buffer.from(fromEnv, 'utf8');
-    for (;;) {
-      const existing = await this.events.readStream(KEY_STREAM);
-      if (existing.length > 0) return Buffer.from(String(existing[0].data.key), 'base64');
-      try {
-        const key = randomBytes(32).toString('base64');
-        await this.events.append(KEY_STREAM, [{ id: newEventUuid(), type: 'pages.signing_key_created', data: { key }, metadata: { occurred_at: new Date(0).toISOString() } }], 'no_stream');
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      }
-    }
+  private signingKey(): Promise<Buffer> {
+    return this.key.get();
   }
 
   async sign(claims: SessionClaims): Promise<string> {
