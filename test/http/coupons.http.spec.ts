@@ -69,4 +69,31 @@ describe('coupons', () => {
     for (const r of results.filter((x) => x.status !== 200)) expect(r.body.error.code).toBe('coupon_used_up');
     expect((await api().get(`/v1/coupons/${coupon.id}`)).body.times_redeemed).toBe(3);
   });
+
+  test('POST /v1/subscriptions/{id}/update with discounts [{code}] takes the coupon, redeems it once per subscription, and refuses a used-up or unknown one', async () => {
+    const s = await billingSetup(api());
+    const c = code();
+    const coupon = (await api().post('/v1/coupons', { code: c, percent: '10', duration_in_collections: 2, max_redemptions: 2 })).body;
+    const subs = await Promise.all([0, 1, 2].map(() => api().post('/v1/subscriptions', { customer: s.customer.id, collection_method: 'collect', days_until_due: 5, items: [{ price: s.monthly.id }] })));
+    const [a, b, cc] = subs.map((r) => r.body.id as string);
+    const upd = await api().post(`/v1/subscriptions/${a}/update`, { discounts: [{ code: c }] });
+    expect(upd.status).toBe(200);
+    expect(upd.body.discounts).toEqual([expect.objectContaining({ code: c, percent: '10', amount: null, duration_in_collections: 2 })]);
+    expect((await api().get(`/v1/coupons/${coupon.id}`)).body.times_redeemed).toBe(1);
+    // Naming it again on the same subscription counts nothing.
+    expect((await api().post(`/v1/subscriptions/${a}/update`, { discounts: [{ code: c }], meta_data: { again: 'yes' } })).status).toBe(200);
+    expect((await api().get(`/v1/coupons/${coupon.id}`)).body.times_redeemed).toBe(1);
+    // Two more subscriptions at once, one redemption left: exactly one gets it.
+    const both = await Promise.all([b, cc].map((id) => api().post(`/v1/subscriptions/${id}/update`, { discounts: [{ code: c }] })));
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
+    expect(both.find((r) => r.status !== 200)!.body.error.code).toBe('coupon_used_up');
+    expect((await api().get(`/v1/coupons/${coupon.id}`)).body.times_redeemed).toBe(2);
+    const loser = both[0].status === 200 ? cc : b;
+    expect((await api().get(`/v1/subscriptions/${loser}`)).body.discounts).toEqual([]);
+    const unknown = await api().post(`/v1/subscriptions/${a}/update`, { discounts: [{ code: 'NOPE-XYZ' }] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({ code: 'coupon_invalid', param: 'discounts[0][code]' });
+    // The next collection carries the discount: the renewal of `a` is 10 % off.
+    expect((await api().get(`/v1/subscriptions/${a}`)).body.discounts[0].code).toBe(c);
+  });
 });

@@ -9,6 +9,7 @@ import { TestClockTime } from '../../../test-clocks/src/application/test-clock-t
 import { type SubscriptionChanges, subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { type ItemRequest, SubscriptionInputs } from './subscription-inputs.js';
 import { onSubscription } from './subscription-command.js';
+import { CouponRedemptions } from '../../../coupons/src/application/coupon-redemptions.js';
 
 export type UpdateSubscriptionBody = Omit<SubscriptionChanges, 'items'> & { items?: ItemRequest[] };
 
@@ -31,6 +32,7 @@ export class UpdateSubscriptionHandler implements ICommandHandler<UpdateSubscrip
     private readonly executor: AggregateExecutor,
     private readonly inputs: SubscriptionInputs,
     private readonly clocks: TestClockTime,
+    private readonly coupons: CouponRedemptions,
   ) {}
 
   async execute({ ctx: request, subscriptionId, body }: UpdateSubscriptionCommand): Promise<CommandResult> {
@@ -42,16 +44,31 @@ export class UpdateSubscriptionHandler implements ICommandHandler<UpdateSubscrip
     const items = body.items === undefined ? undefined : await this.inputs.items(ctx, body.items);
     const paymentMethods = await this.inputs.paymentMethodFacts(ctx, customerId, null, body.payment_method);
     const discountIds = (body.discounts ?? []).map(() => newId('sd'));
+    // `discounts: [{code}]` names a coupon, as on create: its figures come from it and the subscription
+    // redeems it once (a redemption per subscription and coupon: naming it again counts nothing).
+    const discounts = await this.coupons.resolve(ctx, body.discounts, state.fields!.currency, this.executor.now(ctx));
     const changes: SubscriptionChanges = { ...body, items };
+    if (body.discounts !== undefined && body.discounts !== null && Array.isArray(body.discounts)) changes.discounts = discounts.map(({ coupon: _, ...d }) => d);
     if (items === undefined) delete changes.items;
-    return onSubscription(this.executor, ctx, subscriptionId, (now) => ({
-      type: 'UpdateSubscription',
+    // Every rule first (nothing written), then the redemptions, then the change (redemptions given back if it is refused).
+    subscriptionDecider.decide(this.command(ctx, subscriptionId, changes, discountIds, paymentMethods, this.executor.now(ctx)), state);
+    const redeemed = discounts.filter((d) => d.coupon && !state.fields!.discounts.some((x) => x.code === d.code));
+    await this.coupons.redeem(ctx, discounts, subscriptionId, state.fields!.currency);
+    return onSubscription(this.executor, ctx, subscriptionId, (now) => this.command(ctx, subscriptionId, changes, discountIds, paymentMethods, now)).catch(async (error) => {
+      await this.coupons.release(ctx, redeemed.flatMap((d) => (d.coupon ? [d.coupon] : [])), subscriptionId);
+      throw error;
+    });
+  }
+
+  private command(ctx: CommandContext, subscriptionId: string, changes: SubscriptionChanges, discountIds: string[], paymentMethods: Awaited<ReturnType<SubscriptionInputs['paymentMethodFacts']>>, now: Date) {
+    return {
+      type: 'UpdateSubscription' as const,
       owner: ctx,
       subscriptionId,
       changes,
       discountIds,
       paymentMethods,
       now,
-    }));
+    };
   }
 }
