@@ -87,7 +87,7 @@ export function paymentInformationFrom(
 export function declineMessage(t: Translate, error: { code: string; message: string; extra?: Record<string, unknown> }): string {
   const decline = (error.extra?.decline_code as string | null | undefined) ?? null;
   const key = decline ?? error.code;
-  const known = ['generic_decline', 'insufficient_funds', 'expired_card', 'processing_error'];
+  const known = ['generic_decline', 'insufficient_funds', 'expired_card', 'processing_error', 'payment_not_completed'];
   if (known.includes(key)) return t(`decline.${key}`);
   if (error.code === 'card_declined') return t('decline.generic_decline');
   return t('decline.other', { message: error.message });

@@ -267,6 +267,10 @@ export class SessionPagesController {
     const heading = state === 'expired' ? t('cs.expired') : state === 'paid' ? t('cs.thanks') : state === 'processing' ? t('cs.processing') : t('cs.title');
     const names = countryNames(locale);
     const amount = s.mode === 'setup' ? '' : ` ${helpers.money(s.total, s.currency)}`;
+    // A payment refused earlier (a decline, a bank that refused or timed out): its reason above the retry.
+    if (!error && s.can_pay && s.status === 'complete' && s.last_payment?.status === 'declined') {
+      error = { at: 'pay', message: declineMessage(t, { code: s.last_payment.failure_code ?? 'payment_failed', message: s.last_payment.message ?? '', extra: { decline_code: s.last_payment.decline_code } }), hint: t('decline.retry') };
+    }
     const redirects = [origin(s.after_completion.redirect_url_approved), origin(s.after_completion.redirect_url_processing)].filter((o): o is string => !!o);
     return checkoutPages.send(
       reply,

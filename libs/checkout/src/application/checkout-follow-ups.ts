@@ -7,6 +7,10 @@ import { Scheduler } from '../../../scheduling/src/scheduler.js';
 import type { DeadlineDoc } from '../../../scheduling/src/deadline-source.js';
 import type { CheckoutSessionDoc } from '../../../../projections/checkout-sessions.projection.js';
 import { onSession } from './checkout-session-command.js';
+import { laterPosition } from '../../../event-store/src/positions.js';
+import { collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
+import { subscriptionDecider, subscriptionStream } from '../../../subscriptions/src/domain/subscription.decider.js';
+import type { CheckoutSessionExpired } from '../domain/checkout-session.decider.js';
 
 /**
  * What time and payments do to sessions: the `expire` deadline (registered with the scheduler, so
@@ -24,14 +28,77 @@ export class CheckoutFollowUps implements OnModuleInit {
 
   onModuleInit(): void {
     this.followUps.register({ collectionPaid: (ctx, notice) => this.collectionPaid(ctx, notice) });
+    this.followUps.registerLifecycle({ paymentFailed: (ctx, collectionId, failure) => this.paymentFailed(ctx, collectionId, failure) });
     this.scheduler.register({ name: 'checkout_session', collection: 'checkout_sessions', run: (ctx, doc) => this.expire(ctx, doc) });
   }
 
-  /** `expires_at` passed on an open session: `checkout_session.expired` (decided at the deadline's own time). */
+  /**
+   * `expires_at` passed on an open session, or on a completed one whose payment never succeeded:
+   * `checkout_session.expired` (decided at the deadline's own time); then what it left behind ends
+   * too — its subscription expires (`subscription.expired`, still `incomplete`) and its collection
+   * is voided (`collection.voided`), in that order.
+   */
   async expire(ctx: CommandContext, doc: DeadlineDoc): Promise<string | null> {
     const session = doc as unknown as CheckoutSessionDoc;
     const sessionId = doc.id;
-    const { position } = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'ExpireCheckoutSession', owner: ctx, sessionId, expected: session.expires_at, now }));
+    const expired = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'ExpireCheckoutSession', owner: ctx, sessionId, expected: session.expires_at, now }));
+    const event = expired.events.find((e) => e.type === 'checkout_session.expired') as CheckoutSessionExpired | undefined;
+    return laterPosition(expired.position, event ? await this.endWhatItLeft(ctx, event.data) : null);
+  }
+
+  /** Idempotent: a repeated run decides no events. */
+  private async endWhatItLeft(ctx: CommandContext, data: CheckoutSessionExpired['data']): Promise<string | null> {
+    let position: string | null = null;
+    if (data.subscription) {
+      const subscriptionId = data.subscription;
+      const sub = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
+      if (sub.state.exists) {
+        const r = await this.executor.execute(subscriptionDecider, subscriptionStream(subscriptionId), (now) => ({ type: 'ExpireSubscription' as const, owner: ctx, subscriptionId, now, checkoutExpired: true }), ctx);
+        position = laterPosition(position, r.position);
+      }
+    }
+    if (data.collection) {
+      const collectionId = data.collection;
+      const col = await this.executor.load(collectionDecider, collectionStream(collectionId));
+      if (col.state.exists && ['pending', 'past_due', 'uncollectible'].includes(col.state.fields!.status)) {
+        const r = await this.executor.execute(collectionDecider, collectionStream(collectionId), (now) => ({ type: 'VoidCollection' as const, owner: ctx, collectionId, now }), ctx);
+        position = laterPosition(position, r.position);
+        // Its unpaid fiscal invoice, if one was issued, is voided with it.
+        position = laterPosition(position, await this.followUps.collectionVoided(ctx, collectionId));
+      }
+    }
+    return position;
+  }
+
+  /**
+   * An asynchronous payment of a session (pse, a voucher) that the bank refused or that timed out:
+   * the session is unpaid again with the reason, and the page offers a retry until `expires_at`.
+   */
+  async paymentFailed(ctx: CommandContext, collectionId: string, failure: { failure_code: string | null; failure_message: string | null; decline_code: string | null }): Promise<string | null> {
+    const [session] = await this.readModels.store.find<CheckoutSessionDoc>('checkout_sessions', {
+      where: { _account: ctx.accountId, is_test: ctx.mode === 'test', collection: collectionId },
+      orderBy: { field: '_created', direction: 'desc' },
+      limit: 1,
+    });
+    // Only a session waiting for the bank: a decline on the page is recorded by the payment itself.
+    if (!session || session.status !== 'complete' || session.payment_status !== 'processing') return null;
+    const sessionId = session.id;
+    const { position } = await onSession(this.executor, ctx, sessionId, (now) => ({
+      type: 'RecordPaymentOutcome',
+      owner: ctx,
+      sessionId,
+      outcome: {
+        status: 'declined',
+        collection: collectionId,
+        subscription: session.subscription,
+        payment_method: null,
+        message: failure.failure_message,
+        failure_code: failure.failure_code ?? 'payment_failed',
+        decline_code: failure.decline_code,
+        additional_data: null,
+      },
+      now,
+    }));
     return position;
   }
 

@@ -83,7 +83,8 @@ export class HostedCheckoutService extends HostedCheckout {
     if (!state.exists || Date.parse(state.fields!.expires_at) !== claims.exp) throw new CheckoutTokenError('invalid');
     const request: CommandContext = { accountId: state.owner!.accountId, mode: state.owner!.mode, requestId: req?.request_id ?? null, idempotencyKey: null };
     const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
-    if (this.executor.now(ctx).getTime() >= claims.exp && state.fields!.status !== 'complete') throw new CheckoutTokenError('expired');
+    // Past its time a session the customer never completed is gone; one completed (paid, or expired unpaid after a decline) shows its outcome.
+    if (this.executor.now(ctx).getTime() >= claims.exp && !state.fields!.completed_at) throw new CheckoutTokenError('expired');
     return { id: claims.sid, ctx, state };
   }
 

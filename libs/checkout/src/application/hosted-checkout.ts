@@ -111,6 +111,7 @@ export interface HostedSessionView {
   last_payment: {
     status: 'paid' | 'declined' | 'processing';
     message: string | null;
+    failure_code: string | null;
     decline_code: string | null;
     /** Async methods: redirect address (pse bank page) or voucher data (efecty/cash reference, amount, expiry). */
     additional_data: Record<string, unknown> | null;

@@ -86,7 +86,7 @@ export class SessionViews {
     const stale = last?.status === 'in_progress' && now.getTime() - Date.parse(last.started_at) >= STALE_PAYMENT_MS;
     const canPay =
       (f.status === 'open' && now.getTime() < Date.parse(f.expires_at)) ||
-      (f.status === 'complete' && f.mode !== 'setup' && f.payment_status === 'unpaid' && (last?.status === 'declined' || stale));
+      (f.status === 'complete' && f.mode !== 'setup' && f.payment_status === 'unpaid' && (last?.status === 'declined' || stale) && now.getTime() < Date.parse(f.expires_at));
     return {
       id: sessionId,
       status: f.status,
@@ -129,7 +129,7 @@ export class SessionViews {
       consent: { acceptance_required: f.consent.acceptance_required, terms_of_service: f.consent.terms_of_service, privacy_policy: f.consent.privacy_policy, accepted: f.consent.accepted_at !== null },
       custom_fields: f.custom_fields.map((c) => ({ ...c })),
       shipping: { required: f.shipping_address_collection, countries: f.shipping_address_countries, address: f.shipping_address },
-      last_payment: last && last.status !== 'in_progress' ? { status: last.status, message: last.message, decline_code: last.decline_code, additional_data: last.additional_data } : null,
+      last_payment: last && last.status !== 'in_progress' ? { status: last.status, message: last.message, failure_code: last.failure_code, decline_code: last.decline_code, additional_data: last.additional_data } : null,
       can_pay: canPay,
       after_completion: f.after_completion,
       subscription: f.subscription,

@@ -2,7 +2,7 @@ import { fold } from '../../../shared/src/decider.js';
 import { given } from '../../../shared/src/testing/given.js';
 import { priceSnapshot } from '../../../collections/src/domain/testing/price-snapshot.js';
 import type { LineInput } from '../../../collections/src/domain/pricing.js';
-import { type CheckoutSessionCommand, type CheckoutSessionEvent, type CreateCheckoutSessionInput, checkoutSessionDecider } from './checkout-session.decider.js';
+import { type CheckoutSessionCommand, type CheckoutSessionEvent, type CreateCheckoutSessionInput, checkoutSessionDeadline, checkoutSessionDecider } from './checkout-session.decider.js';
 
 const owner = { accountId: 'acct_1', mode: 'test' as const };
 const now = new Date('2026-11-23T10:00:00.000Z');
@@ -95,9 +95,61 @@ describe('checkout session decider: paying', () => {
 
   test('expire: only an open session, only at its expires_at (a deadline for another time decides nothing)', () => {
     const expire = (expected: string | null, at: Date): CheckoutSessionCommand => ({ type: 'ExpireCheckoutSession', owner, sessionId: 'cs_1', expected, now: at });
-    given(checkoutSessionDecider, created()).when(expire('2026-11-24T10:00:00.000Z', later(24 * 3_600_000))).then([{ type: 'checkout_session.expired', data: { id: 'cs_1', expired_at: '2026-11-24T10:00:00.000Z', collection: null, meta_data: {} } }]);
+    given(checkoutSessionDecider, created()).when(expire('2026-11-24T10:00:00.000Z', later(24 * 3_600_000))).then([{ type: 'checkout_session.expired', data: { id: 'cs_1', expired_at: '2026-11-24T10:00:00.000Z', collection: null, subscription: null, meta_data: {} } }]);
     given(checkoutSessionDecider, created()).when(expire('2026-11-24T10:00:00.000Z', later(1000))).then([]);
     given(checkoutSessionDecider, created()).when(expire(null, later(1000))).then(([e]) => expect(e.type).toBe('checkout_session.expired'));
+  });
+
+  describe('a completed session never paid', () => {
+    const lp = (status: string, at = later(1000)) => ({ status, started_at: at.toISOString(), message: status === 'declined' ? 'The card was declined.' : null, failure_code: status === 'declined' ? 'card_declined' : null, decline_code: null, additional_data: null }) as never;
+    const completed: CheckoutSessionEvent[] = [
+      ...created(),
+      { type: 'checkout_session.completed', data: { id: 'cs_1', customer: 'cus_1', subscription: 'sub_1', collection: null, payment_status: 'unpaid', completed_at: later(1000).toISOString(), last_payment: lp('in_progress'), meta_data: {} } },
+    ];
+    const outcome = (payment_status: 'unpaid' | 'processing' | 'paid', status: string): CheckoutSessionEvent => ({
+      type: 'checkout_session.payment_updated',
+      data: { id: 'cs_1', payment_status, collection: 'col_1', subscription: 'sub_1', payment_method: null, last_payment: lp(status), updated_at: later(1500).toISOString(), meta_data: {} },
+    });
+    const expire = (at: Date): CheckoutSessionCommand => ({ type: 'ExpireCheckoutSession', owner, sessionId: 'cs_1', expected: '2026-11-24T10:00:00.000Z', now: at });
+    const fields = (events: CheckoutSessionEvent[]) => fold(checkoutSessionDecider as never, events) as { fields: never };
+
+    test('declined and never retried: at expires_at it expires, naming the collection to void and the subscription to expire', () => {
+      const declined = [...completed, outcome('unpaid', 'declined')];
+      expect(checkoutSessionDeadline((fields(declined) as { fields: Parameters<typeof checkoutSessionDeadline>[0] }).fields)).toEqual({ kind: 'expire', at: '2026-11-24T10:00:00.000Z' });
+      given(checkoutSessionDecider, declined).when(expire(later(1000))).then([]);
+      given(checkoutSessionDecider, declined)
+        .when(expire(later(24 * 3_600_000)))
+        .then([{ type: 'checkout_session.expired', data: { id: 'cs_1', expired_at: '2026-11-24T10:00:00.000Z', collection: 'col_1', subscription: 'sub_1', meta_data: {} } }]);
+      // Past expires_at the page can no longer retry.
+      given(checkoutSessionDecider, declined).when({ type: 'StartPaymentRetry', owner, sessionId: 'cs_1', method: card, now: later(24 * 3_600_000 + 1) }).thenRejects('checkout_session_expired');
+      // The API's expire operation still only expires an open session.
+      given(checkoutSessionDecider, declined).when({ type: 'ExpireCheckoutSession', owner, sessionId: 'cs_1', expected: null, now: later(2000) }).thenRejects('invalid_state');
+    });
+
+    test('paid, or waiting for the bank, or an attempt in flight: nothing expires', () => {
+      const paid = [...completed, outcome('paid', 'paid')];
+      expect(checkoutSessionDeadline((fields(paid) as { fields: Parameters<typeof checkoutSessionDeadline>[0] }).fields)).toBeNull();
+      given(checkoutSessionDecider, paid).when(expire(later(24 * 3_600_000))).then([]);
+      const processing = [...completed, outcome('processing', 'processing')];
+      expect(checkoutSessionDeadline((fields(processing) as { fields: Parameters<typeof checkoutSessionDeadline>[0] }).fields)).toBeNull();
+      given(checkoutSessionDecider, processing).when(expire(later(24 * 3_600_000))).then([]);
+      const inFlight = [...completed, outcome('unpaid', 'declined'), { type: 'checkout_payment.retried', data: { id: 'cs_1', last_payment: lp('in_progress', later(24 * 3_600_000 - 1000)) } } as CheckoutSessionEvent];
+      given(checkoutSessionDecider, inFlight).when(expire(later(24 * 3_600_000))).then([]);
+    });
+
+    test('the bank refuses an asynchronous payment: unpaid again with the reason; a late refusal after expiry changes nothing', () => {
+      const processing = [...completed, outcome('processing', 'processing')];
+      const refused: CheckoutSessionCommand = {
+        type: 'RecordPaymentOutcome',
+        owner,
+        sessionId: 'cs_1',
+        outcome: { status: 'declined', collection: 'col_1', subscription: 'sub_1', payment_method: null, message: 'The bank rejected the payment.', failure_code: 'payment_rejected', decline_code: null, additional_data: null },
+        now: later(5000),
+      };
+      given(checkoutSessionDecider, processing).when(refused).then(([e]) => expect(e).toMatchObject({ type: 'checkout_session.payment_updated', data: { payment_status: 'unpaid', last_payment: { status: 'declined', message: 'The bank rejected the payment.' } } }));
+      const expiredAfter = [...completed, outcome('unpaid', 'declined'), ...checkoutSessionDecider.decide(expire(later(24 * 3_600_000)), fields([...completed, outcome('unpaid', 'declined')]) as never)];
+      given(checkoutSessionDecider, expiredAfter).when(refused).then([]);
+    });
   });
 });
 

@@ -200,7 +200,7 @@ export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSes
         return events;
       }
       case 'StartPaymentRetry': {
-        if (f.status === 'expired') throw refuse('checkout_session_expired', `Checkout session ${id} has expired`);
+        if (f.status === 'expired' || pastExpiry(f, now)) throw refuse('checkout_session_expired', `Checkout session ${id} has expired`);
         if (f.status === 'open') throw refuse('checkout_session_open', 'Nothing to retry: pay the session');
         const last = f.last_payment;
         if (f.payment_status === 'paid' || f.payment_status === 'processing' || last?.status === 'paid' || last?.status === 'processing') {
@@ -226,6 +226,8 @@ export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSes
           f.payment_status === payment_status && f.last_payment?.status === last.status && f.collection === (o.collection ?? f.collection) && f.payment_method === (o.payment_method ?? f.payment_method);
         if (same && last.status !== 'declined') return [];
         if (f.payment_status === 'paid' && payment_status !== 'paid') return [];
+        // Expired (its collection voided): a late refusal changes nothing.
+        if (f.status === 'expired' && payment_status !== 'paid') return [];
         return [
           {
             type: 'checkout_session.payment_updated',
@@ -234,12 +236,20 @@ export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSes
         ];
       }
       case 'ExpireCheckoutSession': {
+        if (f.status === 'complete' && command.expected !== null && awaitingPayment(f)) {
+          // Completed but never paid (declined and not retried, or the bank refused): at `expires_at`
+          // its life ends like an open session's, and its collection is voided (checkout-follow-ups).
+          if (command.expected !== f.expires_at || now.getTime() < Date.parse(f.expires_at)) return [];
+          const last = f.last_payment;
+          if (last?.status === 'in_progress' && now.getTime() - Date.parse(last.started_at) < STALE_PAYMENT_MS) return [];
+          return [{ type: 'checkout_session.expired', data: { id, expired_at: at, collection: f.collection, subscription: f.subscription, meta_data: f.meta_data } }];
+        }
         if (f.status !== 'open') {
           if (command.expected === null) throw refuse('invalid_state', `Cannot expire checkout session ${id}: its status is ${f.status}`);
           return [];
         }
         if (command.expected !== null && (command.expected !== f.expires_at || now.getTime() < Date.parse(f.expires_at))) return [];
-        return [{ type: 'checkout_session.expired', data: { id, expired_at: at, collection: f.collection, meta_data: f.meta_data } }];
+        return [{ type: 'checkout_session.expired', data: { id, expired_at: at, collection: f.collection, subscription: f.subscription, meta_data: f.meta_data } }];
       }
     }
   },
@@ -302,7 +312,15 @@ export function applyCheckoutSessionEvent(f: CheckoutSessionFields, event: Check
   }
 }
 
-/** The session's deadline: `expire` at `expires_at` while open. */
+/**
+ * A completed session whose payment has not succeeded and is not under way at a bank: declined (or
+ * refused by the bank) and open to a retry on the page until `expires_at`.
+ */
+export function awaitingPayment(f: CheckoutSessionFields): boolean {
+  return f.status === 'complete' && f.mode !== 'setup' && f.payment_status === 'unpaid';
+}
+
+/** The session's deadline: `expire` at `expires_at` while open, or while completed but unpaid (its collection is then voided). */
 export function checkoutSessionDeadline(f: CheckoutSessionFields): { kind: string; at: string } | null {
-  return f.status === 'open' ? { kind: 'expire', at: f.expires_at } : null;
+  return f.status === 'open' || awaitingPayment(f) ? { kind: 'expire', at: f.expires_at } : null;
 }

@@ -213,7 +213,8 @@ export type CheckoutSessionPaymentUpdated = DomainEvent<
   'checkout_session.payment_updated',
   { id: string; payment_status: PaymentStatus; collection: string | null; subscription: string | null; payment_method: string | null; last_payment: LastPayment; updated_at: string; meta_data: MetaData }
 >;
-export type CheckoutSessionExpired = DomainEvent<'checkout_session.expired', { id: string; expired_at: string; collection: string | null; meta_data: MetaData }>;
+/** `collection` / `subscription`: what a session completed but never paid leaves behind (voided / expired by the follow-up). */
+export type CheckoutSessionExpired = DomainEvent<'checkout_session.expired', { id: string; expired_at: string; collection: string | null; subscription?: string | null; meta_data: MetaData }>;
 /** Internal (not in the feed): identification and payment progress. */
 export type CheckoutEmailCodeSent = DomainEvent<'checkout_signin.code_sent', { id: string; email: string; customer: string; code_hash: string; expires_at: string; sent_at: string }>;
 export type CheckoutEmailCodeFailed = DomainEvent<'checkout_signin.code_failed', { id: string; attempts: number }>;

@@ -138,6 +138,7 @@ export class CollectionPayments {
       return this.runCharge(ctx, collectionId, retryId, charge.try, retried.state, laterPosition(position, retried.position));
     }
     if (paid) position = laterPosition(position, await this.afterPaid(ctx, state, paid.data, tx.source));
+    if (failed) position = laterPosition(position, await this.followUps.paymentFailed(ctx, collectionId, { failure_code: failed.data.failure_code ?? null, failure_message: failed.data.failure_message ?? null, decline_code: failed.data.decline_code ?? null }));
     const status = state.fields!.status;
     return {
       position,

@@ -23,6 +23,8 @@ export interface CollectionLifecycleListener {
   collectionRefunded?(ctx: CommandContext, collectionId: string, refund: { id: string; amount: string; reason: string | null }): Promise<string | null>;
   /** Part of a registered payment (receipt `receiptId`) went to the collection (it may have paid it). */
   registeredPaymentApplied?(ctx: CommandContext, collectionId: string, receiptId: string, amount: string): Promise<string | null>;
+  /** An attempt failed (`collection.payment_failed`): a decline, or an asynchronous payment refused or timed out. */
+  paymentFailed?(ctx: CommandContext, collectionId: string, failure: { failure_code: string | null; failure_message: string | null; decline_code: string | null }): Promise<string | null>;
 }
 
 /**
@@ -65,6 +67,12 @@ export class PaymentFollowUps {
   async registeredPaymentApplied(ctx: CommandContext, collectionId: string, receiptId: string, amount: string): Promise<string | null> {
     let position: string | null = null;
     for (const l of this.lifecycle) position = (await l.registeredPaymentApplied?.(ctx, collectionId, receiptId, amount)) ?? position;
+    return position;
+  }
+
+  async paymentFailed(ctx: CommandContext, collectionId: string, failure: { failure_code: string | null; failure_message: string | null; decline_code: string | null }): Promise<string | null> {
+    let position: string | null = null;
+    for (const l of this.lifecycle) position = (await l.paymentFailed?.(ctx, collectionId, failure)) ?? position;
     return position;
   }
 

@@ -211,7 +211,8 @@ export type SubscriptionCommand =
    */
   | { type: 'RenewSubscription'; owner: Owner; subscriptionId: string; expected: string; collectionId: string; usageWaitMs: number; now: Date }
   /** The first-payment window of an `incomplete` subscription closed. */
-  | { type: 'ExpireSubscription'; owner: Owner; subscriptionId: string; now: Date }
+  /** `checkoutExpired`: the checkout session that sold it expired unpaid first (its own window is shorter). */
+  | { type: 'ExpireSubscription'; owner: Owner; subscriptionId: string; now: Date; checkoutExpired?: boolean }
   /** `pending_cancel` reached its `cancel_at`. */
   | { type: 'CancelAtPeriodEnd'; owner: Owner; subscriptionId: string; now: Date }
   /** A pause with `resumes_at` reached it. */
@@ -905,7 +906,8 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
       case 'RenewSubscription':
         return decideRenewal(command, state);
       case 'ExpireSubscription': {
-        if (f.status !== 'incomplete' || !f.first_payment_expires_at || Date.parse(f.first_payment_expires_at) > command.now.getTime()) return [];
+        if (f.status !== 'incomplete' || !f.first_payment_expires_at) return [];
+        if (!command.checkoutExpired && Date.parse(f.first_payment_expires_at) > command.now.getTime()) return [];
         return [{ type: 'subscription.expired', data: { ...base(state, id, 'expired'), expired_at: now, collection: f.latest_collection } }];
       }
       case 'CancelAtPeriodEnd': {

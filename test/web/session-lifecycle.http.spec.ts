@@ -1,0 +1,124 @@
+import request from 'supertest';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { billingSetup } from '../support/billing-fixtures.js';
+import { advance, clockAndCustomer } from '../support/lifecycle.js';
+import { feed, lastEventId } from '../support/subscription-helpers.js';
+
+/**
+ * Issue 10: a session's life after the customer pays, over the pages' own HTTP calls and a test
+ * clock — a decline that is never retried ends at expires_at (session expired, subscription expired,
+ * collection voided, in that order); a bank that refuses a PSE payment leaves the session unpaid with
+ * the reason and a retry on the same page.
+ */
+let t: TestApp;
+let key: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  key = (await t.account('Tienda Ana')).test_key;
+});
+afterAll(() => t.close());
+
+const api = () => t.as(key);
+const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+const partsOf = (url: string) => ({ path: new URL(url).pathname, token: url.split('#')[1] });
+const declining = { method: 'card', card_number: '4000000000000002', card_exp: '12/30', card_cvc: '123' };
+const approving = { method: 'card', card_number: '4242424242424242', card_exp: '12/30', card_cvc: '123' };
+
+async function openSession(url: string) {
+  const { path, token } = partsOf(url);
+  const browser = request.agent(t.app.getHttpServer());
+  const boot = await browser.get(path);
+  await browser.post(`${path}/open`).type('form').send({ _csrf: csrfOf(boot.text), token });
+  return { browser, path, page: await browser.get(path) };
+}
+
+test('declined on the page and never retried: at expires_at the session expires, its subscription expires and its collection is voided (test clock)', async () => {
+  const s = await billingSetup(api());
+  const { clock, customer } = await clockAndCustomer(api(), '2026-03-01T10:00:00.000Z');
+  const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: customer.id, items: [{ price: s.monthly.id }], expires_at: '2026-03-01T12:00:00.000Z' })).body;
+  const before = await lastEventId(api());
+  const { browser, path, page } = await openSession(session.url);
+  const declined = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
+  expect(declined.status).toBe(402);
+  expect(declined.text).toContain('role="alert"');
+  expect(declined.text).toContain(`action="${path}/pay"`); // the retry, on the same page
+  const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  expect(mid).toMatchObject({ status: 'complete', payment_status: 'unpaid', subscription: expect.stringMatching(/^sub_/), collection: expect.stringMatching(/^col_/) });
+  expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body.status).toBe('incomplete');
+
+  await advance(api(), clock.id, '2026-03-01T11:59:00.000Z');
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body.status).toBe('complete');
+  expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('pending');
+  await advance(api(), clock.id, '2026-03-01T13:00:00.000Z');
+
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'expired', payment_status: 'unpaid', expired_at: '2026-03-01T12:00:00.000Z' });
+  expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body).toMatchObject({ status: 'expired' });
+  expect((await api().get(`/v1/collections/${mid.collection}`)).body).toMatchObject({ status: 'voided', voided_at_date: '2026-03-01T12:00:00.000Z' });
+  const types = (await feed(api(), before)).map((e) => e.type).filter((ty) => /^(checkout_session|subscription|collection)\./.test(ty));
+  expect(types).toEqual(['checkout_session.completed', 'subscription.created', 'collection.created', 'collection.payment_failed', 'checkout_session.payment_updated', 'checkout_session.expired', 'subscription.expired', 'collection.voided']);
+
+  // The page shows that it expired (no form), and a late payment is refused.
+  const expired = await browser.get(path);
+  expect(expired.status).toBe(200);
+  expect(expired.text).toContain('expiró');
+  expect(expired.text).toContain('no se hizo ningún cobro');
+  expect(expired.text).not.toContain(`action="${path}/pay"`);
+  const late = await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(declined.text) });
+  expect(late.status).toBe(303);
+  expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('voided');
+  expect((await api().get(`/v1/charges?customer=${customer.id}`)).body.data.filter((c: { status: string }) => c.status === 'succeeded' || c.status === 'paid')).toHaveLength(0);
+});
+
+test('a declined card then an approving one before expires_at: paid, and expires_at then changes nothing', async () => {
+  const s = await billingSetup(api());
+  const { clock, customer } = await clockAndCustomer(api(), '2026-04-01T10:00:00.000Z');
+  const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: customer.id, items: [{ price: s.setupFee.id }], expires_at: '2026-04-01T11:00:00.000Z' })).body;
+  const { browser, path, page } = await openSession(session.url);
+  const declined = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
+  expect(declined.status).toBe(402);
+  const paid = await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(declined.text) });
+  expect(paid.status).toBe(303);
+  await advance(api(), clock.id, '2026-04-01T12:00:00.000Z');
+  const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  expect(after).toMatchObject({ status: 'complete', payment_status: 'paid' });
+  expect((await api().get(`/v1/collections/${after.collection}`)).body.status).toBe('paid');
+});
+
+test('PSE refused at the bank: the session is unpaid again with the reason and a retry on the same page; left so, it expires and its collection is voided', async () => {
+  const s = await billingSetup(api());
+  const { clock, customer } = await clockAndCustomer(api(), '2026-05-01T10:00:00.000Z');
+  const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: customer.id, items: [{ price: s.setupFee.id }], expires_at: '2026-05-01T11:00:00.000Z' })).body;
+  const { browser, path, page } = await openSession(session.url);
+  const started = await browser.post(`${path}/pay`).type('form').send({ method: 'pse', bank_code: '1007', _csrf: csrfOf(page.text) });
+  expect(started.status).toBe(303);
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body.payment_status).toBe('processing');
+  const bankPath = new URL(started.headers.location).pathname;
+  const bank = await browser.get(bankPath);
+  const rejected = await browser.post(bankPath).type('form').send({ decision: 'reject', _csrf: csrfOf(bank.text) });
+  expect(rejected.status).toBe(303);
+  const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  expect(mid).toMatchObject({ status: 'complete', payment_status: 'unpaid', last_payment: expect.objectContaining({ status: 'declined', failure_code: 'payment_not_completed' }) });
+  const back = await browser.get(path);
+  expect(back.status).toBe(200);
+  expect(back.text).toContain('role="alert"');
+  expect(back.text).toContain('El banco no confirmó el pago');
+  expect(back.text).toContain(`action="${path}/pay"`);
+
+  await advance(api(), clock.id, '2026-05-01T11:30:00.000Z');
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'expired', payment_status: 'unpaid' });
+  expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('voided');
+});
+
+test('PSE abandoned (the bank never answers): the processing timeout fails it, the session is unpaid again, then expires with its collection voided', async () => {
+  const s = await billingSetup(api());
+  const { clock, customer } = await clockAndCustomer(api(), '2026-06-01T10:00:00.000Z');
+  const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: customer.id, items: [{ price: s.setupFee.id }], expires_at: '2026-06-02T10:00:00.000Z' })).body;
+  const { browser, path, page } = await openSession(session.url);
+  await browser.post(`${path}/pay`).type('form').send({ method: 'pse', bank_code: '1007', _csrf: csrfOf(page.text) });
+  const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  expect(mid.payment_status).toBe('processing');
+  await advance(api(), clock.id, '2026-06-02T11:00:00.000Z');
+  const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  expect(after).toMatchObject({ status: 'expired', payment_status: 'unpaid', last_payment: expect.objectContaining({ status: 'declined' }) });
+  expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('voided');
+});
