@@ -122,3 +122,43 @@ test('PSE abandoned (the bank never answers): the processing timeout fails it, t
   expect(after).toMatchObject({ status: 'expired', payment_status: 'unpaid', last_payment: expect.objectContaining({ status: 'declined' }) });
   expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('voided');
 });
+
+test('shipping_cost in mode subscription: shown on the page, charged once on the first collection, not on the renewal', async () => {
+  const s = await billingSetup(api());
+  const { clock, customer } = await clockAndCustomer(api(), '2026-07-01T10:00:00.000Z');
+  const created = await api().post('/v1/checkout_session', {
+    mode: 'subscription',
+    customer: customer.id,
+    items: [{ price: s.monthly.id }],
+    shipping_address_collection: true,
+    shipping_address_countries: ['CO'],
+    shipping_cost: true,
+    shipping_amount: '8000',
+  });
+  expect(created.status).toBe(200);
+  expect(created.body).toMatchObject({ subtotal: '57900.00', total: '57900.00', shipping_cost: true, shipping_amount: '8000.00' });
+  const { browser, path, page } = await openSession(created.body.url);
+  expect(page.text).toContain('Envío');
+  expect(page.text).toContain('$ 8.000');
+  expect(page.text).toContain('$ 57.900'); // the first payment
+  const ship = { ship_address_1: 'Cra 7 # 71-21', ship_city: 'Bogotá', ship_state: 'DC', ship_country: 'CO' };
+  const paid = await browser.post(`${path}/pay`).type('form').send({ ...approving, ...ship, _csrf: csrfOf(page.text) });
+  expect(paid.status).toBe(303);
+  const session = (await api().get(`/v1/checkout_session/${created.body.id}`)).body;
+  expect(session).toMatchObject({ status: 'complete', payment_status: 'paid' });
+  const first = (await api().get(`/v1/collections/${session.collection}`)).body;
+  expect(first).toMatchObject({ status: 'paid', total: '57900.00' });
+  expect(first.items.map((i: { name: string; total: string }) => [i.name, i.total])).toContainEqual(['Envío', '8000.00']);
+  expect((await api().get(`/v1/subscriptions/${session.subscription}`)).body.status).toBe('active');
+  await advance(api(), clock.id, '2026-08-01T11:00:00.000Z');
+  const sub = (await api().get(`/v1/subscriptions/${session.subscription}`)).body;
+  expect(sub.latest_collection).not.toBe(session.collection);
+  expect((await api().get(`/v1/collections/${sub.latest_collection}`)).body.total).toBe('49900.00');
+});
+
+test('shipping_cost is refused in mode setup', async () => {
+  const s = await billingSetup(api());
+  const res = await api().post('/v1/checkout_session', { mode: 'setup', customer: s.customer.id, shipping_address_collection: true, shipping_cost: true, shipping_amount: '8000' });
+  expect(res.status).toBe(400);
+  expect(res.body.error).toMatchObject({ param: 'shipping_cost' });
+});

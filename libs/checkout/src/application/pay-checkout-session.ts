@@ -160,7 +160,9 @@ export class PayCheckoutSession {
         ...(f.invoicing ? { invoice_settings: { invoice_document_id: f.invoicing.invoice_settings.invoice_document_id, invoice_cost_center: f.invoicing.invoice_settings.invoice_cost_center } } : {}),
         meta_data: f.meta_data,
       };
-      await this.commands.execute(new CreateSubscriptionCommand(ctx, body as never, false, { subscriptionId, source }));
+      // The shipping charge is billed once, on the first collection (as Stripe bills it on the first invoice).
+      const firstCollectionLines = f.shipping_cost && f.shipping_amount ? [{ ...shippingLine(f.shipping_amount, f.currency), id: newId('si') }] : [];
+      await this.commands.execute(new CreateSubscriptionCommand(ctx, body as never, false, { subscriptionId, source, firstCollectionLines }));
       return this.outcomeOf(subscriptionId, (await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state.fields!.latest_collection!);
     }
     const collectionId = existing.state.fields!.latest_collection!;

@@ -249,7 +249,7 @@ export function decideCreate(c: Extract<CheckoutSessionCommand, { type: 'CreateC
   let shippingAmount: string | null = null;
   if (i.shipping_cost) {
     if (!i.shipping_address_collection) throw invalidParam('shipping_cost', 'shipping_cost needs shipping_address_collection: true');
-    if (mode !== 'payment') throw invalidParam('shipping_cost', 'shipping_cost is supported with mode payment (a subscription bills shipping through its shipping_item)');
+    if (mode === 'setup') throw invalidParam('shipping_cost', 'shipping_cost is for mode payment or subscription (mode setup charges nothing)');
     if (i.shipping_amount === undefined || i.shipping_amount === null) throw missingParam('shipping_amount', 'shipping_amount is required with shipping_cost: true');
     shippingAmount = checkAmount('shipping_amount', i.shipping_amount, cur);
   } else if (i.shipping_amount !== undefined && i.shipping_amount !== null) {

@@ -8,6 +8,7 @@ import { TestClockTime } from '../../../test-clocks/src/application/test-clock-t
 import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
 import type { PaymentInformation } from '../../../payments/src/gateways/payment-gateway.port.js';
 import type { PaymentSource } from '../../../collections/src/domain/collection.decider.js';
+import type { LineInput } from '../../../collections/src/domain/pricing.js';
 import { type SubscriptionInput, subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { CouponRedemptions } from '../../../coupons/src/application/coupon-redemptions.js';
 import { SubscriptionBilling } from './subscription-billing.js';
@@ -25,7 +26,7 @@ export class CreateSubscriptionCommand {
     /** `POST /v1/subscriptions/migrate`: no collection, no payment, `next_renewal_date` honoured. */
     readonly migrate = false,
     /** A hosted checkout: the subscription id it announced, and the payment source it already resolved (tokenized). */
-    readonly checkout: { subscriptionId: string; source: PaymentSource | null } | null = null,
+    readonly checkout: { subscriptionId: string; source: PaymentSource | null; firstCollectionLines?: LineInput[] } | null = null,
   ) {}
 }
 
@@ -84,7 +85,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     // into the subscription's currency refuses the whole request, not only its second half).
     const wouldBe = decided.reduce(subscriptionDecider.evolve, subscriptionDecider.initialState).fields;
     if (wouldBe?.latest_collection) {
-      await this.billing.checkCollection(ctx, subscriptionId, wouldBe, wouldBe.latest_collection, wouldBe.status === 'trialing' ? 'subscription_trial' : 'subscription_create');
+      await this.billing.checkCollection(ctx, subscriptionId, wouldBe, wouldBe.latest_collection, wouldBe.status === 'trialing' ? 'subscription_trial' : 'subscription_create', checkout?.firstCollectionLines);
     }
     let source: PaymentSource | null = null;
     if ((body.collection_method ?? 'charge') === 'charge') {
@@ -105,7 +106,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     const sub = created.state.fields!;
     if (!sub.latest_collection) return { id: subscriptionId, position };
     const reason = sub.status === 'trialing' ? 'subscription_trial' : 'subscription_create';
-    position = laterPosition(position, await this.billing.createCollection(ctx, subscriptionId, sub, sub.latest_collection, reason));
+    position = laterPosition(position, await this.billing.createCollection(ctx, subscriptionId, sub, sub.latest_collection, reason, checkout?.firstCollectionLines));
     position = laterPosition(position, await this.billing.attempt(ctx, sub, sub.latest_collection, source));
     return { id: subscriptionId, position };
   }

@@ -66,10 +66,10 @@ export class SubscriptionBilling {
    * alone). `reason`: `subscription_create`, `subscription_trial` (recurring items at 0) or
    * `subscription_cycle` (a renewal: a `charge` one is due at once, its attempt being its due date).
    */
-  async createCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string): Promise<string | null> {
+  async createCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string, extraLines: LineInput[] = []): Promise<string | null> {
     const existing = await this.executor.load(collectionDecider, collectionStream(collectionId));
     if (existing.state.exists) return null;
-    const command = await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason);
+    const command = await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason, extraLines);
     const { position } = await this.executor.execute(collectionDecider, collectionStream(collectionId), command, ctx);
     return laterPosition(position, await this.followUps.collectionCreated(ctx, collectionId));
   }
@@ -79,18 +79,20 @@ export class SubscriptionBilling {
    * (a missing exchange rate, a rule of the collection) so that a caller can refuse a whole request
    * before its first append.
    */
-  async checkCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string): Promise<void> {
-    const command = await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason);
+  async checkCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string, extraLines: LineInput[] = []): Promise<void> {
+    const command = await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason, extraLines);
     collectionDecider.decide(command(this.executor.now(ctx)), collectionDecider.initialState);
   }
 
-  private async collectionCommand(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string) {
+  /** `extraLines`: one-time lines of this collection only (a checkout's shipping charge on the first one). */
+  private async collectionCommand(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string, extraLines: LineInput[] = []) {
     const trial = reason === 'subscription_trial';
     const retrySchedule = await this.retryPolicy.policy(ctx.accountId);
     const customer = await this.executor.load(customerDecider, customerStream(sub.customer));
     const now = this.executor.now(ctx);
     const lines = await this.lines.fromSnapshots(sub.items, sub.currency, now, (item) => trial && item.price.type === 'recurring');
     if (sub.shipping_item) lines.push(shippingLine(sub, newId('si')));
+    lines.push(...extraLines);
     return (at: Date) => ({
         type: 'CreateCollection' as const,
         owner: ctx,
