@@ -162,3 +162,31 @@ test('shipping_cost is refused in mode setup', async () => {
   expect(res.status).toBe(400);
   expect(res.body.error).toMatchObject({ param: 'shipping_cost' });
 });
+
+test('invoicing.enabled on a payment session: the paid collection gets its fiscal invoice after payment (when the account invoices); without it, none', async () => {
+  const other = (await t.account('Tienda Factura')).test_key;
+  const client = t.as(other);
+  const s = await billingSetup(client);
+  const open = async (invoicing: object | undefined) => (await client.post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }], ...(invoicing ? { invoicing } : {}) })).body;
+  const payOnPage = async (url: string) => {
+    const { browser, path, page } = await openSession(url);
+    expect((await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(page.text) })).status).toBe(303);
+  };
+  // The account's invoicing is off: nothing is invoiced even when the session asks.
+  const off = await open({ enabled: true, invoice_settings: { invoice_cost_center: 'CC-1' } });
+  await payOnPage(off.url);
+  const offCol = (await client.get(`/v1/collections/${(await client.get(`/v1/checkout_session/${off.id}`)).body.collection}`)).body;
+  expect(offCol).toMatchObject({ status: 'paid', invoice: null });
+
+  expect((await client.post('/v1/account/invoicing_settings', { enabled: true })).status).toBe(200);
+  const on = await open({ enabled: true, invoice_settings: { invoice_cost_center: 'CC-1' } });
+  await payOnPage(on.url);
+  const col = (await client.get(`/v1/collections/${(await client.get(`/v1/checkout_session/${on.id}`)).body.collection}`)).body;
+  expect(col).toMatchObject({ status: 'paid', invoice: expect.stringMatching(/^inv_/), invoice_settings: expect.objectContaining({ invoice_cost_center: 'CC-1' }) });
+  const invoice = (await client.get(`/v1/invoices/${col.invoice}`)).body;
+  expect(invoice).toMatchObject({ object: 'invoice', status: 'paid', collection: col.id, customer: s.customer.id, total: col.total, issuance: expect.objectContaining({ status: 'issued' }) });
+
+  const without = await open(undefined);
+  await payOnPage(without.url);
+  expect((await client.get(`/v1/collections/${(await client.get(`/v1/checkout_session/${without.id}`)).body.collection}`)).body).toMatchObject({ status: 'paid', invoice: null });
+});

@@ -196,6 +196,10 @@ export class PayCheckoutSession {
             description: f.description,
             meta_data: { ...f.meta_data, checkout_session: sessionId },
             invoice_settings: { invoice_document_id: f.invoicing?.invoice_settings.invoice_document_id ?? null, invoice_cost_center: f.invoicing?.invoice_settings.invoice_cost_center ?? null },
+            // The session's `invoicing.enabled`: the collection's fiscal invoice is issued after payment
+            // (a charged collection allows only `after`) by the invoicing context's collection listeners,
+            // the path subscriptions' collections take; nothing when the account's invoicing is off.
+            invoicing: f.invoicing?.enabled ? ('after' as const) : null,
             invoice_retentions: { reteica: null, retefte: null },
             collection_rule_id: null,
             billing_reason: 'checkout',
