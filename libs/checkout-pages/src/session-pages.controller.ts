@@ -143,10 +143,14 @@ export class SessionPagesController {
     const t = checkoutPages.helpers(locale).t;
     const self = withLocale(`/checkout/cs/${id}`, locale);
     if (!session.can_pay) return reply.redirect(self, 303);
-    const parsed = paymentInformationFrom(fields, this.methods(session), t);
-    if (parsed.errors) return this.render(request, reply, session, locale, { at: 'pay', message: Object.values(parsed.errors)[0] }, fields, 400);
+    // A saved method of the identified customer (`saved:pm_…`, only one the page offered), or one-off data.
+    const saved = (fields.method ?? '').startsWith('saved:') ? session.customer?.saved_payment_methods.find((m) => `saved:${m.id}` === fields.method) : undefined;
+    if ((fields.method ?? '').startsWith('saved:') && !saved) return this.render(request, reply, session, locale, { at: 'pay', message: t('err.method') }, fields, 400);
+    const parsed = saved ? null : paymentInformationFrom(fields, this.methods(session), t);
+    if (parsed?.errors) return this.render(request, reply, session, locale, { at: 'pay', message: Object.values(parsed.errors)[0] }, fields, 400);
     try {
-      const outcome = await this.hosted.pay(token, { ...details(fields, session), payment_information: parsed.info }, pageRequest(request));
+      const how = saved ? { payment_method: saved.id } : { payment_information: parsed!.info };
+      const outcome = await this.hosted.pay(token, { ...details(fields, session), ...how }, pageRequest(request));
       if (outcome.status === 'declined') {
         const message = declineMessage(t, { code: outcome.failure_code, message: outcome.message, extra: { decline_code: outcome.decline_code } });
         return this.render(request, reply, outcome.session, locale, { at: 'pay', message, hint: t('decline.retry') }, fields, 402);

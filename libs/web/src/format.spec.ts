@@ -1,4 +1,4 @@
-import { formatDate, formatMoney } from './format.js';
+import { cardBrand, formatDate, formatMoney } from './format.js';
 import { resolveLocale, translator } from './i18n.js';
 
 describe('formatMoney', () => {
@@ -28,4 +28,14 @@ test('locale resolution and the catalog', () => {
   expect(t('hi', { name: 'Ana' })).toBe('Hi Ana');
   expect(t('error.back')).toBe('Go back');
   expect(t('no.such.key')).toBe('no.such.key');
+});
+
+describe('cardBrand', () => {
+  test('brands as people write them; unknown ones capitalised; nothing for nothing', () => {
+    expect(cardBrand('visa')).toBe('Visa');
+    expect(cardBrand('mastercard')).toBe('Mastercard');
+    expect(cardBrand('AMEX')).toBe('American Express');
+    expect(cardBrand('newbrand')).toBe('Newbrand');
+    expect(cardBrand(null)).toBe('');
+  });
 });

@@ -28,3 +28,14 @@ export function formatDate(iso: string | null | undefined, locale: Locale): stri
   if (Number.isNaN(date.getTime())) return '';
   return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { dateStyle: 'long', timeZone: 'America/Bogota' }).format(date);
 }
+
+const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', american_express: 'American Express', diners: 'Diners Club', diners_club: 'Diners Club', discover: 'Discover', jcb: 'JCB', unionpay: 'UnionPay', maestro: 'Maestro', codensa: 'Codensa' };
+
+/** A card brand as people write it (`visa` → `Visa`, `mastercard` → `Mastercard`); an unknown one capitalised. */
+export function cardBrand(brand: string | null | undefined): string {
+  if (!brand) return '';
+  const key = brand.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  if (BRANDS[key]) return BRANDS[key];
+  // A method's own name (`wallet_a`) is left as it is.
+  return key.includes('_') ? brand.trim() : brand.trim().charAt(0).toUpperCase() + brand.trim().slice(1);
+}

@@ -77,7 +77,7 @@ export interface HostedSessionView {
   /** Items priced in `currency` (quantities, unit prices, subtotals); the ntp item has `amount`. */
   items: Item[];
   /** Discounts applied (from the session and from a code the customer typed), with what each took off. */
-  discounts: Array<Discount & { amount_off: string }>;
+  discounts: Array<Discount & { amount_off: string; /** Typed by the customer on the page: they may remove it. */ removable: boolean }>;
   /** Taxes shown per item where the product declares them (`invoice_settings.invoice_tax_percentage`), informative: prices include them. */
   taxes: Array<{ item: string; name: string; percentage: string; amount: string }>;
   /** Shipping charge when `shipping_cost` applies, else null. */
@@ -100,7 +100,10 @@ export interface HostedSessionView {
   /** Methods the customer may use: the session's `payment_methods` ∩ the account's configured gateways (all configured ones when the session names none). */
   payment_methods: Record<string, string[]>;
   cta_text: string;
-  /** The identified customer (null until identified; a session created with `customer` starts identified). */
+  /**
+   * The identified customer (null until identified; a session created with `customer` starts identified).
+   * `saved_payment_methods`: their active saved methods that this session accepts (its gateway and type allowed), newest first.
+   */
   customer: { id: string; email: string; name: string | null; saved_payment_methods: Array<{ id: string; gateway: string; type: string; brand: string | null; last4: string | null }> } | null;
   /** Identification progress when `customer` is null: `email` ask for an e-mail; `code` a code was sent to `email_hint`; `new_customer` ask name/document to create one. */
   identification: { step: 'email' | 'code' | 'new_customer' | 'done'; email_hint: string | null; attempts_left: number | null };

@@ -51,6 +51,7 @@ export class SessionViews {
     const owner = state.owner!;
     const cur = currencyOf(f.currency)!;
     let customer: HostedSessionView['customer'] = null;
+    const allowed = await this.allowedMethods(state);
     if (f.customer) {
       const c = (await this.executor.load(customerDecider, customerStream(f.customer))).state.fields;
       const methods = await this.readModels.store.find<PaymentMethodDoc>('payment_methods', {
@@ -63,7 +64,7 @@ export class SessionViews {
         email: c?.email ?? '',
         name: c?.name ?? null,
         saved_payment_methods: methods
-          .filter((m) => m.status === 'active')
+          .filter((m) => m.status === 'active' && (allowed[m.gateway] ?? []).includes(m.type))
           .map((m) => ({ id: m.id, gateway: m.gateway, type: m.type, brand: m.card?.brand ?? null, last4: m.card?.last4 ?? m.wallet?.account_last4 ?? null })),
       };
     }
@@ -98,7 +99,7 @@ export class SessionViews {
       description: f.description,
       currency: f.currency,
       items: f.items,
-      discounts: f.discounts.map((d) => ({ id: d.id, code: d.code, amount: d.amount, percent: d.percent, amount_off: pricedDiscounts[d.id] ?? formatAmount('0', cur) })),
+      discounts: f.discounts.map((d) => ({ id: d.id, code: d.code, amount: d.amount, percent: d.percent, amount_off: pricedDiscounts[d.id] ?? formatAmount('0', cur), removable: d.applied_by === 'customer' })),
       taxes,
       shipping_amount: f.shipping_cost ? f.shipping_amount : null,
       subtotal: f.subtotal,
@@ -118,7 +119,7 @@ export class SessionViews {
       choose_amount: ntp
         ? { item: f.items.find((i) => (i.price as { id: string }).id === ntp.price.id)?.id ?? ntp.id, min_amount: ntp.price.ntp_pricing?.min_amount ?? null, max_amount: ntp.price.ntp_pricing?.max_amount ?? null, suggested_amount: ntp.price.ntp_pricing?.suggested_amount ?? null }
         : null,
-      payment_methods: await this.allowedMethods(state),
+      payment_methods: allowed,
       cta_text: f.cta_text,
       customer,
       identification: {
