@@ -27,6 +27,9 @@ async function heading(page: Page, text: string) {
 }
 
 async function payWithCard(page: Page, number: string) {
+  // A customer with saved cards sees them first: a new card is "Otra tarjeta".
+  const another = page.getByLabel('Otra tarjeta de crédito o débito');
+  if (await another.count()) await another.check();
   await page.getByLabel('Número de la tarjeta').fill(number);
   await page.getByLabel('Vencimiento (MM/AA)').fill('12/30');
   await page.getByLabel('Código de seguridad (CVC)').fill('123');
@@ -111,11 +114,20 @@ test('a new customer, recognised by an e-mail code on a second purchase', async 
   await page.getByLabel('Código de verificación').fill(/(\d{6})/.exec(mails[0].text)![1]);
   await page.getByRole('button', { name: 'Verificar código' }).click();
   await page.getByText(`Compras como ${email}`).waitFor();
-  await payWithCard(page, '5555555555554444');
+  // Recognised: the card saved by the first purchase is offered (and chosen) beside a new card.
+  const saved = page.getByLabel('Visa terminada en 4242');
+  await saved.waitFor();
+  expect(await saved.isChecked()).toBe(true);
+  expect(await page.getByLabel('Otra tarjeta de crédito o débito').isChecked()).toBe(false);
+  expect(await page.getByLabel('Número de la tarjeta').isVisible()).toBe(false);
+  await e.shoot(page, 'session-saved-card');
+  await page.locator('form[action$="/pay"] button[type=submit]').click();
   await heading(page, '¡Gracias por tu compra!');
   const [a, b] = await Promise.all([first, second].map(async (x) => (await api().get(`/v1/checkout_session/${x.id}`)).body));
   expect(a.customer).toMatch(/^cus_/);
   expect(b.customer).toBe(a.customer);
+  expect(b.payment_method).toBe(a.payment_method);
+  expect((await api().get(`/v1/customers/${a.customer}/payment_methods`)).body.data).toHaveLength(1);
   await page.close();
 });
 
@@ -194,4 +206,47 @@ test('an expired session shows the expired page; a tampered token the error page
   await e.shoot(p2, 'session-tampered');
   await page.close();
   await p2.close();
+});
+
+test('a coupon typed on the page, then removed', async () => {
+  const s = await billingSetup(api());
+  const code = `E2E${Date.now() % 100000}`;
+  await api().post('/v1/coupons', { code, percent: '10' });
+  const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }] })).body;
+  const page = await e.page();
+  await page.goto(session.url);
+  await heading(page, 'Finalizar compra');
+  await page.getByLabel('Código del cupón').fill(code);
+  await page.getByRole('button', { name: 'Aplicar cupón' }).click();
+  await page.getByText(`Cupón ${code} aplicado.`).waitFor();
+  expect(await page.locator('tfoot').textContent()).toContain('$ 9.000');
+  await e.shoot(page, 'session-coupon-applied');
+  await page.getByRole('button', { name: `Quitar ${code}` }).click();
+  await heading(page, 'Finalizar compra');
+  expect(await page.getByText(`Cupón ${code} aplicado.`).count()).toBe(0);
+  expect(await page.locator('tfoot').textContent()).not.toContain('9.000');
+  await e.shoot(page, 'session-coupon-removed');
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ total: '10000.00', discounts: [] });
+  await page.close();
+});
+
+test('declined and never retried: after expires_at the page says the purchase was canceled and nothing was charged', async () => {
+  const s = await billingSetup(api());
+  const { clock, customer } = await clockAndCustomer(api(), '2026-03-01T10:00:00.000Z');
+  const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: customer.id, items: [{ price: s.monthly.id }], expires_at: '2026-03-01T11:00:00.000Z' })).body;
+  const page = await e.page();
+  await page.goto(session.url);
+  await heading(page, 'Finalizar compra');
+  await payWithCard(page, '4000000000000002');
+  await page.getByRole('alert').filter({ hasText: 'rechazada' }).waitFor();
+  await advance(api(), clock.id, '2026-03-01T12:00:00.000Z');
+  await page.reload();
+  await page.locator('h1', { hasText: /expir/ }).waitFor();
+  expect(await page.getByText('no se hizo ningún cobro').count()).toBe(1);
+  expect(await page.locator('form[action$="/pay"]').count()).toBe(0);
+  await e.shoot(page, 'session-expired-after-decline');
+  const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  expect(after.status).toBe('expired');
+  expect((await api().get(`/v1/collections/${after.collection}`)).body.status).toBe('voided');
+  await page.close();
 });

@@ -64,7 +64,8 @@ export class SessionViews {
         email: c?.email ?? '',
         name: c?.name ?? null,
         saved_payment_methods: methods
-          .filter((m) => m.status === 'active' && (allowed[m.gateway] ?? []).includes(m.type))
+          // A setup session is where the customer gives a new method: none of the saved ones is offered.
+          .filter((m) => f.mode !== 'setup' && m.status === 'active' && (allowed[m.gateway] ?? []).includes(m.type))
           .map((m) => ({ id: m.id, gateway: m.gateway, type: m.type, brand: m.card?.brand ?? null, last4: m.card?.last4 ?? m.wallet?.account_last4 ?? null })),
       };
     }
