@@ -735,28 +735,40 @@ async function checkoutBench() {
     });
     const sessions: string[] = [];
     let buyer = 0;
-    const expect = (step: string, got: { status: number; text: string }, status: number) => {
-      if (got.status !== status) throw new Error(`checkout page ${step}: ${got.status} (expected ${status}) ${got.text.slice(0, 200)}`);
-    };
-    const completions = await timed('checkout session + the page\'s 9 requests (completion)', async () => {
+    // Time spent per step (summed over all completions), to see where a completion goes.
+    const stepMs = new Map<string, number>();
+    const completions = await timed("checkout session + the page's 9 requests (completion)", async () => {
+      let last = performance.now();
+      const took = (step: string) => {
+        const now = performance.now();
+        stepMs.set(step, (stepMs.get(step) ?? 0) + (now - last));
+        last = now;
+      };
+      const expect = (step: string, got: { status: number; text: string }, status: number) => {
+        if (got.status !== status) throw new Error(`checkout page ${step}: ${got.status} (expected ${status}) ${got.text.slice(0, 200)}`);
+        took(step);
+      };
       const session = await api<{ id: string; url: string }>('POST', '/v1/checkout_session', { mode: 'subscription', items: [{ price: price.id }] });
+      took('POST /v1/checkout_session');
       const path = new URL(session.url).pathname;
       const token = session.url.split('#')[1];
       const browser = benchBrowser(origin);
-      expect('boot', await browser.get(path), 200);
-      expect('open', await browser.post(`${path}/open`, { token, locale: 'es-CO' }), 303);
-      expect('page', await browser.get(path), 200);
+      expect('GET boot', await browser.get(path), 200);
+      expect('POST open', await browser.post(`${path}/open`, { token, locale: 'es-CO' }), 303);
+      expect('GET page', await browser.get(path), 200);
       const email = `bench.buyer.${++buyer}.${Date.now()}@example.com`;
-      expect('email', await browser.post(`${path}/email`, { email, locale: 'es-CO' }), 303);
-      expect('page (new customer)', await browser.get(path), 200);
-      expect('customer', await browser.post(`${path}/customer`, { email, name: 'Ana Gómez', document_type: 'CC', document_number: '1020304050', locale: 'es-CO' }), 303);
-      expect('page (pay)', await browser.get(path), 200);
-      expect('pay', await browser.post(`${path}/pay`, { ...cardForm, locale: 'es-CO' }), 303);
+      expect('POST email', await browser.post(`${path}/email`, { email, locale: 'es-CO' }), 303);
+      expect('GET page (new customer)', await browser.get(path), 200);
+      expect('POST customer', await browser.post(`${path}/customer`, { email, name: 'Ana Gómez', document_type: 'CC', document_number: '1020304050', locale: 'es-CO' }), 303);
+      expect('GET page (pay)', await browser.get(path), 200);
+      expect('POST pay', await browser.post(`${path}/pay`, { ...cardForm, locale: 'es-CO' }), 303);
       const thanks = await browser.get(path);
-      expect('thank-you', thanks, 200);
+      expect('GET thank-you', thanks, 200);
       if (!thanks.text.includes('¡Gracias por tu compra!')) throw new Error(`session ${session.id}: no thank-you page`);
       sessions.push(session.id);
     });
+    const total = [...stepMs.values()].reduce((x, y) => x + y, 0);
+    console.log(`   where a completion's time goes: ${[...stepMs].map(([k, v]) => `${k} ${((v / total) * 100).toFixed(0)} %`).join(', ')}`);
     console.log(`   checkout completion / create-subscription throughput ratio: ${(completions / baseline).toFixed(2)}`);
     // Check: every completion is a paid session whose subscription is active.
     let ok = 0;
