@@ -951,3 +951,18 @@ describe('discounts for the next collection', () => {
     expect(discountsForNextCollection({ ...f, collections_count: 5 }, true).map((d) => d.code)).toEqual(['FIRST', 'THREE', 'ALWAYS']);
   });
 });
+
+describe('subscription decider: the first payment never comes', () => {
+  const created = () => subscriptionDecider.decide(create(), subscriptionDecider.initialState);
+  const expire = (hours: number, checkoutExpired?: boolean): SubscriptionCommand => ({ type: 'ExpireSubscription', owner, subscriptionId: id, now: at(hours), ...(checkoutExpired ? { checkoutExpired } : {}) });
+  test('incomplete: expired after its 23-hour window, or earlier when the checkout session that sold it expired unpaid', () => {
+    expect(fold(subscriptionDecider as never, created()) as unknown).toMatchObject({ fields: { status: 'incomplete' } });
+    given(subscriptionDecider, created()).when(expire(1)).then([]);
+    given(subscriptionDecider, created()).when(expire(24)).then(([e]) => expect(e).toMatchObject({ type: 'subscription.expired', data: { collection: 'col_1' } }));
+    given(subscriptionDecider, created()).when(expire(1, true)).then(([e]) => expect(e).toMatchObject({ type: 'subscription.expired', data: { collection: 'col_1' } }));
+  });
+  test('an active one never expires, even when asked by an expired checkout', () => {
+    const active = [...created(), ...subscriptionDecider.decide(paid('col_1'), fold(subscriptionDecider as never, created()) as never)];
+    given(subscriptionDecider, active).when(expire(1, true)).then([]);
+  });
+});
