@@ -1,8 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { type EventStore, type NewEvent, WrongExpectedRevisionError } from '../../libs/event-store/src/event-store.port.js';
+import { type EventStore, type ExpectedRevision, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '../../libs/event-store/src/event-store.port.js';
 
-/** The behaviour every event store adapter must have. Each adapter's spec file calls this. */
-export function eventStoreContract(makeStore: () => Promise<EventStore>): void {
+export interface EventStoreContractOptions {
+  /**
+   * Writes, with the engine's own client, what `$all` holds besides our events (EventStoreDB: a
+   * system event such as `$metadata` and a link event `$>` pointing at `ourStream`). Adapters whose
+   * engine has no such events (SQLite) leave it out: the case then checks that only our events come back.
+   */
+  writeForeignEvents?: (ourStream: string) => Promise<void>;
+}
+
+/**
+ * The behaviour every event store adapter must have. Each adapter's spec file calls this.
+ * `makeStore` opens a NEW adapter instance on the SAME storage each time it is called (a second
+ * process, as far as the adapter can tell).
+ */
+export function eventStoreContract(makeStore: () => Promise<EventStore>, options: EventStoreContractOptions = {}): void {
   let store: EventStore;
   const run = randomUUID().slice(0, 8);
   let n = 0;
@@ -134,4 +147,84 @@ export function eventStoreContract(makeStore: () => Promise<EventStore>): void {
     off();
     expect(calls).toBeGreaterThan(0);
   });
+
+  test('$all gives only our events: system and link events are left out of reads and of the head', async () => {
+    const start = await store.headPosition();
+    const s = stream();
+    await store.append(s, [event('ours.1'), event('ours.2')], 'no_stream');
+    await options.writeForeignEvents?.(s);
+    const ours = await store.append(s, [event('ours.3')], 1);
+    await options.writeForeignEvents?.(s);
+    const after = await store.readAll({ after: start, maxCount: 10_000 });
+    for (const e of after) {
+      expect(e.type.startsWith('$')).toBe(false);
+      expect(e.streamId.startsWith('$')).toBe(false);
+    }
+    expect(after.filter((e) => e.streamId === s).map((e) => e.type)).toEqual(['ours.1', 'ours.2', 'ours.3']);
+    // The newest event is a foreign one where the engine has them: the head is still our last event
+    // (or a later one of ours written by another test of this run, never a system event).
+    const head = await store.headPosition();
+    expect(head! >= ours.position).toBe(true);
+    expect((await store.readAll({ after: start, maxCount: 10_000 })).some((e) => e.position === head)).toBe(true);
+  });
+
+  test('pages past 1,000 events: 2,500 events read back whole, in order, by the port\'s paging', async () => {
+    const start = await store.headPosition();
+    const s = stream('bulk');
+    const written: string[] = [];
+    for (let batch = 0; batch < 25; batch++) {
+      const events = Array.from({ length: 100 }, (_, i) => event('bulk.item', { n: batch * 100 + i }));
+      written.push(...events.map((e) => e.id));
+      await store.append(s, events, batch === 0 ? 'no_stream' : batch * 100 - 1);
+    }
+    // One read larger than any page the engine serves at once.
+    const whole = (await store.readAll({ after: start, maxCount: 2_500 })).filter((e) => e.streamId === s);
+    expect(whole.map((e) => e.id)).toEqual(written);
+    // Pages of 1,000 (what the projection pipeline asks), each strictly after the last one's end.
+    const paged: RecordedEvent[] = [];
+    const pageSizes: number[] = [];
+    let after = start;
+    for (;;) {
+      const page = await store.readAll({ after, maxCount: 1_000 });
+      if (page.length === 0) break;
+      pageSizes.push(page.length);
+      paged.push(...page.filter((e) => e.streamId === s));
+      after = page[page.length - 1].position;
+    }
+    expect(paged.map((e) => e.id)).toEqual(written);
+    expect(paged.map((e) => e.data.n)).toEqual(written.map((_, i) => i));
+    expect(paged.map((e) => e.revision)).toEqual(written.map((_, i) => i));
+    expect(pageSizes.slice(0, 2)).toEqual([1_000, 1_000]);
+    const positions = paged.map((e) => e.position);
+    expect(new Set(positions).size).toBe(2_500);
+    expect([...positions].sort()).toEqual(positions);
+    expect((await store.readStream(s, 2_400)).map((e) => e.data.n)).toEqual(written.slice(2_400).map((_, i) => 2_400 + i));
+  }, 120_000);
+
+  test('a listener is woken by an append made through ANOTHER adapter instance (the engine tells it, not the writer)', async () => {
+    const other = await makeStore();
+    try {
+      let woken = 0;
+      const off = store.onAppended(() => woken++);
+      try {
+        // A subscription may take a moment to be live: let it settle, and append again if the first
+        // append came before it. Each append gets a bounded time to wake the listener.
+        await new Promise((r) => setTimeout(r, 300));
+        const s = stream('remote');
+        let expected: ExpectedRevision = 'no_stream';
+        for (let attempt = 0; attempt < 3 && woken === 0; attempt++) {
+          const r = await other.append(s, [event('remote.appended')], expected);
+          expected = r.nextExpectedRevision;
+          for (let waited = 0; waited < 2_000 && woken === 0; waited += 20) await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(woken).toBeGreaterThan(0);
+        // And the woken reader finds the event.
+        expect((await store.readStream(s)).map((e) => e.type)[0]).toBe('remote.appended');
+      } finally {
+        off();
+      }
+    } finally {
+      await other.close();
+    }
+  }, 30_000);
 }

@@ -1,4 +1,5 @@
-import { BACKWARDS, END, EventStoreDBClient } from '@eventstore/db-client';
+import { BACKWARDS, END, EventStoreDBClient, binaryEvent } from '@eventstore/db-client';
+import { randomUUID } from 'node:crypto';
 import { EventStoreDbEventStore } from '../../libs/event-store/src/eventstoredb-event-store.js';
 import { eventStoreContract } from './event-store.contract.js';
 import { gatedSuite, PROBE_TIMEOUT_MS, withTimeout } from './server-gate.js';
@@ -20,5 +21,20 @@ await gatedSuite({
       await withTimeout(client.dispose(), 1000).catch(() => undefined);
     }
   },
-  suite: (url) => eventStoreContract(async () => new EventStoreDbEventStore(url)),
+  suite: (url) =>
+    eventStoreContract(async () => new EventStoreDbEventStore(url), {
+      // What a real `$all` holds besides our events: the server's `$metadata` event (in `$$<stream>`)
+      // and a link event (`$>`, as projections write) in a user stream, written with the raw client.
+      async writeForeignEvents(ourStream) {
+        const client = EventStoreDBClient.connectionString(url);
+        try {
+          await client.setStreamMetadata(ourStream, { maxCount: 1_000_000 });
+          await client.appendToStream(`contractlinks-${randomUUID().slice(0, 8)}`, [
+            binaryEvent({ type: '$>', data: Buffer.from(`0@${ourStream}`) }),
+          ]);
+        } finally {
+          await client.dispose();
+        }
+      },
+    }),
 });

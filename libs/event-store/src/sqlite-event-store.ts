@@ -5,6 +5,9 @@ import { dirname } from 'node:path';
 import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type RecordedEvent, WrongExpectedRevisionError } from './event-store.port.js';
 import { decodePosition, encodePosition } from './positions.js';
 
+/** How often a listened-to store checks for another connection's commits. */
+const WATCH_MS = 100;
+
 interface PendingAppend {
   streamId: string;
   events: NewEvent[];
@@ -41,6 +44,9 @@ export class SqliteEventStore implements EventStore {
   private readonly stmts;
   /** One transaction for the whole group, a savepoint per append. */
   private readonly writeBatch: Database.Transaction<(batch: PendingAppend[]) => Outcome[]>;
+  /** While someone listens: looks every WATCH_MS whether another connection (process) committed. */
+  private watchTimer: NodeJS.Timeout | null = null;
+  private dataVersion = 0;
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -164,12 +170,41 @@ export class SqliteEventStore implements EventStore {
     return seq == null ? null : encodePosition(BigInt(seq));
   }
 
+  /**
+   * Listeners hear this instance's appends at once and another connection's (another process or
+   * instance on the same file) within WATCH_MS: SQLite's `data_version` changes exactly when another
+   * connection has committed, a check that reads no table.
+   */
   onAppended(listener: () => void): () => void {
     this.emitter.on('appended', listener);
-    return () => this.emitter.off('appended', listener);
+    this.watch();
+    return () => {
+      this.emitter.off('appended', listener);
+      if (this.emitter.listenerCount('appended') === 0) this.unwatch();
+    };
+  }
+
+  private watch(): void {
+    if (this.watchTimer || !this.db.open) return;
+    this.dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    this.watchTimer = setInterval(() => {
+      if (!this.db.open) return this.unwatch();
+      const version = this.db.pragma('data_version', { simple: true }) as number;
+      if (version !== this.dataVersion) {
+        this.dataVersion = version;
+        this.emitter.emit('appended');
+      }
+    }, WATCH_MS);
+    this.watchTimer.unref();
+  }
+
+  private unwatch(): void {
+    if (this.watchTimer) clearInterval(this.watchTimer);
+    this.watchTimer = null;
   }
 
   async close(): Promise<void> {
+    this.unwatch();
     if (this.queue.length) this.flush();
     this.db.close();
   }
