@@ -1,8 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
+import { type DocumentWrite, type ReadStore, UniqueConstraintError, UnstorableDocumentError } from '../../libs/read-store/src/read-store.port.js';
 
-/** The behaviour every read-model store adapter must have. */
-export function readStoreContract(makeStore: () => Promise<ReadStore>): void {
+export interface ReadStoreContractOptions {
+  /**
+   * Whether a commit is one transaction on this store (SQLite always; MongoDB on a replica set or
+   * sharded cluster). A store without transactions promises less, and the cases say what: its
+   * checkpoint never moves past a failed write, and redelivery repairs the rest.
+   */
+  atomicCommit?: (store: ReadStore) => Promise<boolean>;
+}
+
+const pos = (n: number) => `${String(n).padStart(20, '0')}/${String(n).padStart(20, '0')}`;
+
+/**
+ * The behaviour every read-model store adapter must have. `makeStore` opens a NEW adapter instance
+ * on the SAME storage each time it is called (what a restarted process opens).
+ */
+export function readStoreContract(makeStore: () => Promise<ReadStore>, options: ReadStoreContractOptions = {}): void {
   let store: ReadStore;
   const run = randomUUID().replace(/-/g, '').slice(0, 8);
   let n = 0;
@@ -89,5 +103,189 @@ export function readStoreContract(makeStore: () => Promise<ReadStore>): void {
     await store.reset([c], name);
     expect(await store.get(c, 'a')).toBeNull();
     expect(await store.getCheckpoint(name)).toBeNull();
+  });
+
+  test('a unique index refuses a second document with the same key; null and missing keys never collide', async () => {
+    const c = collection();
+    await store.ensureCollections([{ name: c, indexes: [{ fields: ['email'], unique: true }] }]);
+    await store.commit([
+      { collection: c, id: 'a', doc: { id: 'a', email: 'x@example.com' } },
+      { collection: c, id: 'b', doc: { id: 'b', email: 'y@example.com' } },
+    ]);
+    await expect(store.commit([{ collection: c, id: 'c', doc: { id: 'c', email: 'x@example.com' } }])).rejects.toBeInstanceOf(UniqueConstraintError);
+    // The same through a positioned write (a projection's own document).
+    await expect(store.commit([{ collection: c, id: 'c', doc: { id: 'c', email: 'y@example.com' }, position: pos(1) }])).rejects.toBeInstanceOf(
+      UniqueConstraintError,
+    );
+    expect(await store.get(c, 'c')).toBeNull();
+    // A document keeps its own key when it is rewritten; a key given up is free again.
+    await store.commit([{ collection: c, id: 'a', doc: { id: 'a', email: 'x@example.com', name: 'A' } }]);
+    await store.commit([{ collection: c, id: 'a', doc: { id: 'a', email: 'z@example.com' } }]);
+    await store.commit([{ collection: c, id: 'c', doc: { id: 'c', email: 'x@example.com' } }]);
+    expect(await store.get(c, 'c')).toEqual({ id: 'c', email: 'x@example.com' });
+    // Null and missing are no key: any number of documents may have them.
+    await store.commit([
+      { collection: c, id: 'n1', doc: { id: 'n1', email: null } },
+      { collection: c, id: 'n2', doc: { id: 'n2' } },
+      { collection: c, id: 'n3', doc: { id: 'n3', email: null } },
+    ]);
+    expect([...(await store.getMany(c, ['n1', 'n2', 'n3'])).keys()].sort()).toEqual(['n1', 'n2', 'n3']);
+  });
+
+  test('a commit whose write fails part-way lands whole or not at all, and its checkpoint stays where it was', async () => {
+    const c = collection();
+    const feed = collection();
+    const name = `proj_${run}_${n}`;
+    await store.ensureCollections([
+      { name: c, indexes: [{ fields: ['email'], unique: true }] },
+      { name: feed, indexes: [] },
+    ]);
+    await store.commit([{ collection: c, id: 'held', doc: { id: 'held', email: 'dup@example.com' }, position: pos(1) }], { name, position: pos(1) });
+    const batch = (email: string): DocumentWrite[] => [
+      { collection: feed, id: 'e2', doc: { id: 'e2', type: 'thing.updated' } },
+      { collection: c, id: 'one', doc: { id: 'one', email: 'one@example.com' }, position: pos(2) },
+      { collection: c, id: 'two', doc: { id: 'two', email }, position: pos(3) }, // the failure, mid-commit
+      { collection: c, id: 'three', doc: { id: 'three', email: 'three@example.com' }, position: pos(4) },
+    ];
+    await expect(store.commit(batch('dup@example.com'), { name, position: pos(4) })).rejects.toBeInstanceOf(UniqueConstraintError);
+    // Every store: the checkpoint did not move, and nothing after the failing write landed.
+    expect(await store.getCheckpoint(name)).toBe(pos(1));
+    expect(await store.get(c, 'two')).toBeNull();
+    expect(await store.get(c, 'three')).toBeNull();
+    if (await (options.atomicCommit ?? (async () => true))(store)) {
+      // A transactional store: nothing at all of the failed commit.
+      expect(await store.get(c, 'one')).toBeNull();
+      expect(await store.get(feed, 'e2')).toBeNull();
+    }
+    // Redelivered from the checkpoint (the projection fixed), the batch lands whole.
+    await store.commit(batch('two@example.com'), { name, position: pos(4) });
+    expect(await store.getCheckpoint(name)).toBe(pos(4));
+    expect([...(await store.getMany(c, ['held', 'one', 'two', 'three'])).keys()].sort()).toEqual(['held', 'one', 'three', 'two']);
+    expect(await store.get(feed, 'e2')).toEqual({ id: 'e2', type: 'thing.updated' });
+  });
+
+  test('a crash between writes: the restarted process finds the last whole checkpoint, and redelivery from it repairs every document', async () => {
+    const c = collection();
+    const feed = collection();
+    const name = `proj_${run}_${n}`;
+    await store.ensureCollections([
+      { name: c, indexes: [{ fields: ['email'], unique: true }] },
+      { name: feed, indexes: [] },
+    ]);
+    const doc = (id: string, version: number, email = `${id}@example.com`) => ({ id, version, email, _position: pos(version) });
+    await store.commit(
+      [
+        { collection: feed, id: 'f1', doc: { id: 'f1' } },
+        { collection: c, id: 'a', doc: doc('a', 1), position: pos(1) },
+      ],
+      { name, position: pos(1) },
+    );
+    // The next batch dies part-way: the derived entry and the first document are sent, the second
+    // write fails (here the unique key `a` just took, standing for the process being killed).
+    await expect(
+      store.commit(
+        [
+          { collection: feed, id: 'f2', doc: { id: 'f2' } },
+          { collection: c, id: 'a', doc: doc('a', 2, 'a2@example.com'), position: pos(2) },
+          { collection: c, id: 'b', doc: doc('b', 3, 'a2@example.com'), position: pos(3) },
+        ],
+        { name, position: pos(3) },
+      ),
+    ).rejects.toThrow();
+    // The restarted process opens the store afresh.
+    const restarted = await makeStore();
+    try {
+      const checkpoint = await restarted.getCheckpoint(name);
+      expect(checkpoint).toBe(pos(1));
+      // What it finds: SQLite and MongoDB with transactions, exactly the state of the last commit;
+      // MongoDB without transactions possibly more (derived entries first, then documents in order),
+      // never a document beyond the failed write and never a checkpoint past it.
+      expect(await restarted.get(c, 'b')).toBeNull();
+      const a = await restarted.get<{ version: number }>(c, 'a');
+      expect([1, 2]).toContain(a!.version);
+      if (await (options.atomicCommit ?? (async () => true))(restarted)) {
+        expect(a!.version).toBe(1);
+        expect(await restarted.get(feed, 'f2')).toBeNull();
+      }
+      // Redelivery of everything after the checkpoint, as the projection produces it again.
+      await restarted.commit(
+        [
+          { collection: feed, id: 'f2', doc: { id: 'f2' } },
+          { collection: c, id: 'a', doc: doc('a', 2, 'a2@example.com'), position: pos(2) },
+          { collection: c, id: 'b', doc: doc('b', 3), position: pos(3) },
+        ],
+        { name, position: pos(3) },
+      );
+      expect(await restarted.get(c, 'a')).toEqual(doc('a', 2, 'a2@example.com'));
+      expect(await restarted.get(c, 'b')).toEqual(doc('b', 3));
+      expect([...(await restarted.getMany(feed, ['f1', 'f2'])).keys()].sort()).toEqual(['f1', 'f2']);
+      expect(await restarted.getCheckpoint(name)).toBe(pos(3));
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  test.each<[string, Record<string, unknown>]>([
+    ['a NUL in a field name', { id: 'x', meta_data: { 'a\u0000b': 'v' } }],
+    ['a control character in a field name', { id: 'x', meta_data: { 'a\u0007b': 'v' } }],
+    ['a field name starting with $', { id: 'x', meta_data: { $where: 'v' } }],
+    ['a dotted field name', { id: 'x', meta_data: { 'a.b': 'v' } }],
+    ['nesting deeper than the stores hold', { id: 'x', meta_data: JSON.parse('{"a":'.repeat(120) + '1' + '}'.repeat(120)) }],
+    ['a value that is not JSON (BigInt)', { id: 'x', amount: 10n }],
+    ['an _id of its own', { id: 'x', _id: 'y' }],
+  ])('a document with %s is refused by the port before it reaches the store, with the field named; nothing of the commit lands', async (_, bad) => {
+    const c = collection();
+    const name = `proj_${run}_${n}`;
+    await store.ensureCollections([{ name: c, indexes: [] }]);
+    const attempt = store.commit(
+      [
+        { collection: c, id: 'good', doc: { id: 'good' } },
+        { collection: c, id: 'bad', doc: bad, position: pos(2) },
+      ],
+      { name, position: pos(2) },
+    );
+    await expect(attempt).rejects.toBeInstanceOf(UnstorableDocumentError);
+    await expect(attempt).rejects.toThrow(new RegExp(`${c}/bad: .*(meta_data|amount|_id)`));
+    expect(await store.get(c, 'good')).toBeNull();
+    expect(await store.get(c, 'bad')).toBeNull();
+    expect(await store.getCheckpoint(name)).toBeNull();
+    // The same values as string VALUES are fine: only names and shapes are refused.
+    await store.commit([{ collection: c, id: 'ok', doc: { id: 'ok', note: 'a.b $where a\u0000b' } }]);
+    expect(await store.get(c, 'ok')).toEqual({ id: 'ok', note: 'a.b $where a\u0000b' });
+  });
+
+  test('null and missing sort values sort first ascending and last descending, and keyset paging crosses them both ways', async () => {
+    const c = collection();
+    await store.ensureCollections([{ name: c, indexes: [{ fields: ['acct', 'rank'] }] }]);
+    const docs: Array<Record<string, unknown>> = [
+      { id: 'p', acct: 'x', rank: 2 },
+      { id: 'q', acct: 'x', rank: null },
+      { id: 'r', acct: 'x' },
+      { id: 's', acct: 'x', rank: 1 },
+      { id: 't', acct: 'x', rank: 3 },
+      { id: 'u', acct: 'x', rank: null },
+      { id: 'v', acct: 'x', rank: 2 },
+      { id: 'w', acct: 'y', rank: null },
+    ];
+    await store.commit(docs.map((doc) => ({ collection: c, id: doc.id as string, doc })));
+    const ascending = ['q', 'r', 'u', 's', 'p', 'v', 't'];
+    const list = async (direction: 'asc' | 'desc', limit: number) => {
+      const out: string[] = [];
+      let after: { value: string | number | null; id: string } | undefined;
+      for (let i = 0; i < 20; i++) {
+        const page = await store.find<{ id: string; rank?: number | null }>(c, { where: { acct: 'x' }, orderBy: { field: 'rank', direction }, after, limit });
+        if (page.length === 0) break;
+        out.push(...page.map((d) => d.id));
+        const last = page[page.length - 1];
+        after = { value: last.rank ?? null, id: last.id };
+      }
+      return out;
+    };
+    expect(await list('asc', 100)).toEqual(ascending);
+    expect(await list('desc', 100)).toEqual([...ascending].reverse());
+    for (const limit of [1, 2, 3]) {
+      expect(await list('asc', limit)).toEqual(ascending);
+      expect(await list('desc', limit)).toEqual([...ascending].reverse());
+    }
   });
 }

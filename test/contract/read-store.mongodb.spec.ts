@@ -19,5 +19,9 @@ await gatedSuite({
       await withTimeout(client.close(), 1000).catch(() => undefined);
     }
   },
-  suite: (url) => readStoreContract(async () => new MongoReadStore(url)),
+  suite: (url) =>
+    readStoreContract(async () => new MongoReadStore(url), {
+      // One transaction per commit on a replica set or sharded cluster; ordered writes on a standalone server.
+      atomicCommit: (store) => (store as unknown as { supportsTransactions(): Promise<boolean> }).supportsTransactions(),
+    }),
 });

@@ -1,88 +1,20 @@
-import type { AnyBulkWriteOperation, Document } from 'mongodb';
+import type { Document } from 'mongodb';
+import { MongoStandIn, mongoReadStoreOn } from '../../../test/support/mongo-stand-in.js';
 import { randomUUID } from 'node:crypto';
 import { SqliteEventStore } from '../../event-store/src/sqlite-event-store.js';
 import type { Projection } from '../../../projections/runtime/projection.js';
 import { ProjectionPipeline } from '../../../projections/runtime/projection-pipeline.js';
-import { MongoReadStore, planCommit, TOMBSTONE } from './mongo-read-store.js';
+import { planCommit, TOMBSTONE } from './mongo-read-store.js';
 
 /**
  * No MongoDB server runs here: the adapter's write order and conditions are checked on what it would
- * send (`planCommit`), and end to end against a small in-memory stand-in for the driver's `Db` that
- * executes exactly those operation shapes (and can "crash" before any bulk write).
+ * send (`planCommit`), and end to end against the in-memory stand-in for the driver's `Db`
+ * (test/support/mongo-stand-in.ts), which executes exactly those operation shapes (and can "crash"
+ * before any bulk write).
  */
-type Stored = Document & { _id: string };
-
-class FakeDb {
-  readonly collections = new Map<string, Map<string, Stored>>();
-  bulkWrites: string[] = [];
-  /** Throws before the n-th bulk write from now (a crash between two writes of one commit); from then on every call fails. */
-  crashBefore: number | null = null;
-  dead = false;
-
-  private alive(): void {
-    if (this.dead) throw new Error('crash');
-  }
-
-  private docs(name: string): Map<string, Stored> {
-    let c = this.collections.get(name);
-    if (!c) this.collections.set(name, (c = new Map()));
-    return c;
-  }
-
-  async createCollection(): Promise<void> {}
-
-  collection(name: string) {
-    const docs = this.docs(name);
-    const visible = (d: Stored | undefined, filter: Document) => d !== undefined && !(filter[TOMBSTONE]?.$exists === false && TOMBSTONE in d);
-    return {
-      createIndex: async () => 'ok',
-      findOne: async (filter: Document) => {
-        this.alive();
-        const d = docs.get(filter._id);
-        return visible(d, filter) ? structuredClone(d) : null;
-      },
-      find: (filter: Document) => ({
-        toArray: async () => (filter._id.$in as string[]).map((id) => docs.get(id)).filter((d) => visible(d, filter)).map((d) => structuredClone(d)),
-      }),
-      bulkWrite: async (ops: AnyBulkWriteOperation<Document>[]) => {
-        if (this.crashBefore !== null && this.crashBefore-- === 0) this.dead = true;
-        this.alive();
-        this.bulkWrites.push(name);
-        for (const op of ops) apply(docs, op);
-      },
-      deleteMany: async () => docs.clear(),
-      deleteOne: async (filter: Document) => docs.delete(filter._id),
-    };
-  }
-}
-
-/** Executes the operation shapes the adapter sends. */
-function apply(docs: Map<string, Stored>, op: AnyBulkWriteOperation<Document>): void {
-  if ('replaceOne' in op) docs.set(op.replaceOne.filter._id as unknown as string, { ...op.replaceOne.replacement, _id: op.replaceOne.filter._id as unknown as string });
-  else if ('deleteOne' in op) docs.delete(op.deleteOne.filter._id as unknown as string);
-  else if ('updateOne' in op) {
-    const id = op.updateOne.filter._id as unknown as string;
-    const current = docs.get(id) ?? { _id: id };
-    const update = op.updateOne.update as Document;
-    if (Array.isArray(update)) {
-      const cond = update[0].$replaceWith.$cond;
-      const [field, fallback] = cond.if.$lt[0].$ifNull as [string, string];
-      const held = (current[field.slice(1)] as string | undefined) ?? fallback;
-      if (held < cond.if.$lt[1]) docs.set(id, structuredClone(cond.then.$literal));
-      else docs.set(id, current);
-    } else {
-      const [[key, value]] = Object.entries(update.$max as Record<string, string>);
-      if (!(key in current) || (current[key] as string) < value) docs.set(id, { ...current, [key]: value });
-    }
-  } else throw new Error(`unexpected op ${JSON.stringify(op)}`);
-}
-
-function storeOn(db: FakeDb): MongoReadStore {
-  const store = new MongoReadStore('mongodb://stand-in.invalid/billing');
-  // A standalone server: no transactions, so the order of the bulk writes is all that protects a crash.
-  Object.assign(store, { db, transactions: Promise.resolve(false) });
-  return store;
-}
+const FakeDb = MongoStandIn;
+type FakeDb = MongoStandIn;
+const storeOn = mongoReadStoreOn;
 
 /** A resource projection with a derived feed entry per event (as the event feed has). */
 const notes: Projection = {

@@ -1,12 +1,14 @@
 import { MongoClient, MongoServerError } from 'mongodb';
 import type { AnyBulkWriteOperation, ClientSession, Collection, Db, Document, Filter, IndexDirection } from 'mongodb';
-import type { Checkpoint, CollectionSpec, DocumentWrite, FindQuery, ReadStore, Scalar } from './read-store.port.js';
+import { assertStorable, type Checkpoint, type CollectionSpec, type DocumentWrite, type FindQuery, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DEFAULT_DATABASE = 'billing';
 const CHECKPOINTS = 'checkpoints';
 /** Server error code for "collection already exists". */
 const NAMESPACE_EXISTS = 48;
+/** Server error code for a unique index violation (E11000). */
+const DUPLICATE_KEY = 11000;
 /** Every BSON type a JSON value can have except null: what a unique index indexes (see ensureCollections). */
 const NON_NULL_JSON_TYPES = ['string', 'number', 'bool', 'object', 'array'];
 
@@ -239,25 +241,55 @@ export class MongoReadStore implements ReadStore {
     }
     const sortField = checkName(query.orderBy.field);
     const desc = query.orderBy.direction === 'desc';
-    if (query.after) {
-      const op = desc ? '$lt' : '$gt';
-      const v: Scalar = query.after.value;
-      // The first clause is implied by the second; it gives the planner a range on the sort field.
-      and.push({ [sortField]: { [desc ? '$lte' : '$gte']: v } });
-      and.push({ $or: [{ [sortField]: { [op]: v } }, { [sortField]: { $eq: v }, _id: { [op]: query.after.id } }] });
-    }
     const dir = desc ? -1 : 1;
     and.push({ [TOMBSTONE]: { $exists: false } });
-    const filter = { $and: and } as Filter<StoredDoc>;
-    const docs = await this.collection(collection)
-      .find(filter, { sort: { [sortField]: dir, _id: dir }, limit: query.limit })
-      .toArray();
-    return docs.map((doc) => strip<T>(doc));
+    const run = async (extra: Document[], limit: number) => {
+      const filter = { $and: [...and, ...extra] } as Filter<StoredDoc>;
+      const docs = await this.collection(collection)
+        .find(filter, { sort: { [sortField]: dir, _id: dir }, limit })
+        .toArray();
+      return docs.map((doc) => strip<T>(doc));
+    };
+    if (!query.after) return run([], query.limit);
+    // Null and missing sort first ascending, last descending (MongoDB's order, which the SQLite store
+    // keeps too). Comparison operators never match null across types, so the nulls are their own
+    // range, read only when the other runs out (each part an index range in sort order).
+    const { value, id } = query.after;
+    const op = desc ? '$lt' : '$gt';
+    const isNull = { [sortField]: { $eq: null } };
+    if (value === null) {
+      if (desc) return run([isNull, { _id: { $lt: id } }], query.limit);
+      const nulls = await run([isNull, { _id: { $gt: id } }], query.limit);
+      if (nulls.length >= query.limit) return nulls;
+      return [...nulls, ...(await run([{ [sortField]: { $ne: null } }], query.limit - nulls.length))];
+    }
+    const v: Scalar = value;
+    // The first clause is implied by the second; it gives the planner a range on the sort field.
+    const rest = await run(
+      [{ [sortField]: { [desc ? '$lte' : '$gte']: v } }, { $or: [{ [sortField]: { [op]: v } }, { [sortField]: { $eq: v }, _id: { [op]: id } }] }],
+      query.limit,
+    );
+    if (!desc || rest.length >= query.limit) return rest;
+    return [...rest, ...(await run([isNull], query.limit - rest.length))];
   }
 
   async commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[]): Promise<void> {
+    assertStorable(writes);
     const plan = planCommit(writes, checkpoint === undefined ? [] : Array.isArray(checkpoint) ? checkpoint : [checkpoint]);
     if (plan.steps.length === 0) return;
+    try {
+      await this.runPlan(plan);
+    } catch (error) {
+      // E11000: a unique index refused a write (in a transaction, nothing of the commit landed).
+      if ((error as { code?: number }).code === DUPLICATE_KEY) {
+        const collection = (error as { errmsg?: string; message?: string }).errmsg ?? (error as Error).message;
+        throw new UniqueConstraintError(/collection: \S+\.rm_(\w+)/.exec(collection)?.[1] ?? 'read model', collection);
+      }
+      throw error;
+    }
+  }
+
+  private async runPlan(plan: { steps: CommitStep[] }): Promise<void> {
     const run = async (session?: ClientSession) => {
       for (const step of plan.steps) {
         if (step.collection === CHECKPOINTS) {

@@ -67,3 +67,72 @@ export interface ReadStore {
   reset(collections: string[], checkpointName: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A write would give a second document the same value(s) of a unique index: refused, nothing of the commit lands where the store is transactional. */
+export class UniqueConstraintError extends Error {
+  constructor(
+    readonly collection: string,
+    readonly detail: string,
+  ) {
+    super(`${collection}: a document with the same unique key exists (${detail})`);
+    this.name = 'UniqueConstraintError';
+  }
+}
+
+/** A document no store can hold (checked by every adapter before anything is sent): nothing of the commit is written. */
+export class UnstorableDocumentError extends Error {
+  constructor(
+    readonly collection: string,
+    readonly id: string,
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${collection}/${id}: ${path || 'the document'} ${reason}`);
+    this.name = 'UnstorableDocumentError';
+  }
+}
+
+/**
+ * Deepest nesting a document may have. MongoDB refuses documents nested more than 100 levels; the
+ * API refuses bodies nested more than 32 (libs/http/src/json-body.ts), and a document wraps a body's
+ * free-form objects in a few levels of its own.
+ */
+export const MAX_DOCUMENT_DEPTH = 64;
+
+/**
+ * What every adapter checks before a commit reaches its engine: field names without NUL or other
+ * control characters, not starting with `$` and without `.` (MongoDB's field-name rules; SQLite
+ * would hold them but a document must be portable between the stores), no nesting deeper than
+ * MAX_DOCUMENT_DEPTH, only JSON values (no BigInt, function or symbol), and no `_id` of its own.
+ * Throws UnstorableDocumentError naming the document and the field.
+ */
+export function assertStorable(writes: readonly DocumentWrite[]): void {
+  for (const w of writes) {
+    if (typeof w.id !== 'string' || w.id.length === 0 || /[\u0000]/.test(w.id)) {
+      throw new UnstorableDocumentError(w.collection, String(w.id), 'id', 'must be a non-empty string without NUL');
+    }
+    if (w.doc === null) continue;
+    if (Object.prototype.hasOwnProperty.call(w.doc, '_id')) throw new UnstorableDocumentError(w.collection, w.id, '_id', 'is reserved for the store');
+    checkValue(w, w.doc, '', 0);
+  }
+}
+
+function checkValue(w: DocumentWrite, value: unknown, path: string, depth: number): void {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+  if (typeof value === 'number') return; // JSON turns NaN and Infinity into null in every store alike
+  if (value === undefined) return; // dropped by JSON, as in every store
+  if (typeof value !== 'object') throw new UnstorableDocumentError(w.collection, w.id, path, `is a ${typeof value}, not a JSON value`);
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return; // e.g. a Date: stored as its JSON text
+  if (depth >= MAX_DOCUMENT_DEPTH) throw new UnstorableDocumentError(w.collection, w.id, path, `is nested more than ${MAX_DOCUMENT_DEPTH} levels deep`);
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => checkValue(w, item, `${path}[${i}]`, depth + 1));
+    return;
+  }
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const here = path ? `${path}.${key}` : key;
+    if (/[\u0000-\u001f\u007f]/.test(key)) throw new UnstorableDocumentError(w.collection, w.id, JSON.stringify(here), 'is a field name with NUL or another control character');
+    if (key.startsWith('$')) throw new UnstorableDocumentError(w.collection, w.id, here, 'is a field name starting with "$"');
+    if (key.includes('.')) throw new UnstorableDocumentError(w.collection, w.id, here, 'is a field name containing "."');
+    checkValue(w, item, here, depth + 1);
+  }
+}

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Checkpoint, CollectionSpec, DocumentWrite, FindQuery, ReadStore, Scalar } from './read-store.port.js';
+import { assertStorable, type Checkpoint, type CollectionSpec, type DocumentWrite, type FindQuery, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -96,29 +96,46 @@ export class SqliteReadStore implements ReadStore {
     }
     const sort = field(query.orderBy.field);
     const desc = query.orderBy.direction === 'desc';
-    if (query.after) {
-      const op = desc ? '<' : '>';
-      // A row-value comparison, which SQLite turns into an index range scan.
-      clauses.push(`(${sort}, id) ${op} (?, ?)`);
-      params.push(bindable(query.after.value), query.after.id);
-    }
-    const where = clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
     const dir = desc ? 'DESC' : 'ASC';
-    const sql = `SELECT doc FROM ${table(collection)} ${where} ORDER BY ${sort} ${dir}, id ${dir} LIMIT ?`;
-    const rows = this.stmt(sql).all(...params, query.limit) as Array<{ doc: string }>;
-    return rows.map((r) => JSON.parse(r.doc) as T);
+    const run = (extra: string | null, extraParams: Array<string | number | null>, limit: number) => {
+      const all = extra ? [...clauses, extra] : clauses;
+      const where = all.length ? `WHERE ${all.join(' AND ')}` : '';
+      const sql = `SELECT doc FROM ${table(collection)} ${where} ORDER BY ${sort} ${dir}, id ${dir} LIMIT ?`;
+      return (this.stmt(sql).all(...params, ...extraParams, limit) as Array<{ doc: string }>).map((r) => JSON.parse(r.doc) as T);
+    };
+    if (!query.after) return run(null, [], query.limit);
+    // Nulls (and missing fields) sort first ascending and last descending, as in MongoDB. A row-value
+    // comparison (an index range scan) never matches NULL, so the nulls are a second range, read
+    // only when the first one runs out: each part keeps its index order.
+    const { value, id } = query.after;
+    if (value === null) {
+      if (desc) return run(`${sort} IS NULL AND id < ?`, [id], query.limit);
+      const nulls = run(`${sort} IS NULL AND id > ?`, [id], query.limit);
+      return nulls.length < query.limit ? [...nulls, ...run(`${sort} IS NOT NULL`, [], query.limit - nulls.length)] : nulls;
+    }
+    const rest = run(`(${sort}, id) ${desc ? '<' : '>'} (?, ?)`, [bindable(value), id], query.limit);
+    if (!desc || rest.length >= query.limit) return rest;
+    return [...rest, ...run(`${sort} IS NULL`, [], query.limit - rest.length)];
   }
 
   async commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[]): Promise<void> {
     const checkpoints = checkpoint === undefined ? [] : Array.isArray(checkpoint) ? checkpoint : [checkpoint];
+    assertStorable(writes);
     this.db
       .transaction(() => {
         for (const w of writes) {
           if (w.doc === null) this.stmt(`DELETE FROM ${table(w.collection)} WHERE id = ?`).run(w.id);
-          else
-            this.stmt(
-              `INSERT INTO ${table(w.collection)} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`,
-            ).run(w.id, JSON.stringify(w.doc));
+          else {
+            try {
+              this.stmt(
+                `INSERT INTO ${table(w.collection)} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`,
+              ).run(w.id, JSON.stringify(w.doc));
+            } catch (error) {
+              // The whole transaction rolls back: nothing of this commit lands.
+              if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueConstraintError(w.collection, `document ${w.id}: ${(error as Error).message}`);
+              throw error;
+            }
+          }
         }
         for (const c of checkpoints) {
           this.stmt(
