@@ -29,7 +29,7 @@ function eventRows(dataDir: string): unknown[] {
 }
 
 test('backup while the service runs, restore into a fresh data directory: the events are the backed-up prefix, and every read model equals a rebuild of them', async () => {
-  const t = await startTestApp();
+  const t = await startTestApp({ embedded: true });
   const key = (await t.account()).test_key;
   const api = t.as(key);
   const { customer, monthly } = await billingSetup(api);
@@ -56,7 +56,7 @@ test('backup while the service runs, restore into a fresh data directory: the ev
   expect(original.slice(0, copy.length)).toEqual(copy);
 
   // Started on the restored data, the projections catch up; the documents equal a rebuild of the same events.
-  const r = await startTestApp({ dataDir: fresh });
+  const r = await startTestApp({ dataDir: fresh, embedded: true });
   expect((await r.as(key).get(`/v1/customers/${customer.id}`)).status).toBe(200);
   await r.close();
   const caughtUp = snapshot(fresh);
@@ -65,7 +65,7 @@ test('backup while the service runs, restore into a fresh data directory: the ev
 }, 120_000);
 
 test('backup refuses a non-empty directory and production stores', async () => {
-  const t = await startTestApp();
+  const t = await startTestApp({ embedded: true });
   await t.account();
   const dir = mkdtempSync(join(tmpdir(), 'billing-backup-'));
   expect((await cli(['backup', dir], t.dataDir)).code).toBe(0);
@@ -75,7 +75,7 @@ test('backup refuses a non-empty directory and production stores', async () => {
 });
 
 test('accounts list prints every account id and name, never a key', async () => {
-  const t = await startTestApp();
+  const t = await startTestApp({ embedded: true });
   await t.account('First SAS');
   await t.account('Second SAS');
   await t.close();

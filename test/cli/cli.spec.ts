@@ -33,7 +33,7 @@ describe('cli', () => {
       test_key: expect.stringMatching(/^sk_test_/),
       live_key: expect.stringMatching(/^sk_live_/),
     });
-    const t = await startTestApp({ dataDir });
+    const t = await startTestApp({ dataDir, embedded: true });
     try {
       const res = await t.as(account.test_key).post('/v1/products', { name: 'x' });
       expect(res.status).toBe(200);
@@ -47,7 +47,7 @@ describe('cli', () => {
 
   test('projections rebuild ends with the same documents as before', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
-    const t = await startTestApp({ dataDir });
+    const t = await startTestApp({ dataDir, embedded: true });
     const { test_key: key, live_key: live } = await t.account();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -97,7 +97,7 @@ describe('cli', () => {
     await expect(gw('add', '--account', account.id, '--mode', 'test', '--gateway', 'nope')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'gateway' });
 
     // What the CLI wrote is what the service answers.
-    const t = await startTestApp({ dataDir });
+    const t = await startTestApp({ dataDir, embedded: true });
     try {
       expect((await t.as(account.live_key).get('/v1/account/gateways')).body.data.map((g: { id: string }) => g.id)).toEqual(['gateway_h']);
       const testIds = (await t.as(account.test_key).get('/v1/account/gateways')).body.data.map((g: { id: string }) => g.id);
@@ -141,7 +141,7 @@ describe('cli', () => {
     await expect(rp('set', '--account', account.id, '--retry-days', '1', '--final-days', '91')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'final_days' });
     await rp('set', '--account', account.id, '--retry-days', '5,10', '--final-days', '20');
 
-    const t = await startTestApp({ dataDir });
+    const t = await startTestApp({ dataDir, embedded: true });
     try {
       const expected = { object: 'retry_policy', retry_days: [5, 10], final_days: 20 };
       expect((await t.as(account.test_key).get('/v1/account/retry_policy')).body).toEqual(expected);
@@ -160,7 +160,7 @@ describe('cli', () => {
     expect(JSON.parse(set.lines[0])).toMatchObject({ numbering: { prefix: 'FE', next_number: 1001, range_end: 5000 }, default_retentions: { reteica: '0.966' } });
     await expect(inv('set', '--mode', 'live', '--prefix', 'fe-x')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'numbering[prefix]' });
     await expect(inv('get')).rejects.toBeInstanceOf(UsageError);
-    const t = await startTestApp({ dataDir });
+    const t = await startTestApp({ dataDir, embedded: true });
     try {
       expect((await t.as(account.live_key).get('/v1/account/invoicing_settings')).body).toMatchObject({ numbering: { prefix: 'FE', next_number: 1001 } });
       expect((await t.as(account.test_key).get('/v1/account/invoicing_settings')).body).toMatchObject({ numbering: { prefix: 'SETT' } });

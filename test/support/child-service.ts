@@ -3,6 +3,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
+import { productionStoreEnv } from './production-stores.js';
+
 const ROOT = resolve(process.cwd());
 
 /**
@@ -52,7 +54,8 @@ export async function startChild(buildDir: string, dataDir: string, env: Record<
   const port = await freePort();
   const child = spawn(process.execPath, [join(buildDir, 'apps/api/src/main.js')], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
+    // EVENTSTORE_URL / MONGO_URL pass through; a MongoDB database of this DATA_DIR's own (production-stores.ts).
+    env: { ...process.env, ...productionStoreEnv(dataDir), DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -10,6 +10,7 @@ import { loadConfig } from '../../libs/platform/src/config.js';
 import { FixedClock } from '../../libs/shared/src/clock.js';
 import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
 import { type RunResult, Scheduler } from '../../libs/scheduling/src/scheduler.js';
+import { productionStores } from './production-stores.js';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -29,18 +30,24 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The whole service on embedded stores in a fresh temporary DATA_DIR, with a clock that stands still. */
+/**
+ * The whole service in a fresh temporary DATA_DIR, with a clock that stands still: on the embedded
+ * stores, or on EventStoreDB / MongoDB when EVENTSTORE_URL / MONGO_URL are set (the contract suites'
+ * variables), each test app with stores of its own there (test/support/production-stores.ts).
+ * `embedded: true` keeps the embedded stores whatever is set (tests of the SQLite files themselves).
+ */
 export async function startTestApp(
-  options: { dataDir?: string; now?: Date; scheduler?: boolean; webhooks?: boolean; env?: Record<string, string> } = {},
+  options: { dataDir?: string; now?: Date; scheduler?: boolean; webhooks?: boolean; env?: Record<string, string>; embedded?: boolean } = {},
 ): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'billing-test-'));
   const clock = new FixedClock(options.now ?? new Date('2026-11-23T10:00:00.000Z'));
   // The deadline worker is off unless asked for: tests move time and run deadlines themselves (runDue).
   // So is webhook delivery unless asked for (`webhooks: true`, with WEBHOOK_* settings in `env`).
   // Rate limits off: tests send bursts on purpose (test/http/operations.http.spec.ts turns them on).
-  const env = { DATA_DIR: dataDir, SCHEDULER: options.scheduler ? 'on' : 'off', WEBHOOKS: options.webhooks ? 'on' : 'off', RATE_LIMIT_MAX: '0', ...options.env };
+  const production = options.embedded ? { env: {} } : await productionStores(dataDir);
+  const env = { DATA_DIR: dataDir, SCHEDULER: options.scheduler ? 'on' : 'off', WEBHOOKS: options.webhooks ? 'on' : 'off', RATE_LIMIT_MAX: '0', ...production.env, ...options.env };
   const config = { ...loadConfig(env), role: 'all' as const };
-  const app = await createApp({ config, clock });
+  const app = await createApp({ config, clock, ...(production.eventStore ? { eventStore: production.eventStore } : {}) });
   const server = app.getHttpServer();
   const auth = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
   return {

@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EventStoreDbEventStore } from '../../libs/event-store/src/eventstoredb-event-store.js';
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from '../../libs/event-store/src/event-store.port.js';
+
+/**
+ * The production stores for the HTTP tests, chosen by the same variables as the service and the
+ * contract suites: EVENTSTORE_URL (EventStoreDB) and MONGO_URL (MongoDB). Unset, the tests use the
+ * embedded stores in their temporary DATA_DIR.
+ *
+ * Each test app (each DATA_DIR) gets stores of its own on the shared servers, as a fresh DATA_DIR
+ * gets fresh SQLite files: its own MongoDB database (`billing_t<hash of DATA_DIR>`), and on
+ * EventStoreDB its own streams (a prefix, stripped on the way back) read from the point of `$all`
+ * where the test app first started. A restart on the same DATA_DIR finds the same stores.
+ */
+export interface ProductionStores {
+  /** Variables for the service's configuration (what a child process is started with). */
+  env: Record<string, string>;
+  /** The event store to inject (EventStoreDB, namespaced to this DATA_DIR), when EVENTSTORE_URL is set. */
+  eventStore?: EventStore;
+}
+
+export function productionStoreEnv(dataDir: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (env.EVENTSTORE_URL) out.EVENTSTORE_URL = env.EVENTSTORE_URL;
+  if (env.MONGO_URL) out.MONGO_URL = withDatabase(env.MONGO_URL, `billing_t${tag(dataDir)}`);
+  return out;
+}
+
+export async function productionStores(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<ProductionStores> {
+  const out: ProductionStores = { env: productionStoreEnv(dataDir, env) };
+  if (env.EVENTSTORE_URL) out.eventStore = await NamespacedEventStore.open(new EventStoreDbEventStore(env.EVENTSTORE_URL), dataDir);
+  return out;
+}
+
+/** 12 hex digits naming a DATA_DIR. */
+function tag(dataDir: string): string {
+  return createHash('sha256').update(dataDir).digest('hex').slice(0, 12);
+}
+
+/** The URL with its path's database replaced (query string kept). */
+export function withDatabase(url: string, database: string): string {
+  const match = /^(mongodb(?:\+srv)?:\/\/[^/?]*)(\/[^?]*)?(\?.*)?$/i.exec(url);
+  if (!match) throw new Error('MONGO_URL is not a mongodb:// URL');
+  return `${match[1]}/${database}${match[3] ?? ''}`;
+}
+
+/**
+ * One test app's part of a shared event store: its streams carry a prefix, and `$all` is read from
+ * where the app first started (kept in DATA_DIR), skipping other apps' events. The head is the newest
+ * of its own events, found by reading forward from the last one seen.
+ */
+export class NamespacedEventStore implements EventStore {
+  readonly kind: string;
+  private scanned: string | null;
+  private head: string | null = null;
+
+  private constructor(
+    private readonly inner: EventStore,
+    private readonly prefix: string,
+    private readonly origin: string | null,
+  ) {
+    this.kind = inner.kind;
+    this.scanned = origin;
+  }
+
+  static async open(inner: EventStore, dataDir: string): Promise<NamespacedEventStore> {
+    const file = join(dataDir, 'test-event-namespace.json');
+    let saved: { prefix: string; origin: string | null };
+    if (existsSync(file)) saved = JSON.parse(readFileSync(file, 'utf8'));
+    else {
+      saved = { prefix: `t${tag(dataDir)}_`, origin: await inner.headPosition() };
+      writeFileSync(file, JSON.stringify(saved));
+    }
+    return new NamespacedEventStore(inner, saved.prefix, saved.origin);
+  }
+
+  private own(e: RecordedEvent): boolean {
+    return e.streamId.startsWith(this.prefix);
+  }
+
+  private strip(e: RecordedEvent): RecordedEvent {
+    return { ...e, streamId: e.streamId.slice(this.prefix.length) };
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    try {
+      return await this.inner.append(this.prefix + streamId, events, expected);
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) throw new WrongExpectedRevisionError(streamId, error.expected, error.actual);
+      throw error;
+    }
+  }
+
+  async readStream(streamId: string, fromRevision?: number): Promise<RecordedEvent[]> {
+    return (await this.inner.readStream(this.prefix + streamId, fromRevision)).map((e) => this.strip(e));
+  }
+
+  async readAll({ after, maxCount }: ReadAllOptions): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    let from = after ?? this.origin;
+    const page = Math.max(maxCount, 1000);
+    while (out.length < maxCount) {
+      const events = await this.inner.readAll({ after: from, maxCount: page });
+      for (const e of events) {
+        if (this.own(e)) out.push(this.strip(e));
+        if (out.length === maxCount) break;
+      }
+      if (events.length < page) break;
+      from = events[events.length - 1].position;
+    }
+    return out;
+  }
+
+  async headPosition(): Promise<string | null> {
+    for (;;) {
+      const events = await this.inner.readAll({ after: this.scanned, maxCount: 1000 });
+      for (const e of events) if (this.own(e)) this.head = e.position;
+      if (events.length) this.scanned = events[events.length - 1].position;
+      if (events.length < 1000) return this.head;
+    }
+  }
+
+  onAppended(listener: () => void): () => void {
+    return this.inner.onAppended(listener);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
