@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { allSchemas, RESPONSES } from './openapi-schemas.js';
 
 /** Each resource's `object` name and id prefix, by the first segment of its `/v1` path. */
 const RESOURCES: Record<string, { name: string; object: string; prefix: string }> = {
@@ -63,31 +64,18 @@ export function describeResponses(document: OpenAPIObject): OpenAPIObject {
     },
   };
   schemas.Deleted = { type: 'object', required: ['id', 'object', 'deleted'], properties: { id: { type: 'string' }, object: { type: 'string' }, deleted: { type: 'boolean', enum: [true] } } };
-  for (const r of Object.values(RESOURCES)) {
-    schemas[r.name] ??= {
-      type: 'object',
-      required: ['id', 'object'],
-      properties: {
-        id: { type: 'string', ...(r.prefix ? { pattern: `^${r.prefix}` } : {}) },
-        object: { type: 'string', enum: [r.object] },
-        is_test: { type: 'boolean' },
-      },
-      additionalProperties: true,
-      description: `A ${r.object.replace(/_/g, ' ')} (every field as the API returns it; see the walk-throughs in the README).`,
-    };
-    schemas[`${r.name}List`] = {
-      type: 'object',
-      required: ['object', 'url', 'has_more', 'data'],
-      properties: { object: { type: 'string', enum: ['list'] }, url: { type: 'string' }, has_more: { type: 'boolean' }, data: { type: 'array', items: ref(r.name) } },
-    };
-  }
+  // Every resource fully described, and a list schema for each (openapi-schemas.ts).
+  Object.assign(schemas, allSchemas());
   for (const [path, methods] of Object.entries(document.paths)) {
     if (!path.startsWith('/v1/')) continue;
     for (const [method, op] of Object.entries(methods as Record<string, any>)) {
       if (!op || typeof op !== 'object' || !op.responses) continue;
       const resource = resourceOf(path);
       const ok = Object.entries(op.responses as Record<string, any>).find(([code]) => code.startsWith('2'));
-      if (!ok || !ok[1].content) {
+      const named = RESPONSES[`${method.toUpperCase()} ${path}`];
+      if (named) {
+        op.responses[ok?.[0] ?? '200'] = { description: ok?.[1]?.description || 'OK', content: { 'application/json': { schema: ref(named) } } };
+      } else if (!ok || !ok[1].content) {
         const isList = method === 'get' && (!/\{[^}]+\}$/.test(path) || /\/(payment_methods|history)$/.test(path));
         const schema =
           method === 'delete' && !/\/discounts\//.test(path)

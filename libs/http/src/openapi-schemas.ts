@@ -1,0 +1,697 @@
+/**
+ * The resources the API returns, as OpenAPI 3.0 schemas: every field with its type, money as decimal
+ * strings, enumerations from the domain's state tables, nullability. One place for every resource;
+ * `RESPONSES` says which schema each /v1 operation answers with, and `describeResponses`
+ * (openapi-responses.ts) puts both into the generated document, so generated clients are typed.
+ *
+ * Resource schemas list their fields and leave `additionalProperties` open (a client must accept
+ * fields added later, Stripe's rule); test/http/openapi-schemas.http.spec.ts validates real answers
+ * against them with undeclared fields refused, so a field the service returns is a field listed here.
+ */
+type Schema = Record<string, unknown>;
+
+// ---- building blocks ----------------------------------------------------------------------------
+
+const nullable = (s: Schema): Schema => ({ ...s, nullable: true });
+const str = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
+const nstr = (description?: string) => nullable(str(description));
+const int = (description?: string): Schema => ({ type: 'integer', ...(description ? { description } : {}) });
+const nint = (description?: string) => nullable(int(description));
+const bool = (description?: string): Schema => ({ type: 'boolean', ...(description ? { description } : {}) });
+/** A decimal amount as a string (`"49900.00"`): never a JSON number. */
+const money = (description = 'Decimal amount, as a string in the currency\'s minor-unit precision'): Schema => ({ type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', example: '49900.00', description });
+const nmoney = (description?: string) => nullable(money(description));
+/** A decimal that is not money (a percentage, a rate). */
+const decimal = (description: string): Schema => ({ type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description });
+const ndecimal = (description: string) => nullable(decimal(description));
+const time = (description?: string): Schema => ({ type: 'string', format: 'date-time', example: '2026-11-23T10:00:00.000Z', ...(description ? { description } : {}) });
+const ntime = (description?: string) => nullable(time(description));
+/** The spec's `created_date`: `YYYY-MM-DD HH:MM:SS` (UTC). */
+const createdDate = (): Schema => ({ type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$', example: '2026-11-23 10:00:00', description: 'Creation time, `YYYY-MM-DD HH:MM:SS` (UTC)' });
+const oneOf = (values: readonly string[], description?: string): Schema => ({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+/** A nullable enumeration lists null among its values too (OpenAPI 3.0.3's clarification). */
+const noneOf = (values: readonly string[], description?: string): Schema => ({ ...oneOf(values, description), enum: [...values, null], nullable: true });
+const id = (prefix: string, description?: string): Schema => ({ type: 'string', pattern: `^${prefix}`, example: `${prefix}0lO5x1PYOc8fMNINw4RJAi3c`, ...(description ? { description } : {}) });
+const nid = (prefix: string, description?: string) => nullable(id(prefix, description));
+const currency = (): Schema => ({ type: 'string', pattern: '^[A-Z]{3}$', example: 'COP', description: 'ISO 4217 code' });
+const ncurrency = () => nullable(currency());
+const url = (description?: string): Schema => ({ type: 'string', format: 'uri', ...(description ? { description } : {}) });
+const nurl = (description?: string) => nullable(url(description));
+const arr = (items: Schema, description?: string): Schema => ({ type: 'array', items, ...(description ? { description } : {}) });
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+/** Free-form key/value data the merchant attached. */
+const metaData = (): Schema => ({ type: 'object', additionalProperties: true, description: 'Your own key/value data (keys without `$`, `.` or control characters)' });
+/** An object with the listed fields, all required (present, possibly null). */
+const obj = (properties: Record<string, Schema>, extra: Schema = {}): Schema => ({ type: 'object', required: Object.keys(properties), properties, ...extra });
+/** An embedded object whose fields are open (a copy of another resource, a provider's payload). */
+const open = (description: string, properties: Record<string, Schema> = {}): Schema => ({ type: 'object', properties, additionalProperties: true, description });
+
+/** A resource: `id`, `object` (one value), `is_test`, and its own fields. `optional` fields may be absent. */
+function resource(object: string, prefix: string | null, fields: Record<string, Schema>, options: { optional?: string[]; description: string; noId?: boolean; noTest?: boolean } = { description: '' }): Schema {
+  const properties: Record<string, Schema> = {
+    ...(options.noId ? {} : { id: prefix ? id(prefix) : str() }),
+    object: { type: 'string', enum: [object] },
+    ...fields,
+    ...(options.noTest ? {} : { is_test: bool('Created with a test key') }),
+  };
+  const optional = new Set(options.optional ?? []);
+  return { type: 'object', description: options.description, required: Object.keys(properties).filter((k) => !optional.has(k)), properties };
+}
+
+// ---- enumerations (the domain's state tables) -----------------------------------------------------
+
+export const ENUMS = {
+  subscriptionStatus: ['incomplete', 'trialing', 'scheduled', 'active', 'past_due', 'unpaid', 'paused', 'pending_cancel', 'canceled', 'ended', 'expired'],
+  collectionStatus: ['pending', 'processing', 'paid', 'past_due', 'uncollectible', 'voided', 'refunded'],
+  collectionMethod: ['charge', 'collect'],
+  attemptStatus: ['in_progress', 'succeeded', 'failed', 'pending'],
+  billingPeriod: ['day', 'week', 'month', 'year'],
+  priceType: ['recurring', 'one_time'],
+  pricingModel: ['standard', 'graduated', 'volume', 'ntp'],
+  productStatus: ['active', 'inactive'],
+  checkoutMode: ['subscription', 'payment', 'setup'],
+  checkoutStatus: ['open', 'complete', 'expired'],
+  checkoutPaymentStatus: ['unpaid', 'processing', 'paid', 'no_payment_required'],
+  invoiceStatus: ['open', 'partially_paid', 'paid', 'void'],
+  issuanceStatus: ['pending', 'failed', 'issued', 'external'],
+  creditNoteStatus: ['issued', 'void'],
+  endpointStatus: ['enabled', 'disabled'],
+  testClockStatus: ['ready', 'advancing'],
+  documentType: ['CC', 'CE', 'NIT', 'PP', 'TI', 'DNI', 'RUT', 'OTHER', 'RC', 'TE', 'PEP', 'PPT', 'NITE', 'NUIP'],
+  mode: ['test', 'live'],
+} as const;
+
+// ---- embedded shapes --------------------------------------------------------------------------------
+
+const billingAddress = obj(
+  { address_1: str(), address_2: nstr(), city: str(), state: str(), postcode: nstr(), country: { type: 'string', pattern: '^[A-Z]{2}$', example: 'CO' } },
+  { description: 'Billing address' },
+);
+const invoiceSettings = obj({ invoice_document_id: nstr(), invoice_cost_center: nstr() }, { description: 'Invoicing references' });
+const retentions = (withReteiva: boolean) =>
+  obj(
+    { ...(withReteiva ? { reteiva: ndecimal('ReteIVA rate, percent') } : {}), reteica: ndecimal('ReteICA rate, per thousand'), retefte: ndecimal('Retención en la fuente rate, percent') },
+    { description: 'Withholding taxes (retenciones) applied to collections' },
+  );
+const discount = obj({ id: id('sd_'), code: str(), amount: nmoney('A fixed amount off (exactly one of amount and percent is set)'), percent: ndecimal('A percentage off') }, { description: 'A discount entry' });
+const exchangeRate = obj({ from: currency(), to: currency(), rate: decimal('1 `from` = `rate` `to`'), as_of: time(), source: str() }, { description: 'A conversion applied to a price in another currency' });
+const lastPaymentError = nullable(obj({ code: str(), message: str(), decline_code: nstr(), charge: nid('ch_') }, { description: 'Why the latest attempt failed; null once paid' }));
+const card = obj({ brand: str(), last4: { type: 'string', pattern: '^\\d{4}$' }, exp_month: int(), exp_year: int() }, { description: 'The card (never its number)' });
+const paymentInformation = nullable(open('How automatic collection pays (never a card number)', { gateway: str(), type: str() }));
+const shipping = nullable(obj({ name: str(), phone: nstr(), address: billingAddress }, { description: 'Where to ship' }));
+const shippingItem = nullable(obj({ description: str(), amount: money() }, { description: 'A shipping line added to each collection' }));
+/** A price or product as copied onto an item (the resource at the time). */
+const priceCopy = ref('Price');
+const productCopy = ref('Product');
+/** The spec's Item on a collection or checkout session. */
+const collectionItem: Schema = {
+  type: 'object',
+  description: 'A line: the price and product billed',
+  required: ['id', 'name', 'unit_price', 'subtotal', 'total', 'quantity', 'product', 'price'],
+  properties: { id: id('si_'), name: str(), unit_price: money(), subtotal: money(), total: money(), quantity: int(), product: productCopy, price: priceCopy, amount: nmoney('`ntp` prices: the amount the customer chose') },
+};
+const subscriptionLine = obj({ id: id('si_'), price: priceCopy, product: productCopy, quantity: int(), amount: nmoney('`ntp` prices: the chosen amount') }, { description: 'An item of the subscription' });
+const linkItem = {
+  type: 'object',
+  required: ['price', 'product'],
+  properties: { price: priceCopy, product: productCopy, quantity: int('Payment links: units sold (storefronts let the customer choose one price)'), amount: nmoney('`ntp` prices: a fixed amount'), adjustable_quantity: nullable(open('Quantity the customer may choose')) },
+};
+const issuance = obj({ status: oneOf(ENUMS.issuanceStatus), attempts: int(), last_error: nstr(), next_attempt_at: ntime() }, { description: 'Issuance through the invoicing provider' });
+const fiscal = nullable(open('The fiscal document as issued (CUFE, PDF and XML links)', { provider: str(), cufe: str(), pdf_url: url(), xml_url: url(), issued_at: time() }));
+
+// ---- resources ----------------------------------------------------------------------------------------
+
+export const RESOURCE_SCHEMAS: Record<string, Schema> = {
+  Product: resource(
+    'product',
+    'prod_',
+    {
+      name: str(),
+      description: nstr(),
+      status: oneOf(ENUMS.productStatus),
+      product_merchant_id: nstr(),
+      product_invoicing_id: nstr(),
+      product_shopA_id: nstr('Identifier in external storefront platform A'),
+      product_shopB_id: nstr('Identifier in external storefront platform B'),
+      image: nurl(),
+      invoice_settings: obj({ invoice_tax_id: nstr(), invoice_tax_percentage: ndecimal('Tax percentage') }),
+      meta_data: metaData(),
+      created_date: createdDate(),
+    },
+    { description: 'A product of the catalog' },
+  ),
+  Price: resource(
+    'price',
+    'price_',
+    {
+      product_id: id('prod_'),
+      type: oneOf(ENUMS.priceType),
+      pricing_model: oneOf(ENUMS.pricingModel),
+      currency: currency(),
+      unit_price: nmoney('Per unit (null for graduated, volume and ntp prices)'),
+      billing_period: noneOf(ENUMS.billingPeriod, 'Recurring prices only'),
+      billing_interval: nint('Periods per cycle (3 with month = quarterly); recurring prices only'),
+      pricing_tiers: nullable(
+        obj({ tiers: arr(obj({ up_to: nint('Last unit of the tier; null = no limit'), unit_price: nmoney(), flat_price: nmoney() })) }, { description: 'graduated / volume prices' }),
+      ),
+      ntp_pricing: nullable(open('ntp prices: the amounts the customer may choose', { minimum: nmoney(), maximum: nmoney(), preset: nmoney() })),
+      active: bool(),
+      meta_data: metaData(),
+      created_date: createdDate(),
+    },
+    { description: 'A price of a product: amount, currency and (recurring) billing period' },
+  ),
+  Customer: resource(
+    'customer',
+    'cus_',
+    {
+      email: str('Unique per account and mode'),
+      name: str(),
+      phone: nstr(),
+      document_type: noneOf(ENUMS.documentType),
+      document_number: nstr(),
+      billing_address: nullable(billingAddress),
+      default_payment_method: nid('pm_'),
+      meta_data: metaData(),
+      test_clock: nid('clock_'),
+      created_date: createdDate(),
+    },
+    { description: 'A customer (unique per email within the account and mode)' },
+  ),
+  Subscription: resource(
+    'subscription',
+    'sub_',
+    {
+      customer: id('cus_'),
+      status: oneOf(ENUMS.subscriptionStatus),
+      items: arr(subscriptionLine),
+      currency: currency(),
+      billing_period: oneOf(ENUMS.billingPeriod),
+      billing_interval: int(),
+      collection_method: oneOf(ENUMS.collectionMethod),
+      payment_method: nid('pm_'),
+      payment_information: paymentInformation,
+      days_until_due: nint('collect: days the customer has to pay each collection'),
+      first_payment_invoicing: oneOf(['before', 'after'], 'Invoice the first collection before or after payment'),
+      renewal_invoicing: bool(),
+      schedule_date: ntime(),
+      trial_days: nint(),
+      trial_end: ntime(),
+      duration: nint('Cycles until the subscription ends'),
+      commitment_periods: nint(),
+      usage_based: bool(),
+      discounts: arr(discount),
+      switch_to_charge: bool(),
+      invoice_settings: invoiceSettings,
+      invoice_retentions: retentions(true),
+      meta_data: metaData(),
+      latest_collection: nid('col_'),
+      next_renewal_date: ntime(),
+      current_period_start: ntime(),
+      current_period_end: ntime(),
+      billing_cycle_anchor: ntime(),
+      collections_count: int(),
+      first_payment_expires_at: ntime('charge: when an unpaid first collection expires the subscription'),
+      activated_at: ntime(),
+      cancel_at: ntime(),
+      canceled_at: ntime(),
+      paused_at: ntime(),
+      resumes_at: ntime(),
+      ended_at: ntime(),
+      expired_at: ntime(),
+      shipping,
+      shipping_item: shippingItem,
+      migrated: bool(),
+      test_clock: nid('clock_'),
+      cycle: int('The current billing cycle, from 1'),
+      usage_reported_for: ntime('Usage-based: the period end whose usage was reported'),
+      usage_collect_at: ntime(),
+      created_date: createdDate(),
+    },
+    { description: 'A subscription: what is sold, how often, to whom; it generates one collection per cycle' },
+  ),
+  SubscriptionItem: resource(
+    'subscription_item',
+    'si_',
+    { subscription: id('sub_'), price: priceCopy, product: productCopy, quantity: int(), amount: nmoney('`ntp` prices: the chosen amount'), created_date: createdDate() },
+    { description: 'An item of a subscription' },
+  ),
+  Collection: resource(
+    'collection',
+    'col_',
+    {
+      items: nullable(arr(collectionItem)),
+      discounts: arr(discount),
+      description: nstr(),
+      subtotal: money(),
+      total: money(),
+      status: oneOf(ENUMS.collectionStatus),
+      currency: currency(),
+      paid_date: ntime(),
+      voided_at_date: ntime(),
+      due_date: ntime(),
+      next_collection_attempt_date: ntime(),
+      collection_method: oneOf(ENUMS.collectionMethod),
+      collection_rule_id: nstr(),
+      type: oneOf(['invoice']),
+      meta_data: metaData(),
+      payment_settings: nullable(open('Payment settings')),
+      invoice_settings: invoiceSettings,
+      invoice_retentions: retentions(false),
+      collection_attempts: int(),
+      collecting: bool(),
+      payment_method_gateway: nstr(),
+      payment_method_type: nstr(),
+      paid_out_of_band: bool(),
+      out_of_band_proof: nurl(),
+      customer: id('cus_'),
+      billing_address: nullable(billingAddress),
+      subscription: nid('sub_'),
+      invoice: nid('inv_'),
+      invoice_number: nstr(),
+      checkout_url: url('The hosted collection page'),
+      invoices: arr(id('inv_')),
+      additional_data: nullable(open('Redirect or instructions for the customer while `processing` (asynchronous methods)')),
+      payment_method: nid('pm_'),
+      latest_transaction: nid('tx_'),
+      amount_refunded: money(),
+      exchange_rates: arr(exchangeRate),
+      discount_amounts: { type: 'object', additionalProperties: money(), description: 'Amount taken by each discount entry, by its id' },
+      billing_reason: str('Why it was created: subscription_create, subscription_cycle, subscription_trial, manual, checkout, invoices_payment, invoice_upload, partial_payment_balance, …'),
+      partial_payment: nullable(open('A deprecated partial payment: what was paid and the balance collection')),
+      balance_of: nid('col_', 'The collection whose unpaid balance this one collects'),
+      amount_applied: money('register_invoices_payment: the amount applied to other collections'),
+      paid_by: nid('col_', 'The registered payment that paid this collection'),
+      applied_to: nullable(arr(obj({ collection: id('col_'), amount: money() }))),
+      test_clock: nid('clock_'),
+      retry_schedule: obj({ retry_days: arr(int()), final_days: int() }, { description: 'The dunning policy this collection follows' }),
+      dunning_step: int(),
+      last_payment_error: lastPaymentError,
+      created_date: createdDate(),
+    },
+    { description: 'A collection (cobro): what is paid, and to which money is attributed', optional: ['last_payment_error'] },
+  ),
+  Transaction: resource(
+    'transaction',
+    'tx_',
+    {
+      collection: id('col_'),
+      customer: id('cus_'),
+      subscription: nid('sub_'),
+      status: oneOf(ENUMS.attemptStatus),
+      amount: money(),
+      currency: currency(),
+      payment_method: nid('pm_'),
+      gateway: str(),
+      payment_method_type: str(),
+      initiated_by: str('automatic or customer'),
+      charges: arr(id('ch_')),
+      failure_code: nstr(),
+      failure_message: nstr(),
+      created_date: createdDate(),
+    },
+    { description: 'One payment attempt against a collection' },
+  ),
+  Charge: resource(
+    'charge',
+    'ch_',
+    {
+      collection: id('col_'),
+      transaction: id('tx_'),
+      customer: id('cus_'),
+      subscription: nid('sub_'),
+      status: oneOf(ENUMS.attemptStatus),
+      try: int('Attempt number within the transaction'),
+      amount: money(),
+      currency: currency(),
+      payment_method: nid('pm_'),
+      gateway: str(),
+      payment_method_type: str(),
+      gateway_reference: nstr(),
+      failure_code: nstr(),
+      failure_message: nstr(),
+      decline_code: nstr(),
+      additional_data: nullable(open('Redirect or instructions from the gateway')),
+      paid_at: ntime(),
+      amount_refunded: money(),
+      refunded: bool(),
+      created_date: createdDate(),
+    },
+    { description: 'An attempt at payment-gateway level' },
+  ),
+  PaymentMethod: resource(
+    'payment_method',
+    'pm_',
+    {
+      customer: id('cus_'),
+      gateway: str(),
+      type: str('card, wallet_a, wallet_b, …'),
+      card: nullable(card),
+      wallet: nullable(open('The wallet', { account_last4: str() })),
+      fingerprint: nstr(),
+      source: oneOf(['payment', 'migration'], 'Saved from a payment, or migrated'),
+      status: oneOf(['active', 'deleted']),
+      meta_data: metaData(),
+      created_date: createdDate(),
+    },
+    { description: 'A tokenized payment method of a customer' },
+  ),
+  TestClock: resource(
+    'test_clock',
+    'clock_',
+    { name: nstr(), frozen_time: time(), status: oneOf(ENUMS.testClockStatus), created_date: createdDate() },
+    { description: 'A test clock: objects attached to it live at its frozen time' },
+  ),
+  Event: resource(
+    'event',
+    'evt_',
+    {
+      type: str('e.g. subscription.created, collection.paid'),
+      created: time(),
+      data: { type: 'object', required: ['object'], properties: { object: open('The object as it was after the event', { id: str(), object: str() }), previous_attributes: open('Fields that changed, with their values before') } },
+      request: obj({ id: nstr(), idempotency_key: nstr() }),
+    },
+    { description: 'An event of the feed' },
+  ),
+  Coupon: resource(
+    'coupon',
+    'coupon_',
+    {
+      code: str(),
+      name: nstr(),
+      amount: nmoney('Fixed amount off (with currency); exactly one of amount and percent'),
+      percent: ndecimal('Percentage off'),
+      currency: ncurrency(),
+      duration_in_collections: nint(),
+      valid_from: ntime(),
+      valid_until: ntime(),
+      max_redemptions: nint(),
+      times_redeemed: int(),
+      active: bool(),
+      meta_data: metaData(),
+      created_date: createdDate(),
+    },
+    { description: 'A discount code' },
+  ),
+  CheckoutSession: resource(
+    'checkout_session',
+    'cs_',
+    {
+      mode: oneOf(ENUMS.checkoutMode),
+      currency: currency(),
+      customer: nid('cus_'),
+      after_completion: obj({ type: str('hosted, redirect'), redirect_url_approved: nurl(), redirect_url_processing: nurl() }),
+      items: arr(collectionItem),
+      subtotal: money(),
+      total: money(),
+      meta_data: metaData(),
+      status: oneOf(ENUMS.checkoutStatus),
+      internal_reference_id: nstr(),
+      payment_status: oneOf(ENUMS.checkoutPaymentStatus),
+      expires_at: time(),
+      created_date: time(),
+      updated_date: time(),
+      discounts: arr(discount),
+      subscription_settings: nullable(obj({ duration: nint(), commitment_periods: nint(), trial_days: nint() })),
+      shipping_address_collection: bool(),
+      shipping_address_countries: nullable(arr(str())),
+      shipping_cost: bool(),
+      shipping_amount: nmoney(),
+      shipping_address: nullable(open('The address the customer gave')),
+      cta_text: str(),
+      payment_methods: nullable({ type: 'object', additionalProperties: arr(str()), description: 'Gateway → method names offered' }),
+      url: url('The hosted checkout page'),
+      subscription: nid('sub_'),
+      collection: nid('col_'),
+      payment_method: nid('pm_'),
+      invoicing: nullable(open('Invoicing of the resulting collection', { enabled: bool() })),
+      setup_subscription_id: nid('sub_'),
+      description: nstr(),
+      consent: obj({ acceptance_required: bool(), terms_of_service: bool(), privacy_policy: bool(), ip_address: nstr(), user_agent: nstr(), accepted_at: ntime() }),
+      custom_fields: arr(open('A field the customer fills in', { key: str(), type: str(), label: str(), options: arr(str()), required: bool() })),
+      locale: str(),
+      payment_link: nid('pl_'),
+      storefront: nid('sf_'),
+      completed_at: ntime(),
+      expired_at: ntime(),
+      last_payment: nullable(open('The latest payment attempt on the page')),
+      test_clock: nid('clock_'),
+    },
+    { description: 'A hosted checkout session' },
+  ),
+  PaymentLink: resource(
+    'payment_link',
+    'pl_',
+    {
+      active: bool(),
+      url: url(),
+      mode: oneOf(ENUMS.checkoutMode),
+      items: arr(linkItem),
+      usage_limit: nint(),
+      times_used: int(),
+      cta_text: str(),
+      meta_data: metaData(),
+      created_date: createdDate(),
+    },
+    { description: 'A reusable link to a hosted checkout' },
+  ),
+  Storefront: resource(
+    'storefront',
+    'sf_',
+    { name: str(), active: bool(), url: url(), items: arr(linkItem), cta_text: nstr(), meta_data: metaData(), created_date: createdDate() },
+    { description: 'A hosted page offering several prices of one frequency' },
+  ),
+  PortalSession: resource(
+    'portal_session',
+    'ps_',
+    { customer: id('cus_'), return_url: nurl(), url: url('Where the customer signs in (once)'), created: time(), expires_at: time() },
+    { description: 'A customer portal sign-in link' },
+  ),
+  WebhookEndpoint: resource(
+    'webhook_endpoint',
+    'we_',
+    {
+      url: url(),
+      enabled_events: arr(str('An event type, `prefix.*` or `*`')),
+      description: nstr(),
+      status: oneOf(ENUMS.endpointStatus),
+      meta_data: metaData(),
+      created_date: createdDate(),
+      secret: str('The signing secret (`whsec_…`): only when created or rotated'),
+    },
+    { description: 'Where events are delivered, signed', optional: ['secret'] },
+  ),
+  WebhookDeliveryAttempt: resource(
+    'webhook_delivery_attempt',
+    'wha_',
+    {
+      webhook_endpoint: id('we_'),
+      event: id('evt_'),
+      event_type: str(),
+      attempt: int(),
+      created: time(),
+      status: oneOf(['succeeded', 'failed']),
+      status_code: nint(),
+      error: nstr(),
+      duration_ms: int(),
+      response_body: nstr(),
+      next_attempt_at: ntime(),
+    },
+    { description: 'One delivery attempt of an event to an endpoint', noTest: true },
+  ),
+  WebhookResend: resource(
+    'webhook_resend',
+    null,
+    { webhook_endpoint: id('we_'), events: arr(id('evt_')) },
+    { description: 'The events queued again for an endpoint', noId: true, noTest: true },
+  ),
+  Invoice: resource(
+    'invoice',
+    'inv_',
+    {
+      source: oneOf(['collection', 'upload'], 'Issued for a collection, or uploaded'),
+      customer: id('cus_'),
+      subscription: nid('sub_'),
+      collection: nid('col_'),
+      currency: currency(),
+      number: nstr(),
+      status: oneOf(ENUMS.invoiceStatus),
+      overdue: bool(),
+      lines: arr(open('A line of the invoice', { description: str(), quantity: int(), unit_price: money(), total: money() })),
+      subtotal: money(),
+      tax_total: money(),
+      total: money(),
+      retention_rates: { type: 'object', additionalProperties: decimal('Rate'), description: 'Withholding rates applied, by kind' },
+      retentions: arr(open('A withholding applied', { type: str(), rate: decimal('Rate'), amount: money() })),
+      retention_total: money(),
+      amount_due: money(),
+      total_paid: money(),
+      amount_credited: money(),
+      payments: arr(ref('InvoicePaymentEntry')),
+      credit_notes: arr(id('cn_')),
+      issue_date: ntime(),
+      due_date: ntime(),
+      paid_at: ntime(),
+      voided_at: ntime(),
+      issuance,
+      fiscal,
+      meta_data: metaData(),
+      test_clock: nid('clock_'),
+      created_date: createdDate(),
+    },
+    { description: 'A fiscal invoice' },
+  ),
+  InvoicePaymentEntry: obj(
+    { id: str(), amount: money(), date: time(), collection: id('col_'), payment_method_type: str(), receipt: nid('col_') },
+    { description: 'A payment applied to an invoice' },
+  ),
+  InvoicePayment: {
+    type: 'object',
+    description: 'A payment applied to an invoice (GET /v1/invoices/{id}/payments)',
+    required: ['object', 'invoice', 'id', 'amount', 'date', 'collection'],
+    properties: { object: { type: 'string', enum: ['invoice_payment'] }, invoice: id('inv_'), id: str(), amount: money(), date: time(), collection: id('col_'), payment_method_type: str(), receipt: nid('col_') },
+  },
+  CreditNote: resource(
+    'credit_note',
+    'cn_',
+    {
+      invoice: id('inv_'),
+      customer: id('cus_'),
+      number: nstr(),
+      amount: money(),
+      currency: currency(),
+      reason: str(),
+      status: oneOf(ENUMS.creditNoteStatus),
+      issuance,
+      fiscal,
+      voided_at: ntime(),
+      refund: nullable(open('The refund made with the credit note')),
+      created_date: createdDate(),
+    },
+    { description: 'A credit note against an invoice' },
+  ),
+  InvoicingSettings: resource(
+    'invoicing_settings',
+    null,
+    {
+      mode: oneOf(ENUMS.mode),
+      enabled: bool(),
+      provider: str(),
+      numbering: obj({ prefix: str(), next_number: int(), range_end: nint(), credit_note_prefix: str(), credit_note_next_number: int() }),
+      default_retentions: { type: 'object', additionalProperties: decimal('Rate'), description: 'Default withholding rates by kind' },
+    },
+    { description: 'The account\'s invoicing settings for a mode', noId: true, noTest: true },
+  ),
+  InvoicingProviderBehaviour: resource(
+    'invoicing_provider_behaviour',
+    null,
+    { fail_next: int(), delay_ms: int() },
+    { description: 'How the simulated invoicing provider behaves (tests)', noId: true, noTest: true },
+  ),
+  Gateway: resource(
+    'gateway',
+    null,
+    { connector: str('simulator, offline, …'), methods: arr(str()), mode: oneOf(ENUMS.mode) },
+    { description: 'A payment gateway configured on the account', noTest: true },
+  ),
+  RetryPolicy: resource(
+    'retry_policy',
+    null,
+    { retry_days: arr(int(), 'Days after the due date of each retry'), final_days: int('Days after the due date when a collection becomes uncollectible') },
+    { description: 'The account\'s dunning policy', noId: true, noTest: true },
+  ),
+  CountryParameters: resource(
+    'country_parameters',
+    null,
+    {
+      country: str(),
+      source: str(),
+      document_types: arr(obj({ code: str(), dian_code: str(), name: str() })),
+      departments: arr(obj({ dane_code: str(), name: str() })),
+      municipalities: arr(obj({ dane_code: str(), name: str(), department: str() })),
+      municipalities_complete: bool(),
+      taxes: arr(obj({ dian_code: str(), code: str(), name: str() })),
+      retention_concepts: arr(obj({ code: str(), retention: str(), name: str(), rate: decimal('Rate'), base: str() })),
+    },
+    { description: 'Fiscal and geographic parameters of a country', noId: true, noTest: true },
+  ),
+  MailMessage: resource(
+    'mail_message',
+    'msg_',
+    { to: str(), subject: str(), text: str(), html: nstr(), kind: str('collection.sent, collection.reminder, …'), refs: { type: 'object', additionalProperties: str() }, created_date: time() },
+    { description: 'An e-mail kept in the embedded outbox (tests)' },
+  ),
+};
+
+/** Schemas answered by the operations, beyond the resources: lists of each and the deletion. */
+const LISTS = Object.keys(RESOURCE_SCHEMAS).filter((n) => n !== 'InvoicePaymentEntry');
+
+/** Which schema each /v1 operation answers with (`List` suffix: a list of them). Keyed `METHOD path`. */
+export const RESPONSES: Record<string, string> = {
+  'GET /v1/account/gateways': 'GatewayList',
+  'POST /v1/account/gateways': 'Gateway',
+  'GET /v1/account/retry_policy': 'RetryPolicy',
+  'POST /v1/account/retry_policy': 'RetryPolicy',
+  'POST /v1/payment_methods/{id}/delete': 'PaymentMethod',
+  'POST /v1/customers/{id}/register_invoices_payment': 'Collection',
+  'GET /v1/subscriptions/{id}/history': 'EventList',
+  'POST /v1/test_helpers/test_clocks': 'TestClock',
+  'GET /v1/test_helpers/test_clocks': 'TestClockList',
+  'GET /v1/test_helpers/test_clocks/{id}': 'TestClock',
+  'POST /v1/test_helpers/test_clocks/{id}/advance': 'TestClock',
+  'DELETE /v1/test_helpers/test_clocks/{id}': 'Deleted',
+  'POST /v1/portal_sessions': 'PortalSession',
+  'POST /v1/coupons': 'Coupon',
+  'GET /v1/coupons': 'CouponList',
+  'GET /v1/coupons/{id}': 'Coupon',
+  'POST /v1/coupons/{id}/update': 'Coupon',
+  'POST /v1/checkout_session': 'CheckoutSession',
+  'GET /v1/checkout_session': 'CheckoutSessionList',
+  'GET /v1/checkout_session/{id}': 'CheckoutSession',
+  'POST /v1/checkout_session/{id}/expire': 'CheckoutSession',
+  'POST /v1/payment_links': 'PaymentLink',
+  'GET /v1/payment_links': 'PaymentLinkList',
+  'GET /v1/payment_links/{id}': 'PaymentLink',
+  'POST /v1/payment_links/{id}/update': 'PaymentLink',
+  'POST /v1/storefronts': 'Storefront',
+  'GET /v1/storefronts': 'StorefrontList',
+  'GET /v1/storefronts/{id}': 'Storefront',
+  'POST /v1/storefronts/{id}/update': 'Storefront',
+  'GET /v1/test_helpers/outbox': 'MailMessageList',
+  'POST /v1/webhook_endpoints': 'WebhookEndpoint',
+  'GET /v1/webhook_endpoints': 'WebhookEndpointList',
+  'GET /v1/webhook_endpoints/{id}': 'WebhookEndpoint',
+  'POST /v1/webhook_endpoints/{id}': 'WebhookEndpoint',
+  'POST /v1/webhook_endpoints/{id}/rotate_secret': 'WebhookEndpoint',
+  'GET /v1/webhook_endpoints/{id}/deliveries': 'WebhookDeliveryAttemptList',
+  'POST /v1/webhook_endpoints/{id}/resend': 'WebhookResend',
+  'POST /v1/test_helpers/webhook_endpoints/{id}/send_test_event': 'Event',
+  'GET /v1/invoices': 'InvoiceList',
+  'POST /v1/invoices': 'Invoice',
+  'POST /v1/invoices/{id}/pay': 'Invoice',
+  'GET /v1/invoices/{id}': 'Invoice',
+  'POST /v1/invoices/{id}/void': 'Invoice',
+  'GET /v1/invoices/{id}/payments': 'InvoicePaymentList',
+  'POST /v1/invoices/{id}/credit_notes': 'CreditNote',
+  'GET /v1/invoices/{id}/credit_notes': 'CreditNoteList',
+  'GET /v1/credit_notes/{id}': 'CreditNote',
+  'POST /v1/credit_notes/{id}/void': 'CreditNote',
+  'GET /v1/account/invoicing_settings': 'InvoicingSettings',
+  'POST /v1/account/invoicing_settings': 'InvoicingSettings',
+  'POST /v1/test_helpers/invoicing_provider': 'InvoicingProviderBehaviour',
+  'GET /v1/country_parameters/{country}': 'CountryParameters',
+};
+
+/** Every schema to put into `components.schemas`: the resources and a list schema for each. */
+export function allSchemas(): Record<string, Schema> {
+  const out: Record<string, Schema> = { ...RESOURCE_SCHEMAS };
+  for (const name of LISTS) {
+    out[`${name}List`] = {
+      type: 'object',
+      description: `A page of ${name} objects, oldest or newest first as the operation says; pass the last id as starting_after for the next page`,
+      required: ['object', 'url', 'has_more', 'data'],
+      properties: { object: { type: 'string', enum: ['list'] }, url: { type: 'string' }, has_more: { type: 'boolean' }, data: { type: 'array', items: ref(name) } },
+    };
+  }
+  return out;
+}
