@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventStoreDbEventStore } from '../../libs/event-store/src/eventstoredb-event-store.js';
+import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
+import { EventStoreDbStandIn } from './eventstoredb-stand-in.js';
+import { MongoStandIn, mongoReadStoreOn } from './mongo-stand-in.js';
 import {
   type AppendResult,
   type EventStore,
@@ -27,6 +30,8 @@ export interface ProductionStores {
   env: Record<string, string>;
   /** The event store to inject (EventStoreDB, namespaced to this DATA_DIR), when EVENTSTORE_URL is set. */
   eventStore?: EventStore;
+  /** The read store to inject (TEST_STORES=stand-ins only; MONGO_URL goes through `env`). */
+  readStore?: ReadStore;
 }
 
 export function productionStoreEnv(dataDir: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -37,9 +42,25 @@ export function productionStoreEnv(dataDir: string, env: NodeJS.ProcessEnv = pro
 }
 
 export async function productionStores(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<ProductionStores> {
+  if (env.TEST_STORES === 'stand-ins') return standIns(dataDir);
   const out: ProductionStores = { env: productionStoreEnv(dataDir, env) };
   if (env.EVENTSTORE_URL) out.eventStore = await NamespacedEventStore.open(new EventStoreDbEventStore(env.EVENTSTORE_URL), dataDir);
   return out;
+}
+
+/**
+ * TEST_STORES=stand-ins: the production adapters' own code on the in-memory stand-ins of their
+ * servers (one of each per test process, shared by its test apps as real servers are), to run the
+ * HTTP suites through the same path as EVENTSTORE_URL / MONGO_URL where no server is at hand.
+ */
+let servers: { events: EventStoreDbStandIn; mongo: Map<string, MongoStandIn> } | null = null;
+
+async function standIns(dataDir: string): Promise<ProductionStores> {
+  servers ??= { events: new EventStoreDbStandIn(), mongo: new Map() };
+  let db = servers.mongo.get(dataDir);
+  if (!db) servers.mongo.set(dataDir, (db = new MongoStandIn()));
+  const eventStore = await NamespacedEventStore.open(new EventStoreDbEventStore('esdb://stand-in.invalid:2113?tls=false', servers.events.client()), dataDir);
+  return { env: {}, eventStore, readStore: mongoReadStoreOn(db) };
 }
 
 /** 12 hex digits naming a DATA_DIR. */

@@ -47,7 +47,12 @@ export async function startTestApp(
   const production = options.embedded ? { env: {} } : await productionStores(dataDir);
   const env = { DATA_DIR: dataDir, SCHEDULER: options.scheduler ? 'on' : 'off', WEBHOOKS: options.webhooks ? 'on' : 'off', RATE_LIMIT_MAX: '0', ...production.env, ...options.env };
   const config = { ...loadConfig(env), role: 'all' as const };
-  const app = await createApp({ config, clock, ...(production.eventStore ? { eventStore: production.eventStore } : {}) });
+  const app = await createApp({
+    config,
+    clock,
+    ...('eventStore' in production && production.eventStore ? { eventStore: production.eventStore } : {}),
+    ...('readStore' in production && production.readStore ? { readStore: production.readStore } : {}),
+  });
   const server = app.getHttpServer();
   const auth = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
   return {
