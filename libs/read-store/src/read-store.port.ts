@@ -117,22 +117,41 @@ export function assertStorable(writes: readonly DocumentWrite[]): void {
   }
 }
 
+/** Field names already found storable: documents reuse a small vocabulary, so most names are checked once. */
+const storableNames = new Set<string>();
+const BAD_NAME = /[\u0000-\u001f\u007f.]|^\$/;
+
+function checkName(w: DocumentWrite, key: string, path: string): void {
+  if (storableNames.has(key)) return;
+  if (BAD_NAME.test(key)) {
+    const here = path ? `${path}.${key}` : key;
+    if (/[\u0000-\u001f\u007f]/.test(key)) throw new UnstorableDocumentError(w.collection, w.id, JSON.stringify(here), 'is a field name with NUL or another control character');
+    if (key.startsWith('$')) throw new UnstorableDocumentError(w.collection, w.id, here, 'is a field name starting with "$"');
+    throw new UnstorableDocumentError(w.collection, w.id, here, 'is a field name containing "."');
+  }
+  if (storableNames.size > 50_000) storableNames.clear();
+  storableNames.add(key);
+}
+
+/** JSON scalars (undefined is dropped by JSON and NaN/Infinity become null, in every store alike). */
+function isScalar(value: unknown): boolean {
+  const type = typeof value;
+  return value === null || type === 'undefined' || type === 'string' || type === 'boolean' || type === 'number';
+}
+
 function checkValue(w: DocumentWrite, value: unknown, path: string, depth: number): void {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
-  if (typeof value === 'number') return; // JSON turns NaN and Infinity into null in every store alike
-  if (value === undefined) return; // dropped by JSON, as in every store
+  if (isScalar(value)) return;
   if (typeof value !== 'object') throw new UnstorableDocumentError(w.collection, w.id, path, `is a ${typeof value}, not a JSON value`);
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return; // e.g. a Date: stored as its JSON text
   if (depth >= MAX_DOCUMENT_DEPTH) throw new UnstorableDocumentError(w.collection, w.id, path, `is nested more than ${MAX_DOCUMENT_DEPTH} levels deep`);
   if (Array.isArray(value)) {
-    value.forEach((item, i) => checkValue(w, item, `${path}[${i}]`, depth + 1));
+    for (let i = 0; i < value.length; i++) if (!isScalar(value[i])) checkValue(w, value[i], `${path}[${i}]`, depth + 1);
     return;
   }
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    const here = path ? `${path}.${key}` : key;
-    if (/[\u0000-\u001f\u007f]/.test(key)) throw new UnstorableDocumentError(w.collection, w.id, JSON.stringify(here), 'is a field name with NUL or another control character');
-    if (key.startsWith('$')) throw new UnstorableDocumentError(w.collection, w.id, here, 'is a field name starting with "$"');
-    if (key.includes('.')) throw new UnstorableDocumentError(w.collection, w.id, here, 'is a field name containing "."');
-    checkValue(w, item, here, depth + 1);
+  for (const key in value as Record<string, unknown>) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    checkName(w, key, path);
+    const item = (value as Record<string, unknown>)[key];
+    if (!isScalar(item)) checkValue(w, item, path ? `${path}.${key}` : key, depth + 1);
   }
 }
