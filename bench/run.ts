@@ -244,7 +244,8 @@ interface Service {
 async function startService(name: string): Promise<Service> {
   const port = 3900 + Math.floor(Math.random() * 90);
   const child = spawn(process.execPath, ['dist/apps/api/src/main.js'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, name), LOG_LEVEL: 'warn' },
+    // RATE_LIMIT_MAX=0: the per-key limit (100/s by default) would answer the load with 429s.
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, name), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

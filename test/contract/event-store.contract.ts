@@ -227,4 +227,58 @@ export function eventStoreContract(makeStore: () => Promise<EventStore>, options
       await other.close();
     }
   }, 30_000);
+  describe('appendMany (several streams in one call)', () => {
+    test('appends every part in the order given, one result per part, the same stream twice continuing its revision', async () => {
+      const start = await store.headPosition();
+      const sub = stream('subscription');
+      const col = stream('collection');
+      const results = await store.appendMany([
+        { streamId: sub, events: [event('subscription.created')], expected: 'no_stream' },
+        { streamId: col, events: [event('collection.created')], expected: 'no_stream' },
+        { streamId: col, events: [event('transaction.created'), event('charge.created')], expected: 0 },
+      ]);
+      expect(results.map((r) => r.nextExpectedRevision)).toEqual([0, 0, 2]);
+      const all = (await store.readAll({ after: start, maxCount: 1000 })).filter((e) => e.streamId === sub || e.streamId === col);
+      expect(all.map((e) => [e.type, e.streamId, e.revision])).toEqual([
+        ['subscription.created', sub, 0],
+        ['collection.created', col, 0],
+        ['transaction.created', col, 1],
+        ['charge.created', col, 2],
+      ]);
+      expect(results.map((r) => r.position)).toEqual([all[0].position, all[1].position, all[3].position]);
+    });
+
+    test('checks each part against its own expected revision; a conflict names its stream', async () => {
+      const a = stream();
+      const b = stream();
+      await store.append(b, [event('b0')], 'no_stream');
+      const error = await store.appendMany([
+        { streamId: a, events: [event('a0')], expected: 'no_stream' },
+        { streamId: b, events: [event('b-wrong')], expected: 'no_stream' },
+      ]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+      expect((error as WrongExpectedRevisionError).streamId).toBe(b);
+      expect((await store.readStream(b)).map((e) => e.type)).toEqual(['b0']);
+      // Atomic stores write none of the parts; the others (EventStoreDB) keep the parts before the conflict.
+      expect((await store.readStream(a)).map((e) => e.type)).toEqual(store.atomicMultiStream ? [] : ['a0']);
+    });
+
+    test('a conflicting multi-stream append beside other appends does not affect them', async () => {
+      const a = stream();
+      const b = stream();
+      const c = stream();
+      await store.append(a, [event('a0')], 'no_stream');
+      const [bad, good] = await Promise.allSettled([
+        store.appendMany([
+          { streamId: b, events: [event('b0')], expected: 'no_stream' },
+          { streamId: a, events: [event('a-wrong')], expected: 'no_stream' },
+        ]),
+        store.append(c, [event('c0')], 'no_stream'),
+      ]);
+      expect(bad.status).toBe('rejected');
+      expect(good.status).toBe('fulfilled');
+      expect((await store.readStream(c)).map((e) => e.type)).toEqual(['c0']);
+      expect((await store.readStream(a)).map((e) => e.type)).toEqual(['a0']);
+    });
+  });
 }

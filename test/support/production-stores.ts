@@ -12,6 +12,7 @@ import {
   type NewEvent,
   type ReadAllOptions,
   type RecordedEvent,
+  type StreamAppend,
   WrongExpectedRevisionError,
 } from '../../libs/event-store/src/event-store.port.js';
 
@@ -118,6 +119,19 @@ export class NamespacedEventStore implements EventStore {
       return await this.inner.append(this.prefix + streamId, events, expected);
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) throw new WrongExpectedRevisionError(streamId, error.expected, error.actual);
+      throw error;
+    }
+  }
+
+  get atomicMultiStream(): boolean {
+    return this.inner.atomicMultiStream;
+  }
+
+  async appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
+    try {
+      return await this.inner.appendMany(appends.map((a) => ({ ...a, streamId: this.prefix + a.streamId })));
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) throw new WrongExpectedRevisionError(error.streamId.slice(this.prefix.length), error.expected, error.actual);
       throw error;
     }
   }

@@ -70,6 +70,13 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/** One stream's part of a multi-stream append. */
+export interface StreamAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+}
+
 export interface ReadAllOptions {
   /** Exclusive lower bound; omitted = from the first event. */
   after?: string | null;
@@ -80,6 +87,19 @@ export interface EventStore {
   readonly kind: string;
   /** Appends atomically; throws WrongExpectedRevisionError when `expected` does not hold. */
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Appends to several streams in the order given (the global order of the events is the order of
+   * `appends`; one stream may appear more than once, each part expecting the revision the part
+   * before it leaves). Returns one result per part. A conflict is a WrongExpectedRevisionError
+   * naming its stream. `atomicMultiStream` says what a conflict leaves behind:
+   * - true (SQLite): one transaction, all or nothing — a conflict on any part writes none.
+   * - false (EventStoreDB, which has no multi-stream transaction): sequential appends in order, each
+   *   atomic on its own — a conflict on part k leaves parts 1…k−1 written, exactly as k−1 separate
+   *   appends would. Callers must therefore only group steps that are each idempotent.
+   */
+  appendMany(appends: StreamAppend[]): Promise<AppendResult[]>;
+  /** Whether appendMany is all or nothing. */
+  readonly atomicMultiStream: boolean;
   /** The stream's events from `fromRevision` (inclusive), oldest first; [] when it does not exist. */
   readStream(streamId: string, fromRevision?: number): Promise<RecordedEvent[]>;
   /** Events of every stream in global order, strictly after `after`. */

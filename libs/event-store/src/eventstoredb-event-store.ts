@@ -8,7 +8,7 @@ import type {
   ReadPosition,
   RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
-import { type AppendResult, type EventMetadata, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type RecordedEvent, WrongExpectedRevisionError } from './event-store.port.js';
+import { type AppendResult, type EventMetadata, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from './event-store.port.js';
 import { decodePosition, encodePosition } from './positions.js';
 
 /** Largest page asked of the server in one `$all` read. */
@@ -86,6 +86,20 @@ export class EventStoreDbEventStore implements EventStore {
     const position = result.position ?? (await this.appendedPosition(streamId, result.nextExpectedRevision));
     this.notify();
     return { nextExpectedRevision, position: encodePosition(position.commit, position.prepare) };
+  }
+
+  /**
+   * EventStoreDB has no transaction across streams: the parts are appended one after another in the
+   * given order, each with its own expected revision; a conflict stops there, the parts before it stay
+   * written (see the port).
+   */
+  readonly atomicMultiStream = false;
+
+  async appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
+    if (appends.some((a) => a.events.length === 0)) throw new Error('append needs at least one event');
+    const results: AppendResult[] = [];
+    for (const a of appends) results.push(await this.append(a.streamId, a.events, a.expected));
+    return results;
   }
 
   /** Fallback when the append response carries no position: read it from the event itself. */

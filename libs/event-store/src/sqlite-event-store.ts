@@ -2,21 +2,20 @@ import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type RecordedEvent, WrongExpectedRevisionError } from './event-store.port.js';
+import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from './event-store.port.js';
 import { decodePosition, encodePosition } from './positions.js';
 
 /** How often a listened-to store checks for another connection's commits. */
 const WATCH_MS = 100;
 
+/** One caller's append: one part (append) or several (appendMany), all or nothing. */
 interface PendingAppend {
-  streamId: string;
-  events: NewEvent[];
-  expected: ExpectedRevision;
-  resolve: (result: AppendResult) => void;
+  parts: StreamAppend[];
+  resolve: (results: AppendResult[]) => void;
   reject: (error: unknown) => void;
 }
 
-type Outcome = { ok: AppendResult } | { error: unknown };
+type Outcome = { ok: AppendResult[] } | { error: unknown };
 
 interface EventRow {
   seq: number;
@@ -33,10 +32,12 @@ interface EventRow {
  *
  * Group commit: appends that arrive in the same turn of the event loop are written in one
  * transaction (one fsync), each under its own savepoint, so one append's conflict does not
- * affect the others.
+ * affect the others. A multi-stream append (appendMany) is one such append: its parts share one
+ * savepoint, so a conflict on any part writes none of them.
  */
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite';
+  readonly atomicMultiStream = true;
   private readonly db: Database.Database;
   private readonly emitter = new EventEmitter();
   private queue: PendingAppend[] = [];
@@ -71,7 +72,7 @@ export class SqliteEventStore implements EventStore {
       );
     `);
     this.emitter.setMaxListeners(0);
-    const appendOne = this.db.transaction((item: PendingAppend) => this.appendInTransaction(item));
+    const appendOne = this.db.transaction((item: PendingAppend) => item.parts.map((part) => this.appendInTransaction(part)));
     this.writeBatch = this.db.transaction((batch: PendingAppend[]) =>
       batch.map((item): Outcome => {
         try {
@@ -97,10 +98,14 @@ export class SqliteEventStore implements EventStore {
     };
   }
 
-  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return (await this.appendMany([{ streamId, events, expected }]))[0];
+  }
+
+  appendMany(parts: StreamAppend[]): Promise<AppendResult[]> {
+    if (parts.length === 0 || parts.some((p) => p.events.length === 0)) return Promise.reject(new Error('append needs at least one event'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ streamId, events, expected, resolve, reject });
+      this.queue.push({ parts, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -127,7 +132,7 @@ export class SqliteEventStore implements EventStore {
     if (outcomes.some((o) => 'ok' in o)) this.emitter.emit('appended');
   }
 
-  private appendInTransaction(item: PendingAppend): AppendResult {
+  private appendInTransaction(item: StreamAppend): AppendResult {
     const row = this.stmts.streamRevision.get(item.streamId);
     const current = row ? row.revision : -1;
     const { expected } = item;
