@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import { SqliteEventStore } from '../../event-store/src/sqlite-event-store.js';
 import { SqliteReadStore } from '../../read-store/src/sqlite-read-store.js';
 import { FixedClock } from '../../shared/src/clock.js';
@@ -108,5 +109,78 @@ describe('aggregate executor', () => {
     const changed: Decider<Cmd, State, Ev> = { ...tally, evolve: (s, e) => (e.type === 'added' ? { ...s, total: s.total + 2 * e.data.n } : tally.evolve(s, e)) };
     const fresh = new AggregateExecutor(events, new FixedClock(new Date()), reads);
     expect((await fresh.load(changed, 'tally-1')).state.total).toBe(80);
+  });
+
+  describe('unit of work', () => {
+    const on = (x: AggregateExecutor, stream: string, c: Cmd) => x.execute(tally, stream, () => c, null);
+
+    test('commands on new streams are appended together, in decision order, in one multi-stream append', async () => {
+      const { events, one } = setup();
+      const appendMany = jest.spyOn(events, 'appendMany');
+      const append = jest.spyOn(events, 'append');
+      const { result, position } = await one.unitOfWork(async () => {
+        const a = await on(one, 'tally-a', { type: 'add', n: 1 });
+        expect(a.position).toBeNull(); // staged, not yet written
+        expect(await events.readStream('tally-a')).toEqual([]);
+        await on(one, 'tally-b', { type: 'add', n: 2 });
+        await on(one, 'tally-a', { type: 'add', n: 3 }); // decided on the staged state
+        return (await one.load(tally, 'tally-a')).state.total;
+      });
+      expect(result).toBe(4);
+      expect(append).not.toHaveBeenCalled();
+      expect(appendMany).toHaveBeenCalledTimes(1);
+      const all = await events.readAll({ maxCount: 100 });
+      expect(all.map((e) => [e.streamId, e.revision, e.data.n])).toEqual([['tally-a', 0, 1], ['tally-b', 0, 2], ['tally-a', 1, 3]]);
+      expect(position).toBe(all[2].position);
+      // Remembered with the stored revision: the next command appends without reading.
+      expect((await on(one, 'tally-a', { type: 'add', n: 1 })).state.total).toBe(5);
+    });
+
+    test('a command on a stream that exists first appends what was staged before it (the event order holds)', async () => {
+      const { events, one } = setup();
+      await on(one, 'tally-old', { type: 'add', n: 100 });
+      await one.unitOfWork(async () => {
+        await on(one, 'tally-new', { type: 'add', n: 1 });
+        await on(one, 'tally-old', { type: 'add', n: 2 });
+        await on(one, 'tally-new', { type: 'add', n: 3 });
+      });
+      const all = await events.readAll({ maxCount: 100 });
+      expect(all.map((e) => [e.streamId, e.data.n])).toEqual([['tally-old', 100], ['tally-new', 1], ['tally-old', 2], ['tally-new', 3]]);
+    });
+
+    test('flush() writes what is staged at once (before a gateway call); the unit goes on after it', async () => {
+      const { events, one } = setup();
+      await one.unitOfWork(async () => {
+        await on(one, 'tally-x', { type: 'add', n: 1 });
+        const position = await one.flush();
+        expect((await events.readStream('tally-x')).map((e) => e.position)).toEqual([position]);
+        await on(one, 'tally-y', { type: 'add', n: 2 });
+      });
+      expect((await events.readStream('tally-y')).length).toBe(1);
+    });
+
+    test('a refused command inside the unit: what was decided before it is still appended, the error is thrown', async () => {
+      const { events, one } = setup();
+      const work = one.unitOfWork(async () => {
+        await on(one, 'tally-c', { type: 'close' });
+        await on(one, 'tally-c', { type: 'add', n: 1 }); // closed: refused on the staged state
+      });
+      await expect(work).rejects.toThrow('closed');
+      expect((await events.readStream('tally-c')).map((e) => e.type)).toEqual(['closed']);
+    });
+
+    test('another writer created a staged stream meanwhile: 409, and none of the unit is written (SQLite)', async () => {
+      const { events, one } = setup();
+      const next = one.unitOfWork(async () => {
+        await on(one, 'tally-r', { type: 'add', n: 1 });
+        await on(one, 'tally-s', { type: 'add', n: 2 });
+        await events.append('tally-s', [{ id: randomUUID(), type: 'added', data: { n: 9 }, metadata: { occurred_at: 'x' } }], 'no_stream');
+      });
+      await expect(next).rejects.toMatchObject({ status: 409 });
+      expect(await events.readStream('tally-r')).toEqual([]);
+      expect((await events.readStream('tally-s')).map((e) => e.data.n)).toEqual([9]);
+      // The memory of the conflicting streams is dropped: a command reads the store again.
+      expect((await on(one, 'tally-s', { type: 'add', n: 1 })).state.total).toBe(10);
+    });
   });
 });

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
+import { type EventStore, type NewEvent, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
+import { laterPosition } from '../../event-store/src/positions.js';
 import type { ReadStore } from '../../read-store/src/read-store.port.js';
 import { type Clock, CLOCK } from '../../shared/src/clock.js';
 import { Decider, DomainEvent } from '../../shared/src/decider.js';
@@ -44,6 +46,23 @@ interface SnapshotDoc {
   state: unknown;
 }
 
+/**
+ * A unit of work (AggregateExecutor.unitOfWork): commands on streams that do not exist yet (and
+ * further commands on those streams) are decided at once but appended together, in the order they
+ * were decided, by one multi-stream append when the unit is flushed.
+ */
+interface UnitOfWork {
+  /** Decided, not yet appended, in decision order. */
+  staged: StreamAppend[];
+  /** The state of each stream with staged events (revision counts the staged events). */
+  streams: Map<string, Known>;
+  /** Position of the last event the unit appended. */
+  position: string | null;
+  closed: boolean;
+  /** The flush under way (flushes run one after another, so the store sees the decision order). */
+  flushing: Promise<unknown>;
+}
+
 /** Plain JSON all the way down (no Date, Map, class instance…): what a snapshot can hold and give back the same. */
 function isPlainJson(value: unknown, depth = 0): boolean {
   if (depth > 64) return false;
@@ -75,6 +94,7 @@ export class AggregateExecutor {
   private readonly cache = new LRUCache<string, Known>({ max: AGGREGATE_CACHE_SIZE });
   private readonly versions = new WeakMap<object, string>();
   private snapshotsReady: Promise<void> | null = null;
+  private readonly units = new AsyncLocalStorage<UnitOfWork>();
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -87,8 +107,68 @@ export class AggregateExecutor {
     return ctx?.now ? new Date(ctx.now.getTime()) : this.clock.now();
   }
 
+  /**
+   * Runs `work` as one unit of work: a command on a stream that does not exist yet (a new
+   * subscription, its first collection and that collection's first attempt) is decided at once and
+   * its events are staged; they are appended together, in decision order, by one multi-stream
+   * append (one commit on SQLite) when the unit is flushed — by `flush()` (before anything leaves
+   * the process, e.g. a gateway call), before a command on a stream that already exists (so the
+   * global order is the order of the decisions), before a read of a staged stream's history, and
+   * when `work` ends (also when it throws: what was decided before the error is kept, as it would
+   * have been appended step by step). Returns `work`'s result and the position of the last event
+   * the unit appended. A conflict on a staged stream (another writer created it meanwhile) is a 409.
+   */
+  async unitOfWork<T>(work: () => Promise<T>): Promise<{ result: T; position: string | null }> {
+    const outer = this.units.getStore();
+    const unit: UnitOfWork = outer && !outer.closed ? outer : { staged: [], streams: new Map(), position: null, closed: false, flushing: Promise.resolve() };
+    let result: T;
+    try {
+      result = unit === outer ? await work() : await this.units.run(unit, work);
+    } finally {
+      await this.flush(unit).finally(() => {
+        if (unit !== outer) unit.closed = true;
+      });
+    }
+    return { result, position: unit.position };
+  }
+
+  /** Appends what the current unit of work has staged (nothing outside one); returns the unit's last position. */
+  async flush(unit = this.units.getStore()): Promise<string | null> {
+    if (!unit || unit.closed) return null;
+    const previous = unit.flushing;
+    const parts = unit.staged;
+    const streams = unit.streams;
+    unit.staged = [];
+    unit.streams = new Map();
+    const done = previous.catch(() => undefined).then(() => (parts.length ? this.appendStaged(unit, parts, streams) : undefined));
+    unit.flushing = done;
+    await done;
+    return unit.position;
+  }
+
+  private async appendStaged(unit: UnitOfWork, parts: StreamAppend[], streams: Map<string, Known>): Promise<void> {
+    let results;
+    try {
+      results = await this.store.appendMany(parts);
+    } catch (error) {
+      for (const part of parts) this.cache.delete(part.streamId);
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      throw new ApiError(409, 'invalid_request_error', 'concurrent_update', 'The object was changed by another request; retry.');
+    }
+    parts.forEach((part, i) => {
+      eventsAppended.inc({ category: part.streamId.split('-')[0] }, part.events.length);
+      unit.position = laterPosition(unit.position, results[i].position);
+    });
+    for (const [streamId, known] of streams) {
+      this.remember(streamId, known);
+      this.maybeSnapshot(known.decider as Decider<any, any, any>, streamId, known);
+    }
+  }
+
   /** The stream's current state (memory or snapshot, plus whatever the store has after it). */
   async load<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string): Promise<{ state: S; revision: number }> {
+    const staged = this.staged(decider, streamId);
+    if (staged) return { state: staged.state as S, revision: staged.revision };
     const known = this.remembered(decider, streamId);
     const current = known ? await this.catchUp(decider, streamId, known) : await this.read(decider, streamId);
     return { state: current.state as S, revision: current.revision };
@@ -96,6 +176,7 @@ export class AggregateExecutor {
 
   /** The whole stream (for callers that look back through its events) and the state it folds to. */
   async loadHistory<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string) {
+    if (this.units.getStore()?.streams.has(streamId)) await this.flush();
     const history = await this.store.readStream(streamId);
     const state = history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState);
     const revision = history.length ? history[history.length - 1].revision : -1;
@@ -116,9 +197,17 @@ export class AggregateExecutor {
     let step: string | null = null;
     let known = scope ? null : this.remembered(decider, streamId);
     let fromMemory = known !== null;
+    const unit = this.units.getStore();
     for (let attempt = 1; ; ) {
       let history: RecordedEvent[] | null = null;
-      if (scope) {
+      // A stream this unit of work has staged events on: its state is the staged one (nothing of it
+      // is in the store yet, so its stored history is empty).
+      const staged = this.staged(decider, streamId);
+      if (staged) {
+        known = staged;
+        history = [];
+        fromMemory = false;
+      } else if (scope) {
         const loaded = await this.loadHistory(decider, streamId);
         history = loaded.history;
         known = { decider, state: loaded.state, revision: loaded.revision, snapshot: -1 };
@@ -169,6 +258,17 @@ export class AggregateExecutor {
           ...(ctx?.actor ? { actor: ctx.actor } : {}),
         },
       }));
+      if (unit && !unit.closed) {
+        if (staged || known.revision < 0) {
+          // A new stream (or one already staged): staged, appended when the unit is flushed.
+          unit.staged.push({ streamId, events, expected: known.revision < 0 ? 'no_stream' : known.revision });
+          const after = decided.reduce((s, e) => decider.evolve(s, e), state);
+          unit.streams.set(streamId, { decider, state: after, revision: known.revision + events.length, snapshot: known.snapshot });
+          return { state: after, events, position: null };
+        }
+        // A stream that exists: what was staged before this decision is appended first (event order).
+        await this.flush(unit);
+      }
       try {
         const result = await this.store.append(streamId, events, known.revision < 0 ? 'no_stream' : known.revision);
         eventsAppended.inc({ category: streamId.split('-')[0] }, events.length);
@@ -197,6 +297,12 @@ export class AggregateExecutor {
   /** Forgets every remembered state (tests, benchmarks of the cold path). */
   forgetAll(): void {
     this.cache.clear();
+  }
+
+  private staged(decider: object, streamId: string): Known | null {
+    const unit = this.units.getStore();
+    const known = unit && !unit.closed ? unit.streams.get(streamId) : undefined;
+    return known && known.decider === decider ? known : null;
   }
 
   private remembered(decider: object, streamId: string): Known | null {

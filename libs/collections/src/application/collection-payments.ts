@@ -95,6 +95,9 @@ export class CollectionPayments {
   /** Calls the gateway for a charge already recorded as started, records the outcome, retries once if retryable. */
   private async runCharge(ctx: CommandContext, collectionId: string, chargeId: string, tryNumber: number, state: CollectionState, position: string | null): Promise<AttemptResult> {
     const tx = state.transactions.find((t) => t.charges.some((c) => c.id === chargeId))!;
+    // Inside a unit of work (create-subscription) the attempt may only be staged: it is on disk
+    // before the gateway is asked (the exactly-one-charge guarantee rests on it).
+    position = laterPosition(position, await this.executor.flush());
     const outcome = await this.gateway.charge({
       idempotencyKey: chargeId,
       tryNumber,

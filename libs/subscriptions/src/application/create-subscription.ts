@@ -96,18 +96,28 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     }
 
     await this.coupons.redeem(ctx, discounts, subscriptionId, currency);
-    const created = await this.executor
-      .execute(subscriptionDecider, subscriptionStream(subscriptionId), command, ctx)
-      .catch(async (error) => {
-        await this.coupons.release(ctx, discounts.flatMap((d) => (d.coupon ? [d.coupon] : [])), subscriptionId);
-        throw error;
+    const release = () => this.coupons.release(ctx, discounts.flatMap((d) => (d.coupon ? [d.coupon] : [])), subscriptionId);
+    // One unit of work: the subscription, its first collection and that collection's attempt are
+    // decided one after another and appended together (one commit on SQLite) before the gateway is
+    // called; what follows the gateway's answer is appended after it. The request waits for the
+    // projections once, at the end (WriteThenRead).
+    let unit;
+    try {
+      unit = await this.executor.unitOfWork(async () => {
+        const created = await this.executor.execute(subscriptionDecider, subscriptionStream(subscriptionId), command, ctx);
+        let position = created.position;
+        const sub = created.state.fields!;
+        if (!sub.latest_collection) return position;
+        const reason = sub.status === 'trialing' ? 'subscription_trial' : 'subscription_create';
+        position = laterPosition(position, await this.billing.createCollection(ctx, subscriptionId, sub, sub.latest_collection, reason, checkout?.firstCollectionLines));
+        return laterPosition(position, await this.billing.attempt(ctx, sub, sub.latest_collection, source));
       });
-    let position = created.position;
-    const sub = created.state.fields!;
-    if (!sub.latest_collection) return { id: subscriptionId, position };
-    const reason = sub.status === 'trialing' ? 'subscription_trial' : 'subscription_create';
-    position = laterPosition(position, await this.billing.createCollection(ctx, subscriptionId, sub, sub.latest_collection, reason, checkout?.firstCollectionLines));
-    position = laterPosition(position, await this.billing.attempt(ctx, sub, sub.latest_collection, source));
+    } catch (error) {
+      // The subscription was refused, or the unit's first commit failed: none was written, so its coupons are free again.
+      if (!(await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state.fields) await release();
+      throw error;
+    }
+    const position = laterPosition(unit.result, unit.position);
     return { id: subscriptionId, position };
   }
 }

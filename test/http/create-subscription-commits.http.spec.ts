@@ -1,0 +1,43 @@
+import { jest } from '@jest/globals';
+import type { EventStore, StreamAppend } from '../../libs/event-store/src/event-store.port.js';
+import { EVENT_STORE } from '../../libs/platform/src/tokens.js';
+import { billingSetup, card } from '../support/billing-fixtures.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * create-subscription as one unit of work (issue 12): the subscription, its first collection and the
+ * collection's attempt are appended in ONE multi-stream commit before the gateway is called; the
+ * events keep the spec's order.
+ */
+let t: TestApp;
+let key: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  key = (await t.account()).test_key;
+});
+afterAll(() => t.close());
+
+test('charge + approving card: subscription.created, collection.created, transaction.created, charge.created in one commit, then the outcome and its follow-ups, in order', async () => {
+  const api = () => t.as(key);
+  const s = await billingSetup(api());
+  const store = t.app.get<EventStore>(EVENT_STORE);
+  const appendMany = jest.spyOn(store, 'appendMany');
+  const head = await store.headPosition();
+  const res = await api().post('/v1/subscriptions', { customer: s.customer.id, items: [{ price: s.monthly.id }], payment_information: card('approve') });
+  expect(res.status).toBe(200);
+  expect(res.body.status).toBe('active');
+
+  const commits = appendMany.mock.calls.map(([parts]) => (parts as StreamAppend[]).map((p) => p.events.map((e) => e.type)));
+  appendMany.mockRestore();
+  expect(commits[0]).toEqual([['subscription.created'], ['collection.created'], ['transaction.created', 'charge.created']]);
+  const types = (await store.readAll({ after: head, maxCount: 100 })).map((e) => e.type);
+  // The spec's order (the same as when each step was its own commit).
+  expect(types).toEqual([
+    'subscription.created', 'collection.created', 'transaction.created', 'charge.created', 'charge.paid', 'collection.paid',
+    'payment_method.created', 'customer.updated', 'subscription.activated', 'subscription.updated',
+  ]);
+  // Every event the request wrote is in exactly one commit, in that order.
+  expect(commits.flat(2)).toEqual(types);
+  expect(commits.length).toBe(5); // seven before the unit of work
+});
