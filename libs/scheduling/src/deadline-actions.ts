@@ -136,9 +136,13 @@ export class DeadlineActions {
     const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
     const sub = state.fields!;
     const reason = sub.collections_count === 1 && !sub.migrated && !state.trialCollection ? 'subscription_create' : 'subscription_cycle';
-    const created = await this.billing.createCollection(ctx, subscriptionId, sub, collectionId, reason);
-    const attempted = await this.ignoreRaces(() => this.billing.attempt(ctx, sub, collectionId, null, true));
-    return laterPosition(created, attempted ?? null);
+    // One unit of work: the new collection and its attempt are one commit, made before the gateway is called.
+    const unit = await this.executor.unitOfWork(async () => {
+      const created = await this.billing.createCollection(ctx, subscriptionId, sub, collectionId, reason);
+      const attempted = await this.ignoreRaces(() => this.billing.attempt(ctx, sub, collectionId, null, true));
+      return laterPosition(created, attempted ?? null);
+    });
+    return laterPosition(unit.result, unit.position);
   }
 
   /** The subscription catches up with its latest collection (normally done inline; this is the recovery). */
