@@ -6,6 +6,7 @@ import { FixedClock } from '../../shared/src/clock.js';
 import type { Decider, DomainEvent } from '../../shared/src/decider.js';
 import { DomainError } from '../../shared/src/errors.js';
 import { AggregateExecutor, SNAPSHOT_EVERY, SNAPSHOTS } from './aggregate-executor.js';
+import type { CommandContext } from './command-context.js';
 
 type Cmd = { type: 'add'; n: number } | { type: 'close' } | { type: 'reopen' };
 type Ev = DomainEvent<'added', { n: number }> | DomainEvent<'closed', object> | DomainEvent<'reopened', object>;
@@ -112,13 +113,14 @@ describe('aggregate executor', () => {
   });
 
   describe('unit of work', () => {
-    const on = (x: AggregateExecutor, stream: string, c: Cmd) => x.execute(tally, stream, () => c, null);
+    const ctx: CommandContext = { accountId: 'acct_1', mode: 'test', requestId: null, idempotencyKey: null };
+    const on = (x: AggregateExecutor, stream: string, c: Cmd) => x.execute(tally, stream, () => c, ctx);
 
     test('commands on new streams are appended together, in decision order, in one multi-stream append', async () => {
       const { events, one } = setup();
       const appendMany = jest.spyOn(events, 'appendMany');
       const append = jest.spyOn(events, 'append');
-      const { result, position } = await one.unitOfWork(async () => {
+      const { result, position } = await one.unitOfWork(ctx, async () => {
         const a = await on(one, 'tally-a', { type: 'add', n: 1 });
         expect(a.position).toBeNull(); // staged, not yet written
         expect(await events.readStream('tally-a')).toEqual([]);
@@ -139,7 +141,7 @@ describe('aggregate executor', () => {
     test('a command on a stream that exists first appends what was staged before it (the event order holds)', async () => {
       const { events, one } = setup();
       await on(one, 'tally-old', { type: 'add', n: 100 });
-      await one.unitOfWork(async () => {
+      await one.unitOfWork(ctx, async () => {
         await on(one, 'tally-new', { type: 'add', n: 1 });
         await on(one, 'tally-old', { type: 'add', n: 2 });
         await on(one, 'tally-new', { type: 'add', n: 3 });
@@ -150,18 +152,29 @@ describe('aggregate executor', () => {
 
     test('flush() writes what is staged at once (before a gateway call); the unit goes on after it', async () => {
       const { events, one } = setup();
-      await one.unitOfWork(async () => {
+      await one.unitOfWork(ctx, async () => {
         await on(one, 'tally-x', { type: 'add', n: 1 });
-        const position = await one.flush();
+        const position = await one.flush(ctx);
         expect((await events.readStream('tally-x')).map((e) => e.position)).toEqual([position]);
         await on(one, 'tally-y', { type: 'add', n: 2 });
       });
       expect((await events.readStream('tally-y')).length).toBe(1);
     });
 
+    test('commands with another context are not part of the unit; one on a staged stream has the unit written first', async () => {
+      const { events, one } = setup();
+      await one.unitOfWork(ctx, async () => {
+        await on(one, 'tally-z', { type: 'add', n: 1 });
+        const outside = await one.execute(tally, 'tally-w', () => ({ type: 'add' as const, n: 7 }), { ...ctx });
+        expect(outside.position).not.toBeNull(); // appended at once
+        await one.execute(tally, 'tally-z', () => ({ type: 'add' as const, n: 2 }), null);
+        expect((await events.readStream('tally-z')).map((e) => e.data.n)).toEqual([1, 2]);
+      });
+    });
+
     test('a refused command inside the unit: what was decided before it is still appended, the error is thrown', async () => {
       const { events, one } = setup();
-      const work = one.unitOfWork(async () => {
+      const work = one.unitOfWork(ctx, async () => {
         await on(one, 'tally-c', { type: 'close' });
         await on(one, 'tally-c', { type: 'add', n: 1 }); // closed: refused on the staged state
       });
@@ -171,7 +184,7 @@ describe('aggregate executor', () => {
 
     test('another writer created a staged stream meanwhile: 409, and none of the unit is written (SQLite)', async () => {
       const { events, one } = setup();
-      const next = one.unitOfWork(async () => {
+      const next = one.unitOfWork(ctx, async () => {
         await on(one, 'tally-r', { type: 'add', n: 1 });
         await on(one, 'tally-s', { type: 'add', n: 2 });
         await events.append('tally-s', [{ id: randomUUID(), type: 'added', data: { n: 9 }, metadata: { occurred_at: 'x' } }], 'no_stream');

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { type EventStore, type NewEvent, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
 import { laterPosition } from '../../event-store/src/positions.js';
@@ -94,7 +93,12 @@ export class AggregateExecutor {
   private readonly cache = new LRUCache<string, Known>({ max: AGGREGATE_CACHE_SIZE });
   private readonly versions = new WeakMap<object, string>();
   private snapshotsReady: Promise<void> | null = null;
-  private readonly units = new AsyncLocalStorage<UnitOfWork>();
+  /**
+   * Open units of work, by the command context their commands carry (no AsyncLocalStorage: its
+   * promise hooks would slow every request down), and the streams they have staged events on.
+   */
+  private readonly units = new WeakMap<CommandContext, UnitOfWork>();
+  private readonly stagedStreams = new Map<string, UnitOfWork>();
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -108,7 +112,7 @@ export class AggregateExecutor {
   }
 
   /**
-   * Runs `work` as one unit of work: a command on a stream that does not exist yet (a new
+   * Runs `work` as one unit of work — the commands executed with `ctx` (the same object) — : a command on a stream that does not exist yet (a new
    * subscription, its first collection and that collection's first attempt) is decided at once and
    * its events are staged; they are appended together, in decision order, by one multi-stream
    * append (one commit on SQLite) when the unit is flushed — by `flush()` (before anything leaves
@@ -118,28 +122,38 @@ export class AggregateExecutor {
    * have been appended step by step). Returns `work`'s result and the position of the last event
    * the unit appended. A conflict on a staged stream (another writer created it meanwhile) is a 409.
    */
-  async unitOfWork<T>(work: () => Promise<T>): Promise<{ result: T; position: string | null }> {
-    const outer = this.units.getStore();
-    const unit: UnitOfWork = outer && !outer.closed ? outer : { staged: [], streams: new Map(), position: null, closed: false, flushing: Promise.resolve() };
+  async unitOfWork<T>(ctx: CommandContext, work: () => Promise<T>): Promise<{ result: T; position: string | null }> {
+    const outer = this.units.get(ctx);
+    const unit: UnitOfWork = outer ?? { staged: [], streams: new Map(), position: null, closed: false, flushing: Promise.resolve() };
+    if (!outer) this.units.set(ctx, unit);
     let result: T;
     try {
-      result = unit === outer ? await work() : await this.units.run(unit, work);
+      result = await work();
     } finally {
-      await this.flush(unit).finally(() => {
-        if (unit !== outer) unit.closed = true;
+      await this.flushUnit(unit).finally(() => {
+        if (unit !== outer) {
+          unit.closed = true;
+          this.units.delete(ctx);
+        }
       });
     }
     return { result, position: unit.position };
   }
 
-  /** Appends what the current unit of work has staged (nothing outside one); returns the unit's last position. */
-  async flush(unit = this.units.getStore()): Promise<string | null> {
-    if (!unit || unit.closed) return null;
+  /** Appends what the unit of work of `ctx` has staged (nothing outside one); returns the unit's last position. */
+  flush(ctx: CommandContext | null): Promise<string | null> {
+    const unit = ctx ? this.units.get(ctx) : undefined;
+    return unit ? this.flushUnit(unit) : Promise.resolve(null);
+  }
+
+  private async flushUnit(unit: UnitOfWork): Promise<string | null> {
+    if (unit.closed) return null;
     const previous = unit.flushing;
     const parts = unit.staged;
     const streams = unit.streams;
     unit.staged = [];
     unit.streams = new Map();
+    for (const streamId of streams.keys()) this.stagedStreams.delete(streamId);
     const done = previous.catch(() => undefined).then(() => (parts.length ? this.appendStaged(unit, parts, streams) : undefined));
     unit.flushing = done;
     await done;
@@ -176,7 +190,8 @@ export class AggregateExecutor {
 
   /** The whole stream (for callers that look back through its events) and the state it folds to. */
   async loadHistory<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string) {
-    if (this.units.getStore()?.streams.has(streamId)) await this.flush();
+    const unit = this.stagedStreams.get(streamId);
+    if (unit) await this.flushUnit(unit);
     const history = await this.store.readStream(streamId);
     const state = history.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState);
     const revision = history.length ? history[history.length - 1].revision : -1;
@@ -197,7 +212,10 @@ export class AggregateExecutor {
     let step: string | null = null;
     let known = scope ? null : this.remembered(decider, streamId);
     let fromMemory = known !== null;
-    const unit = this.units.getStore();
+    const unit = ctx ? this.units.get(ctx) : undefined;
+    // A stream another unit of work has staged events on (not this command's): those are written first.
+    const other = this.stagedStreams.get(streamId);
+    if (other && other !== unit) await this.flushUnit(other);
     for (let attempt = 1; ; ) {
       let history: RecordedEvent[] | null = null;
       // A stream this unit of work has staged events on: its state is the staged one (nothing of it
@@ -264,10 +282,11 @@ export class AggregateExecutor {
           unit.staged.push({ streamId, events, expected: known.revision < 0 ? 'no_stream' : known.revision });
           const after = decided.reduce((s, e) => decider.evolve(s, e), state);
           unit.streams.set(streamId, { decider, state: after, revision: known.revision + events.length, snapshot: known.snapshot });
+          this.stagedStreams.set(streamId, unit);
           return { state: after, events, position: null };
         }
         // A stream that exists: what was staged before this decision is appended first (event order).
-        await this.flush(unit);
+        await this.flushUnit(unit);
       }
       try {
         const result = await this.store.append(streamId, events, known.revision < 0 ? 'no_stream' : known.revision);
@@ -300,7 +319,7 @@ export class AggregateExecutor {
   }
 
   private staged(decider: object, streamId: string): Known | null {
-    const unit = this.units.getStore();
+    const unit = this.stagedStreams.get(streamId);
     const known = unit && !unit.closed ? unit.streams.get(streamId) : undefined;
     return known && known.decider === decider ? known : null;
   }

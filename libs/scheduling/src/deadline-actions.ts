@@ -137,7 +137,7 @@ export class DeadlineActions {
     const sub = state.fields!;
     const reason = sub.collections_count === 1 && !sub.migrated && !state.trialCollection ? 'subscription_create' : 'subscription_cycle';
     // One unit of work: the new collection and its attempt are one commit, made before the gateway is called.
-    const unit = await this.executor.unitOfWork(async () => {
+    const unit = await this.executor.unitOfWork(ctx, async () => {
       const created = await this.billing.createCollection(ctx, subscriptionId, sub, collectionId, reason);
       const attempted = await this.ignoreRaces(() => this.billing.attempt(ctx, sub, collectionId, null, true));
       return laterPosition(created, attempted ?? null);

@@ -97,7 +97,7 @@ export class CollectionPayments {
     const tx = state.transactions.find((t) => t.charges.some((c) => c.id === chargeId))!;
     // Inside a unit of work (create-subscription) the attempt may only be staged: it is on disk
     // before the gateway is asked (the exactly-one-charge guarantee rests on it).
-    position = laterPosition(position, await this.executor.flush());
+    position = laterPosition(position, await this.executor.flush(ctx));
     const outcome = await this.gateway.charge({
       idempotencyKey: chargeId,
       tryNumber,

@@ -103,7 +103,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     // projections once, at the end (WriteThenRead).
     let unit;
     try {
-      unit = await this.executor.unitOfWork(async () => {
+      unit = await this.executor.unitOfWork(ctx, async () => {
         const created = await this.executor.execute(subscriptionDecider, subscriptionStream(subscriptionId), command, ctx);
         let position = created.position;
         const sub = created.state.fields!;
