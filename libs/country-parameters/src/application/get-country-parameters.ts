@@ -20,8 +20,8 @@ export class GetCountryParametersHandler implements IQueryHandler<GetCountryPara
       source: 'DANE DIVIPOLA (departments, municipalities); DIAN Anexo técnico de factura electrónica v1.9 (document types, taxes); Decreto 1625 de 2016 (retention rates). See libs/country-parameters/src/data/co.parameters.ts.',
       document_types: CO_DOCUMENT_TYPES,
       departments: CO_DEPARTMENTS.map(({ dane_code, name }) => ({ dane_code, name })),
-      municipalities: CO_MUNICIPALITIES.filter((m) => !department || m.department === department).map(({ dane_code, name, department: d }) => ({ dane_code, name, department: d })),
-      municipalities_complete: false,
+      municipalities: CO_MUNICIPALITIES.filter((m) => !department || m.department === department).map(({ dane_code, name, department: d, kind }) => ({ dane_code, name, department: d, kind })),
+      municipalities_complete: true,
       taxes: CO_TAXES,
       retention_concepts: CO_RETENTION_CONCEPTS,
     };

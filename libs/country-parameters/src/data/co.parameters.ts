@@ -4,10 +4,11 @@
  * Sources:
  * - Departments and municipalities: DANE, "División Político-Administrativa de Colombia — DIVIPOLA"
  *   (https://geoportal.dane.gov.co/geovisores/territorio/consulta-divipola-division-politico-administrativa-de-colombia/),
- *   codes as published there: 2-digit department codes and 5-digit municipality codes. ALL 33
- *   departments (32 and Bogotá, D.C.) are here; municipalities are a SUBSET: every department's
- *   capital and a few large municipalities (47 of the 1,122), because only those could be checked
- *   by hand when this file was written. `municipalities_complete: false` says so in the API.
+ *   codes as published there: 2-digit department codes and 5-digit municipality codes. All 33
+ *   departments (32 and Bogotá, D.C.) are here; the municipalities are the whole DIVIPOLA list (1,122
+ *   entries: 1,102 municipalities, Bogotá D.C. and 19 non-municipal areas), generated into
+ *   co.municipalities.ts by scripts/generate-co-municipalities.mjs (its header names the transcription
+ *   it was taken from). `municipalities_complete: true` says so in the API.
  * - Identity document types: DIAN, Anexo técnico de Factura Electrónica de Venta v1.9 (Resolución
  *   000165 de 2023), table 13.2.1 "Tipos de documentos de identidad"
  *   (https://www.dian.gov.co/impuestos/factura-electronica/Documents/Anexo-Tecnico-Factura-Electronica-de-Venta-vr-1-9.pdf).
@@ -39,6 +40,8 @@ export interface MunicipalityEntry {
   dane_code: string;
   name: string;
   department: string;
+  /** DANE's class: a municipality, the capital district (Bogotá) or a non-municipal area (área no municipalizada). */
+  kind: 'municipality' | 'capital_district' | 'non_municipal_area';
   /** Departments also accepted in an address (Bogotá, D.C. is also written as in Cundinamarca, whose capital it is). */
   also_in?: string[];
 }
@@ -111,61 +114,13 @@ export const CO_DEPARTMENTS: DepartmentEntry[] = [
   { dane_code: '99', name: 'Vichada', aliases: [] },
 ];
 
-export const CO_MUNICIPALITIES: MunicipalityEntry[] = [
-  { dane_code: '05001', name: 'Medellín', department: '05' },
-  { dane_code: '05088', name: 'Bello', department: '05' },
-  { dane_code: '05266', name: 'Envigado', department: '05' },
-  { dane_code: '05360', name: 'Itagüí', department: '05' },
-  { dane_code: '05615', name: 'Rionegro', department: '05' },
-  { dane_code: '08001', name: 'Barranquilla', department: '08' },
-  { dane_code: '08758', name: 'Soledad', department: '08' },
-  { dane_code: '11001', name: 'Bogotá, D.C.', department: '11', also_in: ['25'] },
-  { dane_code: '13001', name: 'Cartagena de Indias', department: '13' },
-  { dane_code: '15001', name: 'Tunja', department: '15' },
-  { dane_code: '17001', name: 'Manizales', department: '17' },
-  { dane_code: '18001', name: 'Florencia', department: '18' },
-  { dane_code: '19001', name: 'Popayán', department: '19' },
-  { dane_code: '20001', name: 'Valledupar', department: '20' },
-  { dane_code: '23001', name: 'Montería', department: '23' },
-  { dane_code: '25175', name: 'Chía', department: '25' },
-  { dane_code: '25290', name: 'Fusagasugá', department: '25' },
-  { dane_code: '25307', name: 'Girardot', department: '25' },
-  { dane_code: '25754', name: 'Soacha', department: '25' },
-  { dane_code: '25899', name: 'Zipaquirá', department: '25' },
-  { dane_code: '27001', name: 'Quibdó', department: '27' },
-  { dane_code: '41001', name: 'Neiva', department: '41' },
-  { dane_code: '44001', name: 'Riohacha', department: '44' },
-  { dane_code: '47001', name: 'Santa Marta', department: '47' },
-  { dane_code: '50001', name: 'Villavicencio', department: '50' },
-  { dane_code: '52001', name: 'Pasto', department: '52' },
-  { dane_code: '54001', name: 'San José de Cúcuta', department: '54' },
-  { dane_code: '63001', name: 'Armenia', department: '63' },
-  { dane_code: '66001', name: 'Pereira', department: '66' },
-  { dane_code: '66170', name: 'Dosquebradas', department: '66' },
-  { dane_code: '68001', name: 'Bucaramanga', department: '68' },
-  { dane_code: '68276', name: 'Floridablanca', department: '68' },
-  { dane_code: '70001', name: 'Sincelejo', department: '70' },
-  { dane_code: '73001', name: 'Ibagué', department: '73' },
-  { dane_code: '76001', name: 'Cali', department: '76' },
-  { dane_code: '76109', name: 'Buenaventura', department: '76' },
-  { dane_code: '76520', name: 'Palmira', department: '76' },
-  { dane_code: '76892', name: 'Yumbo', department: '76' },
-  { dane_code: '81001', name: 'Arauca', department: '81' },
-  { dane_code: '85001', name: 'Yopal', department: '85' },
-  { dane_code: '86001', name: 'Mocoa', department: '86' },
-  { dane_code: '88001', name: 'San Andrés', department: '88' },
-  { dane_code: '91001', name: 'Leticia', department: '91' },
-  { dane_code: '94001', name: 'Inírida', department: '94' },
-  { dane_code: '95001', name: 'San José del Guaviare', department: '95' },
-  { dane_code: '97001', name: 'Mitú', department: '97' },
-  { dane_code: '99001', name: 'Puerto Carreño', department: '99' },
-];
+export { CO_MUNICIPALITIES, CO_MUNICIPALITY_COUNTS } from './co.municipalities.js';
 
 /** Other names merchants write for municipalities (matched ignoring case and accents). */
 export const CO_MUNICIPALITY_ALIASES: Record<string, string[]> = {
   '11001': ['Bogotá', 'Bogota D.C.', 'Bogotá D.C.'],
   '13001': ['Cartagena'],
-  '54001': ['Cúcuta'],
+  '54001': ['San José de Cúcuta'],
 };
 
 export const CO_TAXES: TaxEntry[] = [

@@ -13,7 +13,7 @@ export class CountryParametersController {
   @Get(':country')
   @ApiOperation({
     summary:
-      "Colombia's parameters (country CO): identity document types (DIAN codes), departments and municipalities (DANE codes; municipalities are a subset, municipalities_complete false), tax identifiers and retention concepts with default rates",
+      "Colombia's parameters (country CO): identity document types (DIAN codes), departments and municipalities (DANE DIVIPOLA codes; all 1,122 municipalities and non-municipal areas, municipalities_complete true), tax identifiers and retention concepts with default rates",
   })
   @ApiQuery({ name: 'department', required: false, description: 'Only the municipalities of this DANE department code' })
   get(@Param('country') country: string, @Query('department') department?: string) {
