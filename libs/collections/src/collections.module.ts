@@ -15,6 +15,7 @@ import { ListTransactionsHandler } from './application/list-transactions.js';
 import { MarkCollectionUncollectibleHandler } from './application/mark-collection-uncollectible.js';
 import { PayCollectionHandler } from './application/pay-collection.js';
 import { PaymentFollowUps } from './application/payment-follow-ups.js';
+import { FiscalInvoices } from './application/fiscal-invoices.js';
 import { RefundCollectionHandler } from './application/refund-collection.js';
 import { SendCollectionHandler } from './application/send-collection.js';
 import { SettleProcessingPaymentHandler } from './application/settle-processing-payment.js';
@@ -40,6 +41,7 @@ import { CustomerPaymentsController } from './http/customer-payments.controller.
     CollectionLines,
     CollectionPayments,
     PaymentFollowUps,
+    FiscalInvoices,
     CreateCollectionHandler,
     GetCollectionHandler,
     ListCollectionsHandler,
@@ -60,6 +62,6 @@ import { CustomerPaymentsController } from './http/customer-payments.controller.
     GetTransactionHandler,
     ListTransactionsHandler,
   ],
-  exports: [CollectionLines, CollectionPayments, PaymentFollowUps, PaymentsModule],
+  exports: [CollectionLines, CollectionPayments, PaymentFollowUps, FiscalInvoices, PaymentsModule],
 })
 export class CollectionsModule {}

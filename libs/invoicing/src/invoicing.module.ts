@@ -4,6 +4,7 @@ import type { Config } from '../../platform/src/config.js';
 import { CONFIG } from '../../platform/src/tokens.js';
 import { CollectionsModule } from '../../collections/src/collections.module.js';
 import { PaymentFollowUps } from '../../collections/src/application/payment-follow-ups.js';
+import { FiscalInvoices } from '../../collections/src/application/fiscal-invoices.js';
 import { SchedulingModule } from '../../scheduling/src/scheduling.module.js';
 import { Scheduler } from '../../scheduling/src/scheduler.js';
 import type { CommandContext } from '../../platform/src/command-context.js';
@@ -66,6 +67,7 @@ export class InvoicingModule implements OnModuleInit {
     private readonly invoicing: Invoicing,
     private readonly followUps: PaymentFollowUps,
     private readonly scheduler: Scheduler,
+    private readonly fiscal: FiscalInvoices,
   ) {}
 
   onModuleInit(): void {
@@ -87,6 +89,15 @@ export class InvoicingModule implements OnModuleInit {
       collectionVoided: safe('voided', (ctx, id) => this.invoicing.collectionVoided(ctx, id)),
       collectionRefunded: (ctx, id, refund) => safe('refunded', (c, i) => this.invoicing.collectionRefunded(c, i, refund))(ctx, id),
       registeredPaymentApplied: (ctx, id, receipt, amount) => safe('registered payment', (c, i) => this.invoicing.registeredPaymentApplied(c, i, receipt, amount))(ctx, id),
+    });
+    // Collections weigh register_invoices_payment, update/total and partial_payment against the real invoice.
+    this.fiscal.register({
+      balanceOf: async (invoiceId) => {
+        const f = (await this.invoicing.invoice(invoiceId))?.fields;
+        if (!f) return null;
+        const { number, status, currency, total, total_paid, amount_credited, amount_due, due_date } = f;
+        return { id: invoiceId, number, status, currency, total, total_paid, amount_credited, amount_due, due_date };
+      },
     });
     this.scheduler.register({ name: 'invoice', collection: 'invoices', run: (ctx, doc) => this.invoicing.issue(ctx, doc.id) });
   }

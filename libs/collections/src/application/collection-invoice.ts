@@ -18,9 +18,11 @@ type Member = { id: string; fields: CollectionFields };
  * - invoice.total_paid: Σ over the chain of the amounts applied by registered payments plus the
  *   totals of the paid (or refunded) collections less what was refunded;
  * - other_totals: Σ over the chain's other collections of total + amount applied (a voided one counts
- *   only its amount applied), plus the amount applied to this collection.
+ *   only its amount applied), plus the amount applied to this collection;
+ * - fiscal_invoice: the first collection's fiscal invoice, if invoicing made one (its figures then
+ *   replace total and total_paid: see update-collection-total.ts).
  */
-export async function invoiceOf(executor: AggregateExecutor, collectionId: string, fields: CollectionFields): Promise<InvoiceFigures> {
+export async function invoiceOf(executor: AggregateExecutor, collectionId: string, fields: CollectionFields): Promise<InvoiceFigures & { fiscal_invoice: string | null }> {
   const load = async (id: string): Promise<Member | null> => {
     const { state } = await executor.load(collectionDecider, collectionStream(id));
     return state.exists ? { id, fields: state.fields! } : null;
@@ -51,5 +53,6 @@ export async function invoiceOf(executor: AggregateExecutor, collectionId: strin
     others = others.plus(applied(f));
     if (m.id !== collectionId && f.status !== 'voided') others = others.plus(f.total);
   }
-  return { id: root.id, total: formatAmount(total, cur), total_paid: formatAmount(paid, cur), other_totals: formatAmount(others, cur) };
+  const fiscal_invoice = root.id === collectionId ? fields.invoice : root.fields.invoice;
+  return { id: root.id, total: formatAmount(total, cur), total_paid: formatAmount(paid, cur), other_totals: formatAmount(others, cur), fiscal_invoice };
 }

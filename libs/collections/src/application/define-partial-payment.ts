@@ -13,6 +13,8 @@ import { Money, isDecimalString } from '../../../shared/src/money.js';
 import type { RecordedEvent } from '../../../event-store/src/event-store.port.js';
 import { type CollectionPartialPaymentDefined, type CollectionState, collectionDecider, collectionStream } from '../domain/collection.decider.js';
 import { collectionCheckoutUrl } from './create-collection.js';
+import { FiscalInvoices } from './fiscal-invoices.js';
+import { invoiceOf } from './collection-invoice.js';
 
 export interface PartialPaymentBody {
   amount: string;
@@ -45,6 +47,7 @@ export class DefinePartialPaymentHandler implements ICommandHandler<DefinePartia
     private readonly executor: AggregateExecutor,
     private readonly clocks: TestClockTime,
     @Inject(CONFIG) private readonly config: Config,
+    private readonly fiscal: FiscalInvoices,
   ) {}
 
   async execute({ ctx: request, collectionId, body }: DefinePartialPaymentCommand): Promise<CommandResult> {
@@ -63,6 +66,9 @@ export class DefinePartialPaymentHandler implements ICommandHandler<DefinePartia
       return { id: collectionId, position: unfinished };
     }
     const balanceId = withBalance ? newId('col') : null;
+    // With a fiscal invoice (this collection's, or its chain's first one's), the amount is weighed against its real amount due.
+    const fiscalId = state.fields!.invoice ?? (await invoiceOf(this.executor, collectionId, state.fields!)).fiscal_invoice;
+    const fiscal = await this.fiscal.balanceOf(fiscalId);
     const defined = await this.executor.execute(
       collectionDecider,
       collectionStream(collectionId),
@@ -72,6 +78,7 @@ export class DefinePartialPaymentHandler implements ICommandHandler<DefinePartia
         collectionId,
         amount: body.amount,
         balance: balanceId ? { collectionId: balanceId, days_until_due: body.days_until_due ?? null, collection_rule_id: body.collection_rule_id ?? null } : null,
+        invoice: fiscal ? { id: fiscal.id, status: fiscal.status, amount_due: fiscal.amount_due } : null,
         now,
       }),
       ctx,
@@ -126,6 +133,15 @@ export class DefinePartialPaymentHandler implements ICommandHandler<DefinePartia
       }),
       ctx,
     );
-    return position;
+    // The balance is part of the same fiscal invoice: its payment is recorded on it.
+    const invoiceId = f.invoice ?? (await invoiceOf(this.executor, collectionId, f)).fiscal_invoice;
+    if (!invoiceId) return position;
+    const attached = await this.executor.execute(
+      collectionDecider,
+      collectionStream(balanceId),
+      (now) => ({ type: 'AttachInvoice' as const, owner: ctx, collectionId: balanceId, invoiceId, invoiceNumber: f.invoice === invoiceId ? f.invoice_number : null, now }),
+      ctx,
+    );
+    return attached.position ?? position;
   }
 }

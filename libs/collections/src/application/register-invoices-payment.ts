@@ -26,6 +26,8 @@ import {
 } from '../domain/collection.decider.js';
 import { CollectionPayments } from './collection-payments.js';
 import { collectionCheckoutUrl } from './create-collection.js';
+import { FiscalInvoices } from './fiscal-invoices.js';
+import { createReceipt } from './receipt-collection.js';
 
 export interface RegisterInvoicesPaymentBody {
   amount: string;
@@ -52,10 +54,15 @@ type Applied = { collection: string; amount: string; state: CollectionState; pai
 
 /**
  * `POST /v1/customers/{id}/register_invoices_payment`: one payment received from the customer
- * (outside the service) is applied to the customer's open collections in the spec's order
- * (`paymentOrder`: overdue oldest first, then upcoming nearest first). A covered collection is paid
- * out of band (`collection.paid`, `paid_by` the receipt); the last, partly covered one has its total
- * lowered (`collection.payment_applied`). Then the receipt is created paid (`collection.created` +
+ * (outside the service) is applied to the customer's open invoices in the spec's order
+ * (`paymentOrder`: overdue oldest first, then upcoming nearest first). An invoice is paid through its
+ * open collection: with a fiscal invoice (invoicing enabled) it is weighed at the invoice's real
+ * amount due and due date, and each application is recorded on the invoice
+ * (`invoice.payment_recorded`, receipt named); without one, the open `type=invoice` collection stands
+ * in for its invoice (its total is the balance). A covered collection is paid out of band
+ * (`collection.paid`, `paid_by` the receipt), as is one whose invoice the amount settles (credit notes
+ * took the rest off); the last, partly covered one has its total lowered
+ * (`collection.payment_applied`). Then the receipt is created paid (`collection.created` +
  * `collection.paid`): no items, total = amount, `applied_to`. Subscriptions of paid collections are
  * told, as after any payment.
  *
@@ -76,6 +83,7 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
     private readonly payments: CollectionPayments,
     private readonly clocks: TestClockTime,
     @Inject(CONFIG) private readonly config: Config,
+    private readonly fiscal: FiscalInvoices,
   ) {}
 
   async execute({ ctx: request, customerId, body }: RegisterInvoicesPaymentCommand): Promise<CommandResult> {
@@ -126,9 +134,15 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
     return currencyOf(codes[0] ?? 'COP')!;
   }
 
-  /** The customer's open collections (pending, past_due, uncollectible; type invoice), found by the read model and read from their streams. */
+  /**
+   * The customer's open collections (pending, past_due, uncollectible; type invoice), found by the read
+   * model and read from their streams, each with its fiscal invoice's amount due and due date when it
+   * has one (read from the invoice's stream; a void invoice's collection is skipped). Collections that
+   * share an invoice (a partial payment's balance) share its amount due, oldest first.
+   */
   private async openCollections(ctx: CommandContext, customerId: string): Promise<Open[]> {
     const out: Open[] = [];
+    const dueLeft = new Map<string, Money>();
     let after: { value: string; id: string } | undefined;
     for (;;) {
       const rows = await this.readModels.store.find<CollectionDoc>('collections', {
@@ -142,16 +156,35 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
         const f = state.fields;
         if (!state.exists || !f || !OPEN_STATUSES.includes(f.status) || f.type !== 'invoice' || f.customer !== customerId) continue;
         const created = history[0]?.data as { created_at?: string } | undefined;
-        out.push({
-          id: doc.id,
-          state,
-          view: { id: doc.id, status: f.status, total: f.total, due_date: f.due_date, created_at: created?.created_at ?? doc._created, collecting: f.collecting },
-        });
+        const view: OpenCollection = { id: doc.id, status: f.status, total: f.total, due_date: f.due_date, created_at: created?.created_at ?? doc._created, collecting: f.collecting };
+        const invoice = await this.fiscal.balanceOf(f.invoice ?? (f.balance_of ? await this.rootInvoice(f.balance_of) : null));
+        if (invoice) {
+          if (invoice.status === 'void') continue;
+          const left = dueLeft.get(invoice.id) ?? new Money(invoice.amount_due);
+          const owed = Money.min(left, f.total);
+          dueLeft.set(invoice.id, left.minus(owed));
+          view.invoice = invoice.id;
+          view.balance = formatAmount(owed, currencyOf(f.currency)!);
+          view.due_date = invoice.due_date ?? f.due_date;
+        }
+        out.push({ id: doc.id, state, view });
       }
       if (rows.length < PAGE) return out;
       const last = rows[rows.length - 1];
       after = { value: last._created, id: last.id };
     }
+  }
+
+  /** The fiscal invoice of the first collection of a partial payment's chain (a balance collection shares it). */
+  private async rootInvoice(collectionId: string): Promise<string | null> {
+    let id: string | null = collectionId;
+    for (let i = 0; id && i < 100; i++) {
+      const f: CollectionState['fields'] = (await this.executor.load(collectionDecider, collectionStream(id))).state.fields;
+      if (!f) return null;
+      if (f.invoice || !f.balance_of) return f.invoice;
+      id = f.balance_of;
+    }
+    return null;
   }
 
   /** Applies the steps in order; returns the refusal that interrupted them (a concurrent change), or null. */
@@ -163,7 +196,16 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
         const done = await this.executor.execute(
           collectionDecider,
           collectionStream(step.collection),
-          (now) => ({ type: 'ApplyRegisteredPayment' as const, owner: at, collectionId: step.collection, receiptId, amount: step.amount, expectedTotal: step.expected_total, now }),
+          (now) => ({
+            type: 'ApplyRegisteredPayment' as const,
+            owner: at,
+            collectionId: step.collection,
+            receiptId,
+            amount: step.amount,
+            expectedTotal: step.expected_total,
+            settlesInvoice: step.settles_invoice,
+            now,
+          }),
           at,
         );
         const paid = done.events.find((e) => e.type === 'collection.paid');
@@ -198,36 +240,18 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
     for (const a of applied) byCollection.set(a.collection, (byCollection.get(a.collection) ?? new Money(0)).plus(a.amount));
     const appliedTo: AppliedPayment[] = [...byCollection].map(([collection, total]) => ({ collection, amount: formatAmount(total, cur) }));
     const n = appliedTo.length;
-    const { position } = await this.executor.execute(
-      collectionDecider,
-      collectionStream(receiptId),
-      (now) => ({
-        type: 'CreateItemlessCollection' as const,
-        owner: ctx,
-        collectionId: receiptId,
-        input: {
-          kind: 'receipt' as const,
-          customer: { id: customerId, billing_address: billingAddress },
-          subscription: null,
-          currency: cur.code,
-          total: formatAmount(amount, cur),
-          description: `Payment registered for ${n} collection${n === 1 ? '' : 's'}`,
-          meta_data: {},
-          invoice_settings: { invoice_document_id: null, invoice_cost_center: null },
-          invoice_retentions: { reteica: null, retefte: null },
-          collection_rule_id: null,
-          due_date: null,
-          balance_of: null,
-          applied_to: appliedTo,
-          billing_reason: 'invoices_payment',
-          checkout_url: collectionCheckoutUrl(this.config, receiptId),
-          test_clock: testClock,
-        },
-        now,
-      }),
-      ctx,
-    );
-    return position;
+    return createReceipt(this.executor, ctx, {
+      receiptId,
+      customerId,
+      billingAddress,
+      currency: cur.code,
+      amount: formatAmount(amount, cur),
+      description: `Payment registered for ${n} collection${n === 1 ? '' : 's'}`,
+      appliedTo,
+      billingReason: 'invoices_payment',
+      checkoutUrl: collectionCheckoutUrl(this.config, receiptId),
+      testClock,
+    });
   }
 }
 

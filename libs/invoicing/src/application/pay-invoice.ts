@@ -9,6 +9,7 @@ import { ownedBy } from '../../../shared/src/owner.js';
 import { Money, currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
 import { collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
 import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
+import { createReceipt } from '../../../collections/src/application/receipt-collection.js';
 import { Invoicing } from './invoicing.js';
 import { InvoiceTime } from './invoice-time.js';
 
@@ -56,36 +57,19 @@ export class PayInvoiceHandler implements ICommandHandler<PayInvoiceCommand, Com
       ctx,
     );
     let position = applied.position;
-    const receipt = await this.executor.execute(
-      collectionDecider,
-      collectionStream(receiptId),
-      (now) => ({
-        type: 'CreateItemlessCollection' as const,
-        owner: ctx,
-        collectionId: receiptId,
-        input: {
-          kind: 'receipt' as const,
-          customer: { id: f.customer, billing_address: collection.billing_address },
-          subscription: null,
-          currency: f.currency,
-          total: amount,
-          description: `Payment of invoice ${f.number ?? invoiceId}`,
-          meta_data: {},
-          invoice_settings: { invoice_document_id: null, invoice_cost_center: null },
-          invoice_retentions: { reteica: null, retefte: null },
-          collection_rule_id: null,
-          due_date: null,
-          balance_of: null,
-          applied_to: [{ collection: collectionId, amount }],
-          billing_reason: 'invoice_payment',
-          checkout_url: collection.checkout_url,
-          test_clock: f.test_clock,
-        },
-        now,
-      }),
-      ctx,
-    );
-    position = laterPosition(position, receipt.position);
+    const receipt = await createReceipt(this.executor, ctx, {
+      receiptId,
+      customerId: f.customer,
+      billingAddress: collection.billing_address,
+      currency: f.currency,
+      amount,
+      description: `Payment of invoice ${f.number ?? invoiceId}`,
+      appliedTo: [{ collection: collectionId, amount }],
+      billingReason: 'invoice_payment',
+      checkoutUrl: collection.checkout_url,
+      testClock: f.test_clock,
+    });
+    position = laterPosition(position, receipt);
     position = laterPosition(position, await this.invoicing.registeredPaymentApplied(ctx, collectionId, receiptId, amount));
     const paid = applied.events.find((e) => e.type === 'collection.paid');
     if (paid) position = laterPosition(position, await this.payments.followUpPaid(ctx, collectionId));

@@ -18,6 +18,8 @@ export interface InvoiceFigures {
   total_paid: string;
   /** What the invoice's other (not voided) collections account for (total + amount applied), plus this one's amount applied. */
   other_totals: string;
+  /** With a fiscal invoice (invoicing enabled): what its credit notes took off; its balance is then total − total_paid − credited. */
+  credited?: string;
 }
 
 /** A collection without items: the balance of a partial payment, or the receipt of a registered payment. */
@@ -114,12 +116,28 @@ export type CollectionCommand =
       collectionId: string;
       amount: string;
       balance: { collectionId: string; days_until_due: number | null; collection_rule_id: string | null } | null;
+      /** The collection's fiscal invoice, when it has one: the amount is weighed against its real amount due. */
+      invoice?: { id: string; status: string; amount_due: string } | null;
       now: Date;
     }
   /** `POST …/update/total` (the spec's five conditions; `invoice` from the invoice's collections). */
   | { type: 'UpdateCollectionTotal'; owner: Owner; collectionId: string; total: string; invoice: InvoiceFigures; now: Date }
   /** Part of a registered payment (`receiptId`): pays the collection out of band when it covers `expectedTotal`, else lowers it. */
-  | { type: 'ApplyRegisteredPayment'; owner: Owner; collectionId: string; receiptId: string; amount: string; expectedTotal: string; now: Date }
+  | {
+      type: 'ApplyRegisteredPayment';
+      owner: Owner;
+      collectionId: string;
+      receiptId: string;
+      amount: string;
+      expectedTotal: string;
+      /**
+       * The amount settles the collection's fiscal invoice (its amount due, less than the collection's
+       * total because credit notes took the rest off): the collection is paid — the amount applied and
+       * the rest covered by the credit notes.
+       */
+      settlesInvoice?: boolean;
+      now: Date;
+    }
   /** The invoicing context names the collection's invoice (and its number once issued). */
   | { type: 'AttachInvoice'; owner: Owner; collectionId: string; invoiceId: string; invoiceNumber: string | null; now: Date }
   | { type: 'CreateItemlessCollection'; owner: Owner; collectionId: string; input: ItemlessCollectionInput; now: Date };

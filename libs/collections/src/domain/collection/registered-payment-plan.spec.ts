@@ -42,14 +42,14 @@ describe('register_invoices_payment: order and plan', () => {
 
   test('the amount covers collections in that order; the last one partly', () => {
     expect(planRegisteredPayment('cus_1', collections, '70000', cop, today)).toEqual([
-      { collection: 'col_past_due_old', amount: '10000.00', expected_total: '10000.00', pays: true },
-      { collection: 'col_uncollectible', amount: '20000.00', expected_total: '20000.00', pays: true },
-      { collection: 'col_overdue_recent', amount: '5000.00', expected_total: '5000.00', pays: true },
-      { collection: 'col_upcoming_near', amount: '30000.00', expected_total: '30000.00', pays: true },
-      { collection: 'col_upcoming_far', amount: '5000.00', expected_total: '40000.00', pays: false },
+      { collection: 'col_past_due_old', amount: '10000.00', expected_total: '10000.00', pays: true, settles_invoice: false },
+      { collection: 'col_uncollectible', amount: '20000.00', expected_total: '20000.00', pays: true, settles_invoice: false },
+      { collection: 'col_overdue_recent', amount: '5000.00', expected_total: '5000.00', pays: true, settles_invoice: false },
+      { collection: 'col_upcoming_near', amount: '30000.00', expected_total: '30000.00', pays: true, settles_invoice: false },
+      { collection: 'col_upcoming_far', amount: '5000.00', expected_total: '40000.00', pays: false, settles_invoice: false },
     ]);
     expect(planRegisteredPayment('cus_1', collections, '120000.00', cop, today)).toHaveLength(7);
-    expect(planRegisteredPayment('cus_1', collections, '0.01', cop, today)).toEqual([{ collection: 'col_past_due_old', amount: '0.01', expected_total: '10000.00', pays: false }]);
+    expect(planRegisteredPayment('cus_1', collections, '0.01', cop, today)).toEqual([{ collection: 'col_past_due_old', amount: '0.01', expected_total: '10000.00', pays: false, settles_invoice: false }]);
   });
 
   test('refused before anything is applied: bad amount, nothing open, more than the open balance, an attempt in flight', () => {
@@ -73,6 +73,31 @@ describe('register_invoices_payment: order and plan', () => {
 
   test('the rest of an interrupted payment goes as far as what is open and not being collected', () => {
     const rest = planRegisteredPayment('cus_1', [open('col_busy', '5.00', -3, { collecting: true }), open('col_a', '3.00', 1)], '10', cop, today, false);
-    expect(rest).toEqual([{ collection: 'col_a', amount: '3.00', expected_total: '3.00', pays: true }]);
+    expect(rest).toEqual([{ collection: 'col_a', amount: '3.00', expected_total: '3.00', pays: true, settles_invoice: false }]);
+  });
+
+  test('a collection with a fiscal invoice is weighed at its amount due: a credit note took part of the total off', () => {
+    // col_inv: total 10000, its invoice owes 6000 (4000 credited); col_b: 5000, no fiscal invoice.
+    const withInvoice = [open('col_inv', '10000.00', -3, { balance: '6000.00', invoice: 'inv_1' }), open('col_b', '5000.00', 4)];
+    const over = (() => {
+      try {
+        planRegisteredPayment('cus_1', withInvoice, '11000.01', cop, today);
+      } catch (e) {
+        return e as Error & { code: string };
+      }
+      return null;
+    })();
+    expect(over?.message).toContain('open balance of customer cus_1: 11000.00 COP');
+    expect(planRegisteredPayment('cus_1', withInvoice, '7000', cop, today)).toEqual([
+      { collection: 'col_inv', amount: '6000.00', expected_total: '10000.00', pays: false, settles_invoice: true },
+      { collection: 'col_b', amount: '1000.00', expected_total: '5000.00', pays: false, settles_invoice: false },
+    ]);
+    expect(planRegisteredPayment('cus_1', withInvoice, '2000', cop, today)).toEqual([
+      { collection: 'col_inv', amount: '2000.00', expected_total: '10000.00', pays: false, settles_invoice: false },
+    ]);
+    // An invoice with nothing due (credited whole) takes nothing.
+    expect(planRegisteredPayment('cus_1', [open('col_z', '10.00', -1, { balance: '0.00', invoice: 'inv_z' }), open('col_c', '3.00', 1)], '3', cop, today)).toEqual([
+      { collection: 'col_c', amount: '3.00', expected_total: '3.00', pays: true, settles_invoice: false },
+    ]);
   });
 });

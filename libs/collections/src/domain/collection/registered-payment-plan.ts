@@ -12,6 +12,13 @@ export interface OpenCollection {
   created_at: string;
   /** A payment attempt is in flight on it. */
   collecting: boolean;
+  /**
+   * What is owed on it, when less than its total: its fiscal invoice's amount due (credit notes took
+   * the rest off). Absent: the total (no fiscal invoice; the collection stands in for its invoice).
+   */
+  balance?: string;
+  /** Its fiscal invoice, when it has one. */
+  invoice?: string | null;
 }
 
 /** One application of a registered payment: `amount` off collection `collection`, whose total is expected to be `expected_total`. */
@@ -21,7 +28,12 @@ export interface RegisteredPaymentStep {
   expected_total: string;
   /** The amount covers the collection: it is paid (out of band); otherwise its total is lowered. */
   pays: boolean;
+  /** The amount covers its fiscal invoice's amount due (less than the collection's total): the collection is paid too. */
+  settles_invoice: boolean;
 }
+
+/** What is owed on an open collection: its fiscal invoice's amount due when that is less, else its total. */
+export const owedOn = (c: OpenCollection) => (c.balance !== undefined ? Money.min(c.balance, c.total) : new Money(c.total));
 
 /** Overdue: past_due, or its due date has passed (an uncollectible one included). */
 const overdue = (c: OpenCollection, now: Date) => c.status === 'past_due' || (c.due_date !== null && Date.parse(c.due_date) <= now.getTime());
@@ -44,7 +56,8 @@ export function paymentOrder(open: OpenCollection[], now: Date): OpenCollection[
 
 /**
  * `POST /v1/customers/{id}/register_invoices_payment`: how `amount` is spread over the customer's
- * open collections (one currency), in `paymentOrder`. The first decision (`strict`) refuses an
+ * open collections (one currency) — each weighed at what is owed on it (`owedOn`: its fiscal
+ * invoice's amount due when it has one, else its total) — in `paymentOrder`. The first decision (`strict`) refuses an
  * amount that is not a positive amount with the currency's digits (400 `parameter_invalid`), a
  * customer with nothing open (400 `no_open_collections`), an amount larger than the open balance
  * (400 `amount_exceeds_balance`) and an open collection with an attempt in flight (409
@@ -57,7 +70,7 @@ export function planRegisteredPayment(customerId: string, open: OpenCollection[]
     if (open.length === 0) throw new DomainError('no_open_collections', `Customer ${customerId} has no open collections (pending, past_due or uncollectible) to apply a payment to`, null, 400);
     const busy = open.find((c) => c.collecting);
     if (busy) throw new DomainError('payment_in_progress', `Cannot register the payment: collection ${busy.id} has a payment attempt in progress`, null, 409);
-    const balance = open.reduce((sum, c) => sum.plus(c.total), new Money(0));
+    const balance = open.reduce((sum, c) => sum.plus(owedOn(c)), new Money(0));
     if (wanted.gt(balance)) {
       throw new DomainError(
         'amount_exceeds_balance',
@@ -69,10 +82,12 @@ export function planRegisteredPayment(customerId: string, open: OpenCollection[]
   }
   const steps: RegisteredPaymentStep[] = [];
   let remaining = wanted;
-  for (const c of paymentOrder(open.filter((o) => !o.collecting && new Money(o.total).gt(0)), now)) {
+  for (const c of paymentOrder(open.filter((o) => !o.collecting && owedOn(o).gt(0)), now)) {
     if (remaining.lte(0)) break;
-    const take = Money.min(remaining, c.total);
-    steps.push({ collection: c.id, amount: formatAmount(take, cur), expected_total: c.total, pays: take.eq(c.total) });
+    const owed = owedOn(c);
+    const take = Money.min(remaining, owed);
+    const pays = take.eq(c.total);
+    steps.push({ collection: c.id, amount: formatAmount(take, cur), expected_total: c.total, pays, settles_invoice: !pays && take.eq(owed) && owed.lt(c.total) });
     remaining = remaining.minus(take);
   }
   return steps;

@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { given } from '../../../../../shared/src/testing/given.js';
 import { collectionDecider } from '../../collection.decider.js';
+import type { CommandOf } from '../collection.commands.js';
 import { iso, ref, collect, start, payOutOfBand, voidIt, history, fieldsOf, applyPayment } from '../../testing/collection-fixtures.js';
 
 describe('collection: a registered payment applied', () => {
@@ -55,5 +56,19 @@ describe('collection: a registered payment applied', () => {
     given(collectionDecider, history(collect(), voidIt())).when(applyPayment('1', '119000.00', 'col_r', 9)).thenRejects('invalid_state');
     given(collectionDecider, history(collect(), start())).when(applyPayment('1', '119000.00')).thenRejects('payment_in_progress');
     given(collectionDecider, history(collect())).when(applyPayment('119000.01', '119000.00')).thenRejects('parameter_invalid', 'amount');
+  });
+
+  test('an amount that settles the fiscal invoice (credit notes took the rest off) lowers the total by it and pays the collection', () => {
+    given(collectionDecider, history(collect()))
+      .when(({ ...applyPayment('100000', '119000.00'), settlesInvoice: true }) as CommandOf<'ApplyRegisteredPayment'>)
+      .then((events) => {
+        expect(events.map((e) => e.type)).toEqual(['collection.payment_applied', 'collection.paid']);
+        expect(events[0].data).toMatchObject({ amount: '100000.00', previous_total: '119000.00', total: '19000.00', receipt: 'col_r' });
+        expect(events[1].data).toMatchObject({ paid_out_of_band: true, paid_by: 'col_r' });
+      });
+    const settled = history(collect(), ({ ...applyPayment('100000', '119000.00'), settlesInvoice: true }) as CommandOf<'ApplyRegisteredPayment'>);
+    expect(fieldsOf(settled)).toMatchObject({ status: 'paid', total: '19000.00', amount_applied: '100000.00', paid_by: 'col_r' });
+    // Without the flag the same amount only lowers the total.
+    expect(fieldsOf(history(collect(), applyPayment('100000', '119000.00')))).toMatchObject({ status: 'pending', total: '19000.00' });
   });
 });

@@ -4,8 +4,12 @@ import type { CommandOf } from '../collection.commands.js';
 import { DomainError, invalidParam } from '../../../../../shared/src/errors.js';
 import { Money, currency as currencyOf, formatAmount } from '../../../../../shared/src/money.js';
 import { checkAmount, paidEvent, ref, refusedInState } from '../collection.rules.js';
+import { evolveCollection } from '../collection.evolve.js';
 
-/** Part of a registered payment: pays the collection out of band when it covers `expectedTotal`, else lowers it. */
+/**
+ * Part of a registered payment: pays the collection out of band when it covers `expectedTotal`, else
+ * lowers it — and then pays it when the amount settles its fiscal invoice (`settlesInvoice`).
+ */
 export function decideApplyRegisteredPayment(command: CommandOf<'ApplyRegisteredPayment'>, state: CollectionState): CollectionEvent[] {
   const f = state.fields!;
   const id = command.collectionId;
@@ -21,19 +25,20 @@ export function decideApplyRegisteredPayment(command: CommandOf<'ApplyRegistered
   const amount = checkAmount(command.amount, cur, 'amount');
   if (amount.gt(f.total)) throw invalidParam('amount', `amount must be at most the total ${f.total} of collection ${id}`);
   if (amount.eq(f.total)) return [paidEvent(state, id, now, { paid_out_of_band: true, paid_by: command.receiptId })];
-  return [
-    {
-      type: 'collection.payment_applied',
-      data: {
-        ...ref(state, id),
-        receipt: command.receiptId,
-        amount: formatAmount(amount, cur),
-        amount_applied: formatAmount(amount.plus(f.amount_applied), cur),
-        previous_total: f.total,
-        total: formatAmount(new Money(f.total).minus(amount), cur),
-        applied_at: now,
-        meta_data: f.meta_data,
-      },
+  const applied: CollectionEvent = {
+    type: 'collection.payment_applied',
+    data: {
+      ...ref(state, id),
+      receipt: command.receiptId,
+      amount: formatAmount(amount, cur),
+      amount_applied: formatAmount(amount.plus(f.amount_applied), cur),
+      previous_total: f.total,
+      total: formatAmount(new Money(f.total).minus(amount), cur),
+      applied_at: now,
+      meta_data: f.meta_data,
     },
-  ];
+  };
+  if (!command.settlesInvoice) return [applied];
+  // The amount settles the fiscal invoice (credit notes took the rest off): paid, the rest covered by the credit notes.
+  return [applied, paidEvent(evolveCollection(state, applied), id, now, { paid_out_of_band: true, paid_by: command.receiptId })];
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { given } from '../../../../../shared/src/testing/given.js';
 import { collectionDecider } from '../../collection.decider.js';
+import type { CommandOf } from '../collection.commands.js';
 import { now, at, iso, owner, id, ref, line, create, collect, pse, start, outcome, payOutOfBand, voidIt, markUncollectible, updateItems, updateDiscounts, awaiting, history, fieldsOf, types, partial, itemless, applyPayment } from '../../testing/collection-fixtures.js';
 
 describe('collection: partial payment', () => {
@@ -96,6 +97,19 @@ describe('collection: partial payment', () => {
     expect(given(collectionDecider, history(itemless())).when(updateDiscounts([])).thenRejects('invalid_state').message).toContain('(it has no items)');
     expect(given(collectionDecider, history(collect(), applyPayment('1', '119000.00'))).when(updateItems([line()])).thenRejects('invalid_state').message).toContain(
       '(a registered payment was applied to it)',
+    );
+  });
+
+  test('with a fiscal invoice, the amount is weighed against its real amount due (credit notes taken off)', () => {
+    const withInvoice = (status: string, amount_due: string, amount = '50000') => ({ ...(partial(amount) as CommandOf<'DefinePartialPayment'>), invoice: { id: 'inv_1', status, amount_due } });
+    // 119000 total, 100000 due on the invoice: 100000 is refused (not less than what is owed), 50000 leaves a balance of 50000 (not 69000).
+    const refused = given(collectionDecider, history(collect())).when(withInvoice('partially_paid', '100000.00', '100000')).thenRejects('parameter_invalid', 'amount');
+    expect(refused.message).toBe('amount must be less than the amount due on invoice inv_1 (100000.00 COP)');
+    given(collectionDecider, history(collect()))
+      .when(withInvoice('partially_paid', '100000.00'))
+      .then((events) => expect(events[0].data).toMatchObject({ total: '50000.00', partial_payment: { original_total: '119000.00', amount: '50000.00', balance: '50000.00' } }));
+    expect(given(collectionDecider, history(collect())).when(withInvoice('paid', '0.00')).thenRejects('invalid_state').message).toBe(
+      'Cannot define a partial payment on collection col_1: its invoice inv_1 is paid',
     );
   });
 });

@@ -10,7 +10,9 @@ import { checkAmount, ref, refusedInState } from '../collection.rules.js';
  * spec's rejection), `pending`/`past_due` with no attempt in flight (409 naming the state), once per
  * collection and not after a registered payment was applied to it; 0 < amount < total. The total
  * becomes `amount` (subtotal and items kept); with `balance` the event names the balance collection
- * the handler creates next (due `days_until_due` days from now).
+ * the handler creates next (due `days_until_due` days from now). A collection with a fiscal invoice
+ * (`invoice`) is weighed against the invoice's amount due: void/paid refused (409), amount below what
+ * is owed, and the balance is what is owed less the amount (the credited part is not asked again).
  */
 export function decideDefinePartialPayment(command: CommandOf<'DefinePartialPayment'>, state: CollectionState): CollectionEvent[] {
   const f = state.fields!;
@@ -31,6 +33,11 @@ export function decideDefinePartialPayment(command: CommandOf<'DefinePartialPaym
   if (new Money(f.amount_applied ?? '0').gt(0)) throw invalidState(`Cannot ${what} collection ${id}: a registered payment of ${f.amount_applied} was already applied to it`);
   const amount = checkAmount(command.amount, cur, 'amount');
   if (amount.gte(f.total)) throw invalidParam('amount', `amount must be less than the total of collection ${id} (${f.total} ${cur.code})`);
+  // With a fiscal invoice, its real balance: credit notes may have taken part of the collection's total off.
+  const inv = command.invoice ?? null;
+  if (inv && (inv.status === 'void' || inv.status === 'paid')) throw invalidState(`Cannot ${what} collection ${id}: its invoice ${inv.id} is ${inv.status}`);
+  const owed = inv ? Money.min(f.total, inv.amount_due) : new Money(f.total);
+  if (inv && amount.gte(owed)) throw invalidParam('amount', `amount must be less than the amount due on invoice ${inv.id} (${formatAmount(owed, cur)} ${cur.code})`);
   const balance = command.balance;
   if (balance && (balance.days_until_due === null || balance.days_until_due === undefined)) {
     throw missingParam('days_until_due', 'days_until_due is required with create_collection_with_balance');
@@ -38,7 +45,7 @@ export function decideDefinePartialPayment(command: CommandOf<'DefinePartialPaym
   const partial: PartialPayment = {
     original_total: f.total,
     amount: formatAmount(amount, cur),
-    balance: formatAmount(new Money(f.total).minus(amount), cur),
+    balance: formatAmount(owed.minus(amount), cur),
     balance_collection: balance?.collectionId ?? null,
   };
   return [

@@ -64,4 +64,16 @@ describe('collection: update total (the spec five conditions)', () => {
     given(collectionDecider, balance()).when(updateTotal('1.001')).thenRejects('parameter_invalid', 'total');
     given(collectionDecider, history(itemless(), start())).when(updateTotal('1')).thenRejects('payment_in_progress');
   });
+
+  test('with a fiscal invoice: its credit notes are off the balance (condition 4) and off the total the collections may ask for (condition 5)', () => {
+    const balance = () => history(itemless());
+    // Invoice 19000, 4000 credited, nothing paid: the balance is 15000.
+    const credited = invoice({ total: '19000.00', total_paid: '0.00', other_totals: '0.00', credited: '4000.00' });
+    const over = given(collectionDecider, balance()).when(updateTotal('15000.01', credited)).thenRejects('collection_total_not_updatable', 'total');
+    expect(over.message).toContain('is more than the balance of invoice col_0: 15000.00 (invoice total 19000.00 less 0.00 paid and 4000.00 credited)');
+    given(collectionDecider, balance()).when(updateTotal('15000', credited)).then((events) => expect(events[0].data).toMatchObject({ total: '15000.00' }));
+    const others = invoice({ total: '19000.00', total_paid: '0.00', other_totals: '5000.00', credited: '4000.00' });
+    const five = given(collectionDecider, balance()).when(updateTotal('10000.01', others)).thenRejects('collection_total_not_updatable', 'total');
+    expect(five.message).toContain('more than the invoice total 19000.00 less 4000.00 credited');
+  });
 });

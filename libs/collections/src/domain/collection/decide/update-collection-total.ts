@@ -20,17 +20,22 @@ export function decideUpdateCollectionTotal(command: CommandOf<'UpdateCollection
   if (f.items !== null) throw refuse('it has items; only a collection without items (items null) can have its total set');
   if ((f.type as string) !== 'invoice') throw refuse(`its type is ${f.type}; it must be invoice`);
   const inv = command.invoice;
-  const balance = new Money(inv.total).minus(inv.total_paid);
+  const credited = new Money(inv.credited ?? '0');
+  const balance = Money.max(new Money(inv.total).minus(inv.total_paid).minus(credited), new Money(0));
   if (total.gt(balance)) {
+    const less = credited.gt(0) ? `${inv.total_paid} paid and ${formatAmount(credited, cur)} credited` : `${inv.total_paid} paid`;
     throw refuse(
-      `the new total ${formatAmount(total, cur)} is more than the balance of invoice ${inv.id}: ${formatAmount(balance, cur)} (invoice total ${inv.total} less ${inv.total_paid} paid)`,
+      `the new total ${formatAmount(total, cur)} is more than the balance of invoice ${inv.id}: ${formatAmount(balance, cur)} (invoice total ${inv.total} less ${less})`,
       'total',
     );
   }
   const sum = total.plus(inv.other_totals);
-  if (sum.gt(inv.total)) {
+  // With a fiscal invoice, what its credit notes took off is not asked for again.
+  const cap = new Money(inv.total).minus(credited);
+  if (sum.gt(cap)) {
+    const of = credited.gt(0) ? `the invoice total ${inv.total} less ${formatAmount(credited, cur)} credited` : `the invoice total ${inv.total}`;
     throw refuse(
-      `the new total ${formatAmount(total, cur)} plus the totals of the other collections of invoice ${inv.id} (${inv.other_totals}) is ${formatAmount(sum, cur)}, more than the invoice total ${inv.total}`,
+      `the new total ${formatAmount(total, cur)} plus the totals of the other collections of invoice ${inv.id} (${inv.other_totals}) is ${formatAmount(sum, cur)}, more than ${of}`,
       'total',
     );
   }
