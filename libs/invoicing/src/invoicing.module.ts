@@ -1,7 +1,10 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import type { Config } from '../../platform/src/config.js';
-import { CONFIG } from '../../platform/src/tokens.js';
+import { CONFIG, EVENT_STORE, READ_STORE } from '../../platform/src/tokens.js';
+import type { EventStore } from '../../event-store/src/event-store.port.js';
+import type { ReadStore } from '../../read-store/src/read-store.port.js';
+import { InvoicingFollower } from './application/invoicing-follower.js';
 import { CollectionsModule } from '../../collections/src/collections.module.js';
 import { PaymentFollowUps } from '../../collections/src/application/payment-follow-ups.js';
 import { FiscalInvoices } from '../../collections/src/application/fiscal-invoices.js';
@@ -27,6 +30,23 @@ import { InvoicesController, InvoicingProviderTestHelperController } from './htt
 import { INVOICING_PROVIDERS, type InvoicingProvider } from './provider/invoicing-provider.port.js';
 import { SimulatedInvoicingProvider } from './provider/simulated-invoicing-provider.js';
 
+/** Starts the crash-safe invoicing follower where projectors run (ROLE all/worker), unless INVOICING_FOLLOWER=off. */
+@Injectable()
+export class InvoicingFollowerLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    private readonly follower: InvoicingFollower,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.role !== 'api' && this.config.invoicing.follower) await this.follower.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.follower.stop();
+  }
+}
+
 /**
  * Invoicing: fiscal invoices and credit notes through the invoicing-provider port. It listens to
  * collections (created, paid, voided, refunded) and registers its deadline source (issuance retries)
@@ -45,6 +65,18 @@ import { SimulatedInvoicingProvider } from './provider/simulated-invoicing-provi
     InvoicingSettingsOf,
     Invoicing,
     InvoiceTime,
+    {
+      provide: InvoicingFollower,
+      inject: [EVENT_STORE, READ_STORE, Invoicing, CONFIG],
+      useFactory: (events: EventStore, store: ReadStore, invoicing: Invoicing, config: Config) =>
+        new InvoicingFollower(
+          events,
+          store,
+          { name: 'invoicing:collections', handle: async (type, ctx, id) => void (await invoicing.followCollectionEvent(type, ctx, id)) },
+          { pollMs: config.invoicing.pollMs, graceMs: config.invoicing.graceMs },
+        ),
+    },
+    InvoicingFollowerLifecycle,
     GetInvoiceHandler,
     ListInvoicesHandler,
     ListInvoicePaymentsHandler,
@@ -58,7 +90,7 @@ import { SimulatedInvoicingProvider } from './provider/simulated-invoicing-provi
     GetInvoicingSettingsHandler,
     UpdateInvoicingSettingsHandler,
   ],
-  exports: [Invoicing, InvoicingSettingsOf],
+  exports: [Invoicing, InvoicingSettingsOf, InvoicingFollower],
 })
 export class InvoicingModule implements OnModuleInit {
   private readonly logger = new Logger('invoicing');

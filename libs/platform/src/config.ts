@@ -39,6 +39,12 @@ export interface Config {
   mail: { smtpUrl: string | null; from: string; follower: boolean };
   /** Webhook delivery (libs/webhooks): on where projectors run unless WEBHOOKS=off. */
   webhooks: WebhookConfig;
+  /**
+   * Crash-safe invoicing (libs/invoicing, InvoicingFollower): the follower of collection events runs
+   * where projectors run unless INVOICING_FOLLOWER=off; it acts on an event INVOICING_FOLLOWER_GRACE_MS
+   * (default 2000) after it first saw it, leaving the request's inline step its time.
+   */
+  invoicing: { follower: boolean; graceMs: number; pollMs: number };
 }
 
 export interface WebhookConfig {
@@ -89,6 +95,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: Math.max(1, positiveInt(env.WEBHOOK_CONCURRENCY, 10, 'WEBHOOK_CONCURRENCY')),
       retryScale: positiveNumber(env.WEBHOOK_RETRY_SCALE, 1, 'WEBHOOK_RETRY_SCALE'),
       retentionDays: positiveNumber(env.WEBHOOK_RETENTION_DAYS, 30, 'WEBHOOK_RETENTION_DAYS'),
+    },
+    invoicing: {
+      follower: env.INVOICING_FOLLOWER !== 'off',
+      graceMs: positiveInt(env.INVOICING_FOLLOWER_GRACE_MS, 2000, 'INVOICING_FOLLOWER_GRACE_MS'),
+      pollMs: positiveInt(env.INVOICING_FOLLOWER_POLL_MS, 1000, 'INVOICING_FOLLOWER_POLL_MS') || 1000,
     },
   };
 }

@@ -12,6 +12,7 @@ import type { InvoiceLineInput, RetentionRates } from '../domain/invoice-amounts
 import { type InvoiceCommand, type InvoiceInput, type InvoiceState, invoiceDecider, invoiceStream } from '../domain/invoice.decider.js';
 import { INVOICING_PROVIDERS, type InvoicingProvider } from '../provider/invoicing-provider.port.js';
 import { InvoicingSettingsOf } from './invoicing-settings-of.js';
+import { InvoiceTime } from './invoice-time.js';
 
 export type InvoicingTiming = 'create' | 'after' | 'none';
 
@@ -30,6 +31,7 @@ export class Invoicing {
   constructor(
     private readonly executor: AggregateExecutor,
     private readonly settingsOf: InvoicingSettingsOf,
+    private readonly time: InvoiceTime,
     @Inject(INVOICING_PROVIDERS) private readonly providers: Map<string, InvoicingProvider>,
   ) {}
 
@@ -70,7 +72,7 @@ export class Invoicing {
     const f = await this.collection(collectionId);
     if (!f?.invoice) return null;
     const invoice = await this.invoice(f.invoice);
-    if (!invoice || new Money(invoice.fields!.total_paid).gt(0)) return null;
+    if (!invoice || invoice.fields!.status === 'void' || new Money(invoice.fields!.total_paid).gt(0)) return null;
     return this.decide(ctx, f.invoice, (now) => ({ type: 'VoidInvoice', owner: ctx, invoiceId: f.invoice!, now }));
   }
 
@@ -132,7 +134,12 @@ export class Invoicing {
         test_clock: f.test_clock,
       };
       const id = invoiceId;
-      position = laterPosition(position, await this.decide(ctx, id, (now) => ({ type: 'CreateInvoice', owner: ctx, invoiceId: id, input, now })));
+      try {
+        position = laterPosition(position, await this.decide(ctx, id, (now) => ({ type: 'CreateInvoice', owner: ctx, invoiceId: id, input, now })));
+      } catch (error) {
+        // Made meanwhile by the other path (the request's inline step or the event follower): the same invoice.
+        if (!(await this.invoice(id))) throw error;
+      }
     }
     position = laterPosition(position, await this.issue(ctx, invoiceId));
     return { invoiceId, position };
@@ -205,6 +212,19 @@ export class Invoicing {
       }
     }
     return position;
+  }
+
+  /**
+   * The event follower's step (crash-safe invoicing, `InvoicingFollower`): what the inline listener
+   * does after the collection's write, at the collection's test-clock time. Idempotent.
+   */
+  async followCollectionEvent(type: 'collection.created' | 'collection.paid' | 'collection.voided', base: CommandContext, collectionId: string): Promise<string | null> {
+    const f = await this.collection(collectionId);
+    if (!f) return null;
+    const ctx = await this.time.ctxFor(base, f.test_clock);
+    if (type === 'collection.created') return this.collectionCreated(ctx, collectionId);
+    if (type === 'collection.paid') return this.collectionPaid(ctx, collectionId);
+    return this.collectionVoided(ctx, collectionId);
   }
 
   /** The paid collection's payment on its invoice (the collection id is the payment id: recorded once). */
