@@ -157,7 +157,9 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
         if (!state.exists || !f || !OPEN_STATUSES.includes(f.status) || f.type !== 'invoice' || f.customer !== customerId) continue;
         const created = history[0]?.data as { created_at?: string } | undefined;
         const view: OpenCollection = { id: doc.id, status: f.status, total: f.total, due_date: f.due_date, created_at: created?.created_at ?? doc._created, collecting: f.collecting };
-        const invoice = await this.fiscal.balanceOf(f.invoice ?? (f.balance_of ? await this.rootInvoice(f.balance_of) : null));
+        const chain = f.balance_of ? await this.chainOf(f.balance_of) : { invoice: null, depth: 0 };
+        view.depth = chain.depth;
+        const invoice = await this.fiscal.balanceOf(f.invoice ?? chain.invoice);
         if (invoice) {
           if (invoice.status === 'void') continue;
           const left = dueLeft.get(invoice.id) ?? new Money(invoice.amount_due);
@@ -175,16 +177,24 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
     }
   }
 
-  /** The fiscal invoice of the first collection of a partial payment's chain (a balance collection shares it). */
-  private async rootInvoice(collectionId: string): Promise<string | null> {
+  /**
+   * A balance collection's place in its partial payment's chain (how many `balance_of` links lead up
+   * to the first collection, counting the one to `collectionId`) and the fiscal invoice of the nearest
+   * collection up the chain that has one (a balance collection shares it).
+   */
+  private async chainOf(collectionId: string): Promise<{ invoice: string | null; depth: number }> {
+    let invoice: string | null = null;
+    let depth = 1;
     let id: string | null = collectionId;
     for (let i = 0; id && i < 100; i++) {
       const f: CollectionState['fields'] = (await this.executor.load(collectionDecider, collectionStream(id))).state.fields;
-      if (!f) return null;
-      if (f.invoice || !f.balance_of) return f.invoice;
+      if (!f) break;
+      invoice = invoice ?? f.invoice;
+      if (!f.balance_of) break;
+      depth++;
       id = f.balance_of;
     }
-    return null;
+    return { invoice, depth };
   }
 
   /** Applies the steps in order; returns the refusal that interrupted them (a concurrent change), or null. */

@@ -19,6 +19,8 @@ export interface OpenCollection {
   balance?: string;
   /** Its fiscal invoice, when it has one. */
   invoice?: string | null;
+  /** Its place in a partial payment's chain (0: the first collection, 1: its balance, …): the chain is paid in order. */
+  depth?: number;
 }
 
 /** One application of a registered payment: `amount` off collection `collection`, whose total is expected to be `expected_total`. */
@@ -41,7 +43,8 @@ const overdue = (c: OpenCollection, now: Date) => c.status === 'past_due' || (c.
 /**
  * The order a registered payment is applied in (the spec's rule): overdue collections first, oldest
  * due date first; then upcoming ones, nearest due date first; collections without a due date last.
- * Ties (and those without a due date): oldest created first, then by id.
+ * Ties (and those without a due date): a partial payment's chain in its order (the first collection
+ * before its balance), then oldest created first, then by id.
  */
 export function paymentOrder(open: OpenCollection[], now: Date): OpenCollection[] {
   const due = (c: OpenCollection) => (c.due_date === null ? Number.POSITIVE_INFINITY : Date.parse(c.due_date));
@@ -49,6 +52,7 @@ export function paymentOrder(open: OpenCollection[], now: Date): OpenCollection[
     (a, b) =>
       Number(overdue(b, now)) - Number(overdue(a, now)) ||
       due(a) - due(b) ||
+      (a.depth ?? 0) - (b.depth ?? 0) ||
       (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0) ||
       (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
