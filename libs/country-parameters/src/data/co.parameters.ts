@@ -121,6 +121,14 @@ export const CO_MUNICIPALITY_ALIASES: Record<string, string[]> = {
   '11001': ['Bogotá', 'Bogota D.C.', 'Bogotá D.C.'],
   '13001': ['Cartagena'],
   '54001': ['San José de Cúcuta'],
+  // Short forms people write for DANE's official names.
+  '52835': ['Tumaco'],
+  '25843': ['Ubaté'],
+  '76111': ['Buga'],
+  '73443': ['Mariquita'],
+  '73268': ['El Espinal'],
+  '94343': ['Barrancominas'],
+  '20443': ['Manaure'],
 };
 
 export const CO_TAXES: TaxEntry[] = [

@@ -88,5 +88,8 @@ describe('the Colombian parameter catalog', () => {
     expect(refusal(() => checkColombianCustomer(null, addr('San Francisco', 'Meta')))?.param).toBe('billing_address[city]');
     expect(refusal(() => checkColombianCustomer(null, addr('Cúcuta', 'Norte de Santander')))).toBeNull();
     expect(refusal(() => checkColombianCustomer(null, addr('San José de Cúcuta', 'Norte de Santander')))).toBeNull();
+    // Short forms of official names: Tumaco is San Andrés de Tumaco (52835, Nariño).
+    expect(refusal(() => checkColombianCustomer(null, addr('Tumaco', 'Nariño')))).toBeNull();
+    expect(refusal(() => checkColombianCustomer(null, addr('Tumaco', 'Cauca')))?.message).toContain('52835');
   });
 });
