@@ -74,7 +74,7 @@ test('the follower was down when collections were written: started again (a new 
   const restarted = new InvoicingFollower(
     t.app.get(EVENT_STORE),
     t.app.get(READ_STORE),
-    { name: 'invoicing:collections', handle: async (type, ctx, id) => void (await invoicing.followCollectionEvent(type, ctx, id)) },
+    { name: 'invoicing:collections', handle: async (type, ctx, id, data) => void (await invoicing.followCollectionEvent(type, ctx, id, data)) },
     { pollMs: 100, graceMs: 0 },
   );
   await restarted.start();
@@ -97,4 +97,21 @@ test('the follower was down when collections were written: started again (a new 
   } finally {
     await restarted.stop();
   }
+});
+
+test('a registered payment whose invoice step never ran: the follower records it on the invoice from collection.payment_applied, naming the receipt', async () => {
+  const follower = t.app.get(InvoicingFollower);
+  await follower.start(); // stopped by the test before; resumes from the shared checkpoint
+  t.app.get(PaymentFollowUps).registeredPaymentApplied = async () => null;
+  const { customer } = await clockAndCustomer(api(), NOW);
+  const inv = (await api().post('/v1/invoices', { customer: customer.id, number: 'FE-F1', issue_date: NOW, due_date: '2026-03-20T12:00:00.000Z', subtotal: '30000', tax_total: '0', total: '30000' })).body;
+  const receipt = await api().post(`/v1/customers/${customer.id}/register_invoices_payment`, { amount: '10000' });
+  expect(receipt.status).toBe(200);
+  const recorded = await until('the payment on the invoice', async () => {
+    const body = (await api().get(`/v1/invoices/${inv.id}`)).body;
+    return body.total_paid === '10000.00' ? body : null;
+  });
+  expect(recorded).toMatchObject({ status: 'partially_paid', amount_due: '20000.00' });
+  expect((await api().get(`/v1/invoices/${inv.id}/payments`)).body.data).toEqual([expect.objectContaining({ amount: '10000.00', receipt: receipt.body.id, collection: inv.collection })]);
+  expect(await feed(inv.id)).toEqual(['invoice.created', 'invoice.payment_recorded']);
 });

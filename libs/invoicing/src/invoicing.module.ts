@@ -72,7 +72,7 @@ export class InvoicingFollowerLifecycle implements OnApplicationBootstrap, OnMod
         new InvoicingFollower(
           events,
           store,
-          { name: 'invoicing:collections', handle: async (type, ctx, id) => void (await invoicing.followCollectionEvent(type, ctx, id)) },
+          { name: 'invoicing:collections', handle: async (type, ctx, id, data) => void (await invoicing.followCollectionEvent(type, ctx, id, data)) },
           { pollMs: config.invoicing.pollMs, graceMs: config.invoicing.graceMs },
         ),
     },

@@ -5,22 +5,23 @@ import type { ReadStore } from '../../../read-store/src/read-store.port.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 
 /** The collection events invoicing acts on, and what it does with each (every action is idempotent). */
-export const INVOICING_EVENT_TYPES = ['collection.created', 'collection.paid', 'collection.voided'] as const;
+export const INVOICING_EVENT_TYPES = ['collection.created', 'collection.paid', 'collection.voided', 'collection.payment_applied'] as const;
 export type InvoicingEventType = (typeof INVOICING_EVENT_TYPES)[number];
 
 export interface InvoicingFollowerHandler {
   /** Checkpoint name in the read store. */
   name: string;
-  /** Acts on one collection event; throws to be retried (the checkpoint stays before it). */
-  handle(type: InvoicingEventType, ctx: CommandContext, collectionId: string): Promise<void>;
+  /** Acts on one collection event (its data: `payment_applied` names the receipt and amount); throws to be retried (the checkpoint stays before it). */
+  handle(type: InvoicingEventType, ctx: CommandContext, collectionId: string, data: Record<string, unknown>): Promise<void>;
 }
 
 /**
  * Invoicing driven by the durable event, not only by the request that wrote it: the service issues a
  * collection's invoice inline right after the write (so the answer already shows it), and this
  * follower of the event store's global order makes it crash-safe — it reads every
- * `collection.created` / `collection.paid` / `collection.voided` after its checkpoint (kept in the
- * read store) and runs the same idempotent step (`Invoicing.collectionCreated|Paid|Voided`: the
+ * `collection.created` / `collection.paid` / `collection.voided` / `collection.payment_applied` after
+ * its checkpoint (kept in the read store) and runs the same idempotent step
+ * (`Invoicing.collectionCreated|Paid|Voided|registeredPaymentApplied`: the
  * invoice id is attached to the collection's stream once, the invoice is created once, issued once
  * per document with the provider's idempotency key, each payment recorded once by its id). A process
  * that stopped between the collection's write and its invoice is mended when the follower next runs;
@@ -111,7 +112,7 @@ export class InvoicingFollower {
               correlationId: event.metadata.correlation_id ?? null,
             };
             try {
-              await this.handler.handle(event.type as InvoicingEventType, ctx, collectionId);
+              await this.handler.handle(event.type as InvoicingEventType, ctx, collectionId, event.data);
             } catch (err) {
               // Poison guard: one event that keeps failing must not hold up every later collection's invoice.
               if (this.failing?.position !== event.position) this.failing = { position: event.position, attempts: 0 };

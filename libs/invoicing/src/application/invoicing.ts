@@ -218,13 +218,23 @@ export class Invoicing {
    * The event follower's step (crash-safe invoicing, `InvoicingFollower`): what the inline listener
    * does after the collection's write, at the collection's test-clock time. Idempotent.
    */
-  async followCollectionEvent(type: 'collection.created' | 'collection.paid' | 'collection.voided', base: CommandContext, collectionId: string): Promise<string | null> {
+  async followCollectionEvent(
+    type: 'collection.created' | 'collection.paid' | 'collection.voided' | 'collection.payment_applied',
+    base: CommandContext,
+    collectionId: string,
+    data: Record<string, unknown> = {},
+  ): Promise<string | null> {
     const f = await this.collection(collectionId);
     if (!f) return null;
     const ctx = await this.time.ctxFor(base, f.test_clock);
     if (type === 'collection.created') return this.collectionCreated(ctx, collectionId);
     if (type === 'collection.paid') return this.collectionPaid(ctx, collectionId);
-    return this.collectionVoided(ctx, collectionId);
+    if (type === 'collection.voided') return this.collectionVoided(ctx, collectionId);
+    // Part of a registered payment (or an invoice's pay) lowered the collection: recorded on its invoice once (payment id `<receipt>:<collection>`).
+    if (typeof data.receipt !== 'string' || typeof data.amount !== 'string') return null;
+    const invoice = f.invoice ? await this.invoice(f.invoice) : null;
+    if (invoice?.fields!.payments.some((p) => p.id === `${data.receipt}:${collectionId}`)) return null;
+    return this.registeredPaymentApplied(ctx, collectionId, data.receipt, data.amount);
   }
 
   /** The paid collection's payment on its invoice (the collection id is the payment id: recorded once). */
