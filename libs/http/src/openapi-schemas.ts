@@ -608,7 +608,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       source: str(),
       document_types: arr(obj({ code: str(), dian_code: str(), name: str() })),
       departments: arr(obj({ dane_code: str(), name: str() })),
-      municipalities: arr(obj({ dane_code: str(), name: str(), department: str() })),
+      municipalities: arr(obj({ dane_code: str(), name: str(), department: str(), kind: { type: 'string', enum: ['municipality', 'capital_district', 'non_municipal_area'], description: "DANE's class" } })),
       municipalities_complete: bool(),
       taxes: arr(obj({ dian_code: str(), code: str(), name: str() })),
       retention_concepts: arr(obj({ code: str(), retention: str(), name: str(), rate: decimal('Rate'), base: str() })),
