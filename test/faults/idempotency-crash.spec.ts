@@ -1,20 +1,22 @@
 import { jest } from '@jest/globals';
-import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildService, type ChildService, removeBuild, startChild } from '../support/child-service.js';
+import { apiClient, burstWithKill, chargeSubscriptionBody, countEvents, feedAgainstEvents, inStore, retryUntil200 } from './support/crash-harness.js';
 
 /**
- * The measured scenario of issue 14: 200 create-subscription requests with distinct Idempotency-Keys,
- * the service SIGKILLed a third of the way through, restarted on the same data, every request retried
- * with its key until it gets a 200 → exactly 200 subscriptions, and every 200 answered before the kill
- * names the subscription the retry names.
+ * Issue 14, §3: a burst of 500 create-subscription requests with distinct Idempotency-Keys (16 in
+ * flight), the service SIGKILLed a third of the way through, restarted on the same data, every request
+ * retried with its key until it gets a 200. Then: every key made exactly one subscription (and every
+ * 200 answered before the kill names the subscription the retry names), no collection has two
+ * successful charges, and every appended event of a public object is in the feed exactly once.
+ * (The first measurement of issue 14 — 200 keys, 205 subscriptions — is this scenario at 200.)
  */
 jest.setTimeout(300_000);
 
-const REQUESTS = 200;
-const CONCURRENCY = 8;
+const REQUESTS = 500;
+const CONCURRENCY = 16;
 let build: string;
 let child: ChildService | null = null;
 
@@ -26,87 +28,64 @@ afterAll(async () => {
   removeBuild(build);
 });
 
-async function call(url: string, key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url + path, {
-    method,
-    headers: { Authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json().catch(() => null)) as any };
-}
-
-test('SIGKILL a third of the way through 200 create-subscription requests: retries with their keys make exactly 200 subscriptions', async () => {
+test('SIGKILL a third of the way through 500 keyed create-subscription requests: retries make exactly 500 subscriptions, one charge per collection, every event in the feed once', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'billing-crash-'));
-  const env = { IDEMPOTENCY_LEASE_MS: '1000', SCHEDULER_POLL_MS: '200', RATE_LIMIT_MAX: '0' };
+  const env = { IDEMPOTENCY_LEASE_MS: '1000', SCHEDULER_POLL_MS: '200', RATE_LIMIT_MAX: '0', WEBHOOKS: 'off' };
   child = await startChild(build, dataDir, env);
   const key = child.testKey!;
   expect(key).toMatch(/^sk_test_/);
-  const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => call(child!.url, key, method, path, body, headers);
+  const api = apiClient(() => child!.url, key);
+  const body = await chargeSubscriptionBody(api);
+  const create = (i: number) => api('POST', '/v1/subscriptions', body, { 'Idempotency-Key': `crash-${i}` });
 
-  const product = (await api('POST', '/v1/products', { name: 'Crash plan' })).body;
-  const price = (await api('POST', '/v1/prices', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, unit_price: '49900', currency: 'COP' })).body;
-  const customer = (await api('POST', '/v1/customers', { email: 'crash@example.com', name: 'Crash' })).body;
-  const body = {
-    customer: customer.id,
-    items: [{ price: price.id }],
-    collection_method: 'charge',
-    payment_information: { gateway: 'gateway_a', type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' } },
-  };
-
-  const firstAnswers = new Map<number, string>();
-  let sent = 0;
-  let killed = false;
   const killAt = Math.floor(REQUESTS / 3);
-  const worker = async () => {
-    while (sent < REQUESTS && !killed) {
-      const i = sent++;
-      try {
-        const res = await api('POST', '/v1/subscriptions', body, { 'Idempotency-Key': `crash-${i}` });
-        if (res.status === 200) firstAnswers.set(i, res.body.id);
-      } catch {
-        // the process was killed under this request
-      }
-      if (!killed && sent >= killAt) {
-        killed = true;
-        await child!.kill('SIGKILL');
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  expect(killed).toBe(true);
-  const countCreated = () => {
-    const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
-    const { n } = db.prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'subscription.created'").get() as { n: number };
-    db.close();
-    return n;
-  };
+  const burst = await burstWithKill({ requests: REQUESTS, concurrency: CONCURRENCY, killAt, send: create, kill: () => child!.kill('SIGKILL') });
+  expect(burst.killed).toBe(true);
   // Subscriptions whose creation was under way (appended, not answered) when the process died.
-  const interrupted = countCreated() - firstAnswers.size;
+  const interrupted = countEvents(dataDir, 'subscription.created') - burst.answered.size;
 
   child = await startChild(build, dataDir, env);
   const finalAnswers = new Map<number, string>();
-  let retries = 0;
+  let calls = 0;
   for (let i = 0; i < REQUESTS; i++) {
-    for (let attempt = 0; ; attempt++) {
-      const res = await api('POST', '/v1/subscriptions', body, { 'Idempotency-Key': `crash-${i}` });
-      retries++;
-      if (res.status === 200) {
-        finalAnswers.set(i, res.body.id);
-        break;
-      }
-      if (attempt > 200) throw new Error(`key crash-${i}: still ${res.status} ${JSON.stringify(res.body)}\n${child!.output().slice(-4000)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const done = await retryUntil200(() => create(i), () => `key crash-${i}\n${child!.output().slice(-4000)}`);
+    finalAnswers.set(i, done.body.id);
+    calls += done.calls;
   }
   await child.kill('SIGTERM');
   child = null;
 
-  // Every answer before the kill names the subscription its retry names.
-  for (const [i, id] of firstAnswers) expect(finalAnswers.get(i)).toBe(id);
+  // Every answer before the kill names the subscription its retry names; every key its own subscription.
+  for (const [i, id] of burst.answered) expect(finalAnswers.get(i)).toBe(id);
   expect(new Set(finalAnswers.values()).size).toBe(REQUESTS);
-  const created = countCreated();
+
+  const created = countEvents(dataDir, 'subscription.created');
+  const stores = inStore(dataDir, 'events', (db) => ({
+    // The same key twice in subscription.created's metadata: a duplicate made by a retry.
+    keysTwice: (db.prepare("SELECT COUNT(*) AS n FROM (SELECT json_extract(metadata, '$.idempotency_key') AS k FROM events WHERE type = 'subscription.created' GROUP BY k HAVING COUNT(*) > 1)").get() as { n: number }).n,
+    // Per collection stream: charges created, charges paid, collections paid.
+    collections: db
+      .prepare(
+        `SELECT stream_id, SUM(type = 'charge.created') AS charges, SUM(type = 'charge.paid') AS paid, SUM(type = 'collection.paid') AS collection_paid
+           FROM events WHERE stream_id LIKE 'collection-%' GROUP BY stream_id`,
+      )
+      .all() as { stream_id: string; charges: number; paid: number; collection_paid: number }[],
+  }));
+  const twiceCharged = stores.collections.filter((c) => c.paid > 1 || c.charges > 1 || c.collection_paid > 1);
+  const feed = feedAgainstEvents(dataDir);
   process.stderr.write(
-    `\n[idempotency crash] requests ${REQUESTS}, killed after ${killAt} sent, answered 200 before the kill: ${firstAnswers.size}, created but unanswered at the kill: ${interrupted}, requests after restart: ${retries}, subscription.created: ${created}, duplicates: ${created - REQUESTS}\n`,
+    `\n[idempotency crash] requests ${REQUESTS} (${CONCURRENCY} in flight), SIGKILL after ${burst.sent} sent: ${burst.answered.size} answered 200 before the kill, ${interrupted} created but unanswered;` +
+      ` after the restart ${calls} calls for ${REQUESTS} keys; subscription.created ${created}, duplicates ${created - REQUESTS}, keys seen twice ${stores.keysTwice};` +
+      ` collections ${stores.collections.length}, with two charges or two successful charges ${twiceCharged.length};` +
+      ` feed: ${feed.entries} entries for ${feed.eligible} events, missing ${feed.missing.length}, strays ${feed.strays.length}, duplicates ${feed.duplicates}\n`,
   );
   expect(created).toBe(REQUESTS);
+  expect(stores.keysTwice).toBe(0);
+  expect(stores.collections.length).toBe(REQUESTS);
+  expect(twiceCharged).toEqual([]);
+  expect(stores.collections.every((c) => c.paid === 1 && c.collection_paid === 1)).toBe(true);
+  expect(feed.missing).toEqual([]);
+  expect(feed.strays).toEqual([]);
+  expect(feed.duplicates).toBe(0);
+  expect(feed.entries).toBe(feed.eligible);
 });
