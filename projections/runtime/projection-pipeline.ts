@@ -1,6 +1,7 @@
 import type { EventStore, RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
 import type { Checkpoint, DocumentWrite, ReadStore } from '../../libs/read-store/src/read-store.port.js';
 import { APPLIED_AT, type Doc, type Projection } from './projection.js';
+import { isStoreUnavailable } from '../../libs/shared/src/store-unavailable.js';
 
 /** Where a parked projection's reason is kept (one document per parked projection, `id` = its name). */
 export const PROJECTION_STATUS = 'projection_status';
@@ -193,6 +194,9 @@ export class ProjectionPipeline {
       await this.store.commit(writes, checkpoints);
       return new Set(outcomes.keys());
     } catch (error) {
+      // The store cannot take writes now (disk full, read-only): retry the whole batch later, and
+      // never count it against a projection (parking needs an operator; space coming back does not).
+      if (isStoreUnavailable(error)) throw error;
       const ok = new Set<Lane>();
       for (const [lane, o] of outcomes) {
         if (o.checkpoint === null && o.writes.length === 0) continue;
@@ -200,6 +204,7 @@ export class ProjectionPipeline {
           await this.store.commit(o.writes, o.checkpoint === null ? [] : [{ name: lane.projection.name, position: o.checkpoint }]);
           ok.add(lane);
         } catch (own) {
+          if (isStoreUnavailable(own)) throw own;
           // Refused on its own: this projection's batch holds something the store cannot take.
           o.failure = { event: o.first, error: own };
         }

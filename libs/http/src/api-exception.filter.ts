@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../shared/src/errors.js';
+import { isStoreUnavailable } from '../../shared/src/store-unavailable.js';
 import { isPagePath } from '../../web/src/web-platform.js';
 import { sendErrorPage } from '../../web/src/page-errors.js';
 
@@ -18,10 +19,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return;
     }
     const error = toApiError(exception);
-    if (error.status >= 500) {
+    if (error.code === 'store_unavailable') {
+      this.logger.error({ msg: 'store unavailable', reqId: request?.id, err: String((exception as Error)?.message ?? exception) });
+    } else if (error.status >= 500) {
       this.logger.error({ msg: 'unhandled error', reqId: request?.id, err: String((exception as Error)?.stack ?? exception) });
     }
     if (error.status === 401) reply.header('WWW-Authenticate', 'Basic realm="billing"');
+    if (error.code === 'store_unavailable') reply.header('Retry-After', '1');
     reply.status(error.status).send(error.toBody());
   }
 }
@@ -42,8 +46,18 @@ function byStatus(status: number | undefined): ApiError | null {
   }
 }
 
+/** A store that cannot take writes now (disk full, read-only, I/O error): 503, retry later. */
+export const storeUnavailable = () =>
+  new ApiError(
+    503,
+    'api_error',
+    'store_unavailable',
+    'The service cannot record changes right now (its data store is full, read-only or failing); nothing more was recorded. Retry later with the same Idempotency-Key.',
+  );
+
 export function toApiError(exception: unknown): ApiError {
   if (exception instanceof ApiError) return exception;
+  if (isStoreUnavailable(exception)) return storeUnavailable();
   const framework = byStatus((exception as { statusCode?: number })?.statusCode ?? (exception instanceof HttpException ? exception.getStatus() : undefined));
   if (framework) return framework;
   if (exception instanceof HttpException) {
