@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from './event-store.port.js';
 import { decodePosition, encodePosition } from './positions.js';
+import { isStoreUnavailable } from '../../shared/src/store-unavailable.js';
 
 /** How often a listened-to store checks for another connection's commits. */
 const WATCH_MS = 100;
@@ -78,6 +79,9 @@ export class SqliteEventStore implements EventStore {
         try {
           return { ok: appendOne(item) };
         } catch (error) {
+          // A full disk or an I/O error makes SQLite roll back the whole transaction: the group
+          // fails as one (every append rejected, none written), never goes on outside a transaction.
+          if (isStoreUnavailable(error) || !this.db.inTransaction) throw error;
           return { error };
         }
       }),
