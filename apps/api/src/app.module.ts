@@ -18,6 +18,7 @@ import { InvoicingModule } from '../../../libs/invoicing/src/invoicing.module.js
 import { CountryParametersModule } from '../../../libs/country-parameters/src/country-parameters.module.js';
 import { ApiExceptionFilter } from '../../../libs/http/src/api-exception.filter.js';
 import { IdempotencyInterceptor } from '../../../libs/http/src/idempotency.js';
+import { IdempotencyPruner } from '../../../libs/http/src/idempotency-pruner.js';
 import { apiValidationPipe } from '../../../libs/http/src/validation.js';
 import { PlatformModule, type PlatformOptions } from '../../../libs/platform/src/platform.module.js';
 import { WebModule } from '../../../libs/web/src/web.module.js';
@@ -41,6 +42,7 @@ export class AppModule {
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_PIPE, useFactory: apiValidationPipe },
+        IdempotencyPruner,
       ],
     };
   }

@@ -9,6 +9,7 @@ import { httpRequestDuration } from '../../../libs/platform/src/metrics.js';
 import { describeResponses } from '../../../libs/http/src/openapi-responses.js';
 import { registerRateLimit } from '../../../libs/http/src/rate-limit.js';
 import { registerJsonBody } from '../../../libs/http/src/json-body.js';
+import { registerHandlerTimeout } from '../../../libs/http/src/handler-timeout.js';
 import { registerMethodNotAllowed } from '../../../libs/http/src/method-not-allowed.js';
 import type { PlatformOptions } from '../../../libs/platform/src/platform.module.js';
 import { AppModule } from './app.module.js';
@@ -76,6 +77,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   registerJsonBody(fastify);
   await registerRateLimit(fastify, options.config);
   registerMethodNotAllowed(fastify);
+  registerHandlerTimeout(fastify, options.config.handlerTimeoutMs);
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('Request-Id', request.id);
   });

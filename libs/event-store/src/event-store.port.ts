@@ -111,5 +111,12 @@ export interface EventStore {
    * where the engine can tell, by another). Followers also poll, so a missed call only delays.
    */
   onAppended(listener: () => void): () => void;
+  /**
+   * Deletes whole streams whose name starts with `prefix` and whose last event was decided before
+   * `before` (ISO 8601, the events' `occurred_at`), at most `limit` of them; returns how many. Only for
+   * technical records that nothing projects (the idempotency keys' streams): a deleted stream reads as
+   * absent and can be written again from `no_stream`. Optional: an adapter without it keeps them.
+   */
+  deleteStreamsOlderThan?(prefix: string, before: string, limit: number): Promise<number>;
   close(): Promise<void>;
 }

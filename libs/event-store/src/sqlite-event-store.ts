@@ -212,6 +212,28 @@ export class SqliteEventStore implements EventStore {
     this.watchTimer = null;
   }
 
+  async deleteStreamsOlderThan(prefix: string, before: string, limit: number): Promise<number> {
+    if (!prefix) throw new Error('deleteStreamsOlderThan needs a stream prefix');
+    // The streams of the prefix as a range of the primary key (`LIKE` would scan every stream).
+    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    const deleteStreams = this.db.transaction(() => {
+      const victims = this.db
+        .prepare<[string, string, string, number], { stream_id: string }>(
+          `SELECT s.stream_id FROM streams s JOIN events e ON e.stream_id = s.stream_id AND e.revision = s.revision
+            WHERE s.stream_id >= ? AND s.stream_id < ? AND json_extract(e.metadata, '$.occurred_at') < ? LIMIT ?`,
+        )
+        .all(prefix, end, before, limit);
+      const events = this.db.prepare('DELETE FROM events WHERE stream_id = ?');
+      const stream = this.db.prepare('DELETE FROM streams WHERE stream_id = ?');
+      for (const { stream_id } of victims) {
+        events.run(stream_id);
+        stream.run(stream_id);
+      }
+      return victims.length;
+    });
+    return deleteStreams.immediate();
+  }
+
   async close(): Promise<void> {
     this.unwatch();
     if (this.queue.length) this.flush();

@@ -14,7 +14,9 @@ import type { AuthenticatedRequest } from './request-context.js';
 import { ValidationApiError } from './validation.js';
 
 /** How long a finished key is remembered (at least 24 hours, as promised), and how long a retry waits for a running first request. */
-const KEY_TTL_MS = 24 * 60 * 60 * 1000;
+export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
+/** Each key's record is the event-store stream `idempotency-<sha256(account|mode|key)>` (pruned by IdempotencyPruner). */
+export const IDEMPOTENCY_STREAM_PREFIX = 'idempotency-';
 const WAIT_MS = 30 * 1000;
 /**
  * Largest response body kept with a key (EventStoreDB refuses appends near 1 MB). A larger one is
@@ -92,7 +94,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       throw new ApiError(400, 'idempotency_error', 'idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 characters.');
     }
     const { accountId, mode } = request.principal;
-    const stream = `idempotency-${createHash('sha256').update(`${accountId}|${mode}|${key}`).digest('hex')}`;
+    const stream = `${IDEMPOTENCY_STREAM_PREFIX}${createHash('sha256').update(`${accountId}|${mode}|${key}`).digest('hex')}`;
     const fingerprint = createHash('sha256')
       .update(`${request.method} ${request.url}\n${canonical(request.body)}`)
       .digest('hex');
@@ -106,7 +108,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     reply: FastifyReply,
     handle: () => Promise<unknown>,
   ): Promise<unknown> {
-    const giveUpAt = Date.now() + WAIT_MS;
+    // Within the handler timeout (a second before it), so a racing retry hears 409 in_use rather than 503.
+    const waitMs = this.config.handlerTimeoutMs > 0 ? Math.min(WAIT_MS, Math.max(0, this.config.handlerTimeoutMs - 1000)) : WAIT_MS;
+    const giveUpAt = Date.now() + waitMs;
     for (;;) {
       const history = await this.events.readStream(stream);
       const state = stateOf(history);

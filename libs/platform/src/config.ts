@@ -25,6 +25,8 @@ export interface Config {
    * same key presumes its process stopped and resumes it (IDEMPOTENCY_LEASE_MS, default 30 s).
    */
   idempotencyLeaseMs: number;
+  /** How often records of idempotency keys older than 25 h are deleted (IDEMPOTENCY_PRUNE_MS, default 1 h, 0 = never). */
+  idempotencyPruneMs: number;
   /**
    * Requests per API key (one account and mode) per window: RATE_LIMIT_MAX (default 100, 0 = off)
    * per RATE_LIMIT_WINDOW_MS (default 1000); 429 with Retry-After beyond it.
@@ -33,6 +35,8 @@ export interface Config {
   /** Time to receive a whole request (REQUEST_TIMEOUT_MS, default 30 s; 408 after it) and largest body (BODY_LIMIT_BYTES, default 1 MiB; 413). */
   requestTimeoutMs: number;
   bodyLimitBytes: number;
+  /** Time to answer a received `/v1` request (HANDLER_TIMEOUT_MS, default 30 s, 0 = off; 503 `handler_timeout` after it, the work goes on). */
+  handlerTimeoutMs: number;
   /** How long start-up keeps retrying a store that does not answer (STARTUP_RETRY_MS, default 60 s). */
   startupRetryMs: number;
   /** E-mail to customers: the embedded outbox unless SMTP_URL is set; the collection mail follower unless MAIL_FOLLOWER=off. */
@@ -83,9 +87,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       usageWaitMs: positiveInt(env.USAGE_WAIT_MS, 300_000, 'USAGE_WAIT_MS'),
     },
     idempotencyLeaseMs: positiveInt(env.IDEMPOTENCY_LEASE_MS, 30_000, 'IDEMPOTENCY_LEASE_MS'),
+    idempotencyPruneMs: positiveInt(env.IDEMPOTENCY_PRUNE_MS, 3_600_000, 'IDEMPOTENCY_PRUNE_MS'),
     rateLimit: { max: positiveInt(env.RATE_LIMIT_MAX, 100, 'RATE_LIMIT_MAX'), windowMs: positiveInt(env.RATE_LIMIT_WINDOW_MS, 1000, 'RATE_LIMIT_WINDOW_MS') },
     requestTimeoutMs: positiveInt(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),
     bodyLimitBytes: positiveInt(env.BODY_LIMIT_BYTES, 1024 * 1024, 'BODY_LIMIT_BYTES'),
+    handlerTimeoutMs: positiveInt(env.HANDLER_TIMEOUT_MS, 30_000, 'HANDLER_TIMEOUT_MS'),
     startupRetryMs: positiveInt(env.STARTUP_RETRY_MS, 60_000, 'STARTUP_RETRY_MS'),
     mail: { smtpUrl: env.SMTP_URL || null, from: env.MAIL_FROM || 'Pagos <no-reply@localhost>', follower: env.MAIL_FOLLOWER !== 'off' },
     webhooks: {
