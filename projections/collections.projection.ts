@@ -3,6 +3,7 @@ import {
   type CollectionFields,
   applyCollectionEvent,
   collectionDeadline,
+  STALE_ATTEMPT_MS,
 } from '../libs/collections/src/domain/collection.decider.js';
 import type { OwnedDoc } from '../libs/platform/src/read-models.js';
 import type { Projection } from './runtime/projection.js';
@@ -10,7 +11,7 @@ import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 import { DEADLINE_INDEX, type DeadlineFields, deadlinesFields } from './deadlines.js';
 
 /** Since when a payment has awaited the customer (`processing`); null otherwise. */
-type Processing = { _processing_since?: string | null };
+type Processing = { _processing_since?: string | null; _collecting_since?: string | null };
 
 /** Why the latest attempt failed (Stripe's `last_payment_error`): a decline, or an attempt that could not reach a gateway (`payment_method_missing`, …); null once paid. */
 type LastPaymentError = { last_payment_error?: { code: string; message: string; decline_code: string | null; charge: string | null } | null };
@@ -22,6 +23,16 @@ export type CollectionDoc = OwnedDoc & CollectionFields & DeadlineFields & Proce
  * the scheduler records it as not completed and the collection can be paid again.
  */
 export const PROCESSING_TIMEOUT_MS = 24 * 3_600_000;
+
+/**
+ * An attempt in flight (started, no outcome) longer than STALE_ATTEMPT_MS: its process stopped between
+ * starting the charge and recording the gateway's answer. The scheduler asks the gateway again with the
+ * same charge id (it answers the first outcome, never charging twice) and records it.
+ */
+function staleAttemptDeadline(doc: CollectionDoc): { kind: string; at: string } | null {
+  if (!doc.collecting || !doc._collecting_since) return null;
+  return { kind: 'reconcile', at: new Date(Date.parse(doc._collecting_since) + STALE_ATTEMPT_MS).toISOString() };
+}
 
 function processingDeadline(doc: CollectionDoc): { kind: string; at: string } | null {
   if (doc.status !== 'processing' || !doc._processing_since) return null;
@@ -62,6 +73,7 @@ export const collectionsProjection: Projection<CollectionDoc> = {
     } else if (e.type === 'collection.paid') next.last_payment_error = null;
     else next.last_payment_error ??= null;
     next._processing_since = next.status === 'processing' ? (e.type === 'charge.pending' ? event.metadata.occurred_at : next._processing_since ?? null) : null;
-    return { ...next, ...deadlinesFields(next.test_clock, [collectionDeadline(next), processingDeadline(next)]) };
+    next._collecting_since = next.collecting ? (e.type === 'transaction.created' || e.type === 'charge.created' ? event.metadata.occurred_at : next._collecting_since ?? null) : null;
+    return { ...next, ...deadlinesFields(next.test_clock, [collectionDeadline(next), processingDeadline(next), staleAttemptDeadline(next)]) };
   },
 };

@@ -49,8 +49,11 @@ export interface ChildService {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts the built service on `dataDir` and waits until it listens. */
-export async function startChild(buildDir: string, dataDir: string, env: Record<string, string> = {}): Promise<ChildService> {
+/**
+ * Starts the built service on `dataDir` and waits until it listens (`wait: false`: returns at once,
+ * e.g. to kill it while it is still catching its projections up at start-up).
+ */
+export async function startChild(buildDir: string, dataDir: string, env: Record<string, string> = {}, options: { wait?: boolean } = {}): Promise<ChildService> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(buildDir, 'apps/api/src/main.js')], {
     cwd: ROOT,
@@ -63,7 +66,7 @@ export async function startChild(buildDir: string, dataDir: string, env: Record<
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
+  for (let i = 0; options.wait !== false; i++) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${out}`);
     try {
       const res = await fetch(`${url}/health`);

@@ -85,6 +85,17 @@ export class DeadlineActions {
     const id = doc.id;
     const stream = collectionStream(id);
     switch (doc._due_kind) {
+      case 'attempt': {
+        // A renewal's collection left unattempted by a crash: the attempt the renewal would have made
+        // (naming the attempt count it expects, so it is made once however many workers see it).
+        if (!doc.subscription) return null;
+        const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(doc.subscription));
+        if (!state.fields) return null;
+        return this.ignoreRaces(() => this.billing.attempt(ctx, state.fields!, id, null, true));
+      }
+      case 'reconcile':
+        // An attempt left in flight by a process that stopped (see collections.projection.ts).
+        return this.ignoreRaces(() => this.payments.reconcileAbandoned(ctx, id));
       case 'past_due': {
         const marked = await this.executor.execute(collectionDecider, stream, (now) => ({ type: 'MarkPastDue' as const, owner: ctx, collectionId: id, now }), ctx);
         if (!marked.events.length || !doc.subscription) return marked.position;

@@ -20,8 +20,8 @@ import {
 } from '../domain/collection.decider.js';
 import { PaymentFollowUps } from './payment-follow-ups.js';
 
-/** An attempt in flight longer than this is presumed abandoned (its process stopped) and is reconciled. */
-export const STALE_ATTEMPT_MS = 60_000;
+import { STALE_ATTEMPT_MS } from '../domain/collection/collection.state.js';
+export { STALE_ATTEMPT_MS };
 
 export interface AttemptResult {
   /** Position of the last event written (for read-your-writes). */
@@ -177,6 +177,26 @@ export class CollectionPayments {
       tokenizable: paymentMethod !== null && isTokenizable(paid.payment_method_type ?? ''),
     };
     return laterPosition(position, await this.followUps.collectionPaid(ctx, notice));
+  }
+
+  /**
+   * The scheduler's `reconcile` deadline: an attempt in flight for longer than STALE_ATTEMPT_MS is
+   * finished (its outcome asked of the gateway again, with the same charge id) or closed. Returns the
+   * position written, or null when there was nothing stale.
+   */
+  async reconcileAbandoned(ctx: CommandContext, collectionId: string): Promise<string | null> {
+    const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    const tx = state.exists ? transactionInFlight(state) : null;
+    const last = tx?.charges[tx.charges.length - 1];
+    if (!tx || this.executor.now(ctx).getTime() - Date.parse(last?.started_at ?? tx.started_at) < STALE_ATTEMPT_MS) return null;
+    if (last && last.status === 'in_progress') return (await this.runCharge(ctx, collectionId, last.id, last.try, state, null)).position;
+    const { position } = await this.executor.execute(
+      collectionDecider,
+      collectionStream(collectionId),
+      (now) => ({ type: 'AbandonTransaction' as const, owner: ctx, collectionId, transactionId: tx.id, now }),
+      ctx,
+    );
+    return position;
   }
 
   /**

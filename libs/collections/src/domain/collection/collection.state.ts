@@ -158,13 +158,21 @@ export interface CollectionState {
 }
 
 /** The deadline a collection waits for, if any: going past due at its due date, or its next dunning step. */
-export type CollectionDeadlineKind = 'past_due' | 'dunning';
+export type CollectionDeadlineKind = 'attempt' | 'past_due' | 'dunning';
 export function collectionDeadline(f: CollectionFields): { kind: CollectionDeadlineKind; at: string } | null {
   if (f.collecting) return null;
+  // A charge renewal's collection never attempted (the process died between making it and charging
+  // it): attempted at its date, before it can go past due. Normally the renewal attempts it at once.
+  if (f.status === 'pending' && f.collection_method === 'charge' && f.billing_reason === 'subscription_cycle' && f.collection_attempts === 0 && f.subscription && f.due_date) {
+    return { kind: 'attempt', at: f.due_date };
+  }
   if (f.status === 'pending' && f.due_date) return { kind: 'past_due', at: f.due_date };
   if (f.status === 'past_due' && f.next_collection_attempt_date) return { kind: 'dunning', at: f.next_collection_attempt_date };
   return null;
 }
+
+/** An attempt in flight longer than this is presumed abandoned (its process stopped) and is reconciled. */
+export const STALE_ATTEMPT_MS = 60_000;
 
 /** Statuses in which the collection can still be paid. */
 export const PAYABLE: CollectionStatus[] = ['pending', 'past_due', 'uncollectible'];
