@@ -116,6 +116,38 @@ export function readModelSnapshot(dataDir: string): Record<string, unknown[]> {
 }
 
 /**
+ * Like readModelSnapshot, for read models too large to hold as rows (a billing run's hundreds of MB):
+ * per table, each row's key → SHA-256 of the row exactly as stored (so equal digests mean
+ * byte-identical documents and checkpoints), read row by row.
+ */
+export function readModelDigest(dataDir: string): Record<string, Map<string, string>> {
+  return inStore(dataDir, 'read-models', (db) => {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
+    const out: Record<string, Map<string, string>> = {};
+    for (const { name } of tables) {
+      const rows = new Map<string, string>();
+      for (const row of db.prepare(`SELECT * FROM "${name}" ORDER BY 1`).iterate() as Iterable<Record<string, unknown>>) {
+        rows.set(String(Object.values(row)[0]), createHash('sha256').update(JSON.stringify(row)).digest('hex'));
+      }
+      out[name] = rows;
+    }
+    return out;
+  });
+}
+
+/** The differences between two digests: per table, row counts and the first keys that differ. Empty: byte-identical. */
+export function digestDifferences(a: Record<string, Map<string, string>>, b: Record<string, Map<string, string>>): string[] {
+  const out: string[] = [];
+  for (const table of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    const x = a[table] ?? new Map<string, string>();
+    const y = b[table] ?? new Map<string, string>();
+    const differing = [...new Set([...x.keys(), ...y.keys()])].filter((id) => x.get(id) !== y.get(id));
+    if (differing.length) out.push(`${table}: ${x.size} vs ${y.size} rows, ${differing.length} differ, e.g. ${differing.slice(0, 5).join(', ')}`);
+  }
+  return out;
+}
+
+/**
  * The differences between two snapshots, table by table: counts and the first few differing rows (a
  * plain toEqual on hundreds of thousands of documents would print an unreadable diff). Empty: equal.
  */
