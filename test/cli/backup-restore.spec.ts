@@ -5,21 +5,15 @@ import { join } from 'node:path';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { startTestApp } from '../support/test-app.js';
+import { readModelSnapshot } from '../faults/support/crash-harness.js';
 
 function cli(args: string[], dataDir: string) {
   const lines: string[] = [];
   return runCli(args, { out: (l) => lines.push(l) }, { DATA_DIR: dataDir }).then((code) => ({ code, lines }));
 }
 
-/** Every read-model document, by table, as stored, and the checkpoints. */
-function snapshot(dataDir: string): Record<string, unknown[]> {
-  const db = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true });
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
-  const out: Record<string, unknown[]> = {};
-  for (const { name } of tables) out[name] = db.prepare(`SELECT * FROM "${name}" ORDER BY 1`).all();
-  db.close();
-  return out;
-}
+/** Every read-model document, by table, as stored, and the checkpoints (shared with the fault tests). */
+const snapshot = readModelSnapshot;
 
 function eventRows(dataDir: string): unknown[] {
   const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
