@@ -45,8 +45,10 @@ export async function startTestApp(
   // So is webhook delivery unless asked for (`webhooks: true`, with WEBHOOK_* settings in `env`).
   // Rate limits off: tests send bursts on purpose (test/http/operations.http.spec.ts turns them on).
   // The crash-safe invoicing follower too (INVOICING_FOLLOWER=on in `env` for the tests of it): tests see the inline step.
+  // No handler timeout either: a long test-clock advance on a loaded machine must not turn into a 503
+  // (test/faults/handler-timeout.spec.ts sets one).
   const production = options.embedded ? { env: {} } : await productionStores(dataDir);
-  const env = { DATA_DIR: dataDir, SCHEDULER: options.scheduler ? 'on' : 'off', WEBHOOKS: options.webhooks ? 'on' : 'off', RATE_LIMIT_MAX: '0', INVOICING_FOLLOWER: 'off', ...production.env, ...options.env };
+  const env = { DATA_DIR: dataDir, SCHEDULER: options.scheduler ? 'on' : 'off', WEBHOOKS: options.webhooks ? 'on' : 'off', RATE_LIMIT_MAX: '0', INVOICING_FOLLOWER: 'off', HANDLER_TIMEOUT_MS: '0', ...production.env, ...options.env };
   const config = { ...loadConfig(env), role: 'all' as const };
   const app = await createApp({
     config,
