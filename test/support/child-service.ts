@@ -74,7 +74,10 @@ export async function startChild(buildDir: string, dataDir: string, env: Record<
     } catch {
       // not listening yet
     }
-    if (i > 600) throw new Error(`service did not start:\n${out}`);
+    if (i > 600) {
+      child.kill('SIGKILL');
+      throw new Error(`service did not start:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   const key = /test: (sk_test_\S+)/.exec(out)?.[1] ?? null;
