@@ -41,7 +41,8 @@ jest.setTimeout(600_000);
 /** The issue's size; FAULT_RENEWALS overrides it (a quicker local run). */
 const RENEWALS = Number(process.env.FAULT_RENEWALS ?? 10_000);
 const CUSTOMERS = 16;
-const ENV = { SCHEDULER_POLL_MS: '200', RATE_LIMIT_MAX: '0', WEBHOOKS: 'off', MAIL_FOLLOWER: 'off' };
+/** Embedded stores always (the invariants are read from the SQLite files), whatever EVENTSTORE_URL / MONGO_URL say. */
+const ENV = { EVENTSTORE_URL: '', MONGO_URL: '', SCHEDULER_POLL_MS: '200', RATE_LIMIT_MAX: '0', WEBHOOKS: 'off', MAIL_FOLLOWER: 'off' };
 const PROJECTIONS = allProjections().map((p) => p.name);
 
 let build: string;
@@ -82,7 +83,7 @@ const countType = (dataDir: string, type: string) =>
 
 /** The subscriptions' renewals, seeded as bench/run.ts seeds its billing run. */
 async function seed(dataDir: string, due: Date): Promise<{ first: number; last: number }> {
-  const t = await startTestApp({ dataDir, now: new Date(due.getTime() - 31 * 24 * 3600_000) });
+  const t = await startTestApp({ dataDir, now: new Date(due.getTime() - 31 * 24 * 3600_000), embedded: true });
   try {
     const account = await t.account('Billing run crash');
     const api = t.as(account.test_key);

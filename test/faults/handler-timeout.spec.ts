@@ -13,7 +13,7 @@ let t: TestApp;
 afterAll(() => t?.close());
 
 test('a slow handler: 503 handler_timeout on time, the command finishes, a retry with its key gets its result; nothing twice', async () => {
-  t = await startTestApp({ env: { HANDLER_TIMEOUT_MS: '500' } });
+  t = await startTestApp({ env: { HANDLER_TIMEOUT_MS: '500' }, embedded: true });
   const api = t.as((await t.account()).test_key);
   expect((await api.post('/v1/account/invoicing_settings', { enabled: true })).status).toBe(200);
   const { customer, monthly } = await billingSetup(api);

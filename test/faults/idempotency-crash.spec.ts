@@ -30,7 +30,8 @@ afterAll(async () => {
 
 test('SIGKILL a third of the way through 500 keyed create-subscription requests: retries make exactly 500 subscriptions, one charge per collection, every event in the feed once', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'billing-crash-'));
-  const env = { IDEMPOTENCY_LEASE_MS: '1000', SCHEDULER_POLL_MS: '200', RATE_LIMIT_MAX: '0', WEBHOOKS: 'off' };
+  // Embedded stores always: the invariants are read from the SQLite files.
+  const env = { EVENTSTORE_URL: '', MONGO_URL: '', IDEMPOTENCY_LEASE_MS: '1000', SCHEDULER_POLL_MS: '200', RATE_LIMIT_MAX: '0', WEBHOOKS: 'off' };
   child = await startChild(build, dataDir, env);
   const key = child.testKey!;
   expect(key).toMatch(/^sk_test_/);

@@ -17,7 +17,7 @@ const idempotencyStreams = (dataDir: string) =>
   }));
 
 test('records older than 25 hours are deleted, younger ones kept; a retry with a pruned key is a new request', async () => {
-  t = await startTestApp({ now: new Date('2026-03-01T10:00:00.000Z') });
+  t = await startTestApp({ now: new Date('2026-03-01T10:00:00.000Z'), embedded: true });
   const api = t.as((await t.account()).test_key);
   const pruner = t.app.get(IdempotencyPruner);
 

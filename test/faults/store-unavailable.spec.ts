@@ -35,7 +35,7 @@ const expectStoreUnavailable = (res: { status: number; body: any; headers: Recor
 };
 
 test('read-only event store: every write is 503 store_unavailable, nothing is written, GETs answer; writes work again once it is writable, without a restart', async () => {
-  t = await startTestApp();
+  t = await startTestApp({ embedded: true });
   const api = t.as((await t.account()).test_key);
   const { customer, monthly } = await billingSetup(api);
   const events = dbOf(t.app.get(EVENT_STORE));
@@ -63,7 +63,7 @@ test('read-only event store: every write is 503 store_unavailable, nothing is wr
 });
 
 test('full event store (SQLITE_FULL): the write that finds the disk full is 503 and writes nothing, later ones too; space back → writes again, without a restart', async () => {
-  t = await startTestApp();
+  t = await startTestApp({ embedded: true });
   const api = t.as((await t.account()).test_key);
   const { customer, monthly } = await billingSetup(api);
   const events = dbOf(t.app.get(EVENT_STORE));
@@ -112,7 +112,7 @@ test('full event store (SQLITE_FULL): the write that finds the disk full is 503 
 });
 
 test('read-only read models: the projections wait (never parked) and catch up once writable, without a restart', async () => {
-  t = await startTestApp();
+  t = await startTestApp({ embedded: true });
   await t.account();
   const models = dbOf(t.app.get(READ_STORE));
   models.pragma('query_only = 1');
