@@ -1,0 +1,144 @@
+import { Logger } from '@nestjs/common';
+import type { ReadStore } from '../../read-store/src/read-store.port.js';
+import type { EventStore, RecordedEvent } from './event-store.port.js';
+import { isAtOrAfter } from './positions.js';
+
+export interface FollowerOptions {
+  /** Checkpoint name in the read store (e.g. `mail:collections`). */
+  name: string;
+  /** Pause between reads when there is nothing new (an append wakes the follower early). */
+  pollMs: number;
+  /** Pause after a failed round before the failing event is tried again (default 5 × pollMs). */
+  retryMs?: number;
+  /**
+   * Acts on an event only once this long has passed since the follower first saw it (default 0), so
+   * that an inline step of the request that wrote it normally runs first.
+   */
+  graceMs?: number;
+}
+
+/**
+ * A side effect driven by the event store's global order, durably: it reads the events after its
+ * checkpoint (kept in the read store), hands each to `handle`, and moves the checkpoint past an event
+ * once `handle` acted on it (and past the others once per batch). `handle` throwing keeps the
+ * checkpoint before that event: it is tried again after `retryMs`. A new follower starts at the head
+ * of the store (what was written before it existed is not its business). At least once: a crash
+ * between an action and its checkpoint repeats that one action, so actions must be idempotent.
+ */
+export abstract class CheckpointedFollower {
+  protected readonly logger: Logger;
+  private running = false;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private position: string | null = null;
+  private readonly waiters: { position: string; resolve: () => void }[] = [];
+
+  protected constructor(
+    protected readonly events: EventStore,
+    protected readonly store: ReadStore,
+    private readonly follower: FollowerOptions,
+    loggerName: string,
+  ) {
+    this.logger = new Logger(loggerName);
+  }
+
+  /** Acts on one event; true when it did something (the checkpoint then moves past it at once). */
+  protected abstract handle(event: RecordedEvent): Promise<boolean>;
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    const checkpoint = await this.store.getCheckpoint(this.follower.name);
+    if (checkpoint === null) {
+      const head = await this.events.headPosition();
+      if (head !== null) await this.store.commit([], { name: this.follower.name, position: head });
+      this.position = head;
+    } else this.position = checkpoint;
+    this.running = true;
+    this.unsubscribe = this.events.onAppended(() => this.wake?.());
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    this.wake?.();
+    await this.loop;
+    this.loop = null;
+  }
+
+  /** Resolves once every event up to `position` has been handled (tests). */
+  waitFor(position: string): Promise<void> {
+    if (isAtOrAfter(this.position, position)) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ position, resolve }));
+  }
+
+  private async run(): Promise<void> {
+    const { name, pollMs } = this.follower;
+    const graceMs = this.follower.graceMs ?? 0;
+    let graced: string | null = null;
+    while (this.running) {
+      let batch: RecordedEvent[] = [];
+      try {
+        batch = await this.events.readAll({ after: this.position, maxCount: 100 });
+        if (batch.length && graceMs > 0) {
+          if (!isAtOrAfter(graced, batch[0].position)) {
+            // First sight of these events: give the inline step its time, then read them again.
+            graced = batch[batch.length - 1].position;
+            await this.sleep(graceMs, false);
+            continue;
+          }
+          // Only what was seen before the grace; what came since waits for its own.
+          batch = batch.filter((e) => isAtOrAfter(graced, e.position));
+        }
+        for (const event of batch) {
+          if (!this.running) return;
+          if (await this.handle(event)) await this.store.commit([], { name, position: event.position });
+          this.position = event.position;
+          this.release();
+        }
+        // Past the events that needed nothing, once per batch.
+        if (batch.length && this.position) await this.store.commit([], { name, position: this.position });
+      } catch (err) {
+        // The checkpoint has not moved past the failing event: it is tried again after a pause.
+        this.logger.error({ msg: `${name} follower failed; will retry`, err: String((err as Error)?.stack ?? err) });
+        await this.sleep(this.follower.retryMs ?? pollMs * 5, false);
+        continue;
+      }
+      if (batch.length === 0) {
+        if (this.position === null) this.position = await this.events.headPosition();
+        this.release();
+        await this.sleep(pollMs, true);
+      }
+    }
+  }
+
+  private release(): void {
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      if (isAtOrAfter(this.position, this.waiters[i].position)) {
+        this.waiters[i].resolve();
+        this.waiters.splice(i, 1);
+      }
+    }
+  }
+
+  /** Sleeps `ms`; an append wakes it early only when `wakeable` (never during the grace or a retry pause, except to stop). */
+  private sleep(ms: number, wakeable: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        if (!wakeable && this.running) return;
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
+  }
+}
