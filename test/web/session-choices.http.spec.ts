@@ -1,5 +1,5 @@
-import request from 'supertest';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { csrfOf, openSession } from '../support/hosted-page.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 
 /**
@@ -15,21 +15,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const api = () => t.as(key);
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-const partsOf = (url: string) => ({ path: new URL(url).pathname, token: url.split('#')[1] });
 
-async function openSession(url: string) {
-  const { path, token } = partsOf(url);
-  const browser = request.agent(t.app.getHttpServer());
-  const boot = await browser.get(path);
-  await browser.post(`${path}/open`).type('form').send({ _csrf: csrfOf(boot.text), token });
-  return { browser, path, boot, page: await browser.get(path) };
-}
 
 test('the first step explains in <noscript> why it needs JavaScript; every later page has no script and posts plain forms', async () => {
   const s = await billingSetup(api());
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', items: [{ price: s.setupFee.id }] })).body;
-  const { boot, page, path } = await openSession(session.url);
+  const { boot, page, path } = await openSession(t, session.url);
   expect(boot.text).toMatch(/<noscript><p>Este primer paso necesita JavaScript[^<]*signo #[^<]*los pasos siguientes funcionan sin JavaScript/);
   expect(page.text).not.toContain('<script');
   expect(page.text).toContain(`<form method="post" action="${path}/email">`);
@@ -48,7 +39,7 @@ test("the customer's saved cards are offered beside a new card (brand capitalise
   const foreign = (await api().post('/v1/subscriptions', { customer: other.customer.id, items: [{ price: other.monthly.id }], payment_information: card() })).body;
 
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }], payment_methods: { gateway_a: ['card', 'pse'] } })).body;
-  const { browser, path, page } = await openSession(session.url);
+  const { browser, path, page } = await openSession(t, session.url);
   expect(page.text).toContain(`<input type="radio" name="method" value="saved:${pm.id}" checked> <span>Visa terminada en 4242</span>`);
   expect(page.text).toContain('<input type="radio" name="method" value="card"> <span>Otra tarjeta de crédito o débito</span>');
 
@@ -69,7 +60,7 @@ test('a saved card of a gateway the session does not accept is not offered', asy
   const s = await billingSetup(api());
   await api().post('/v1/subscriptions', { customer: s.customer.id, items: [{ price: s.monthly.id }], payment_information: card('approve', 'gateway_b') });
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }], payment_methods: { gateway_a: ['card'] } })).body;
-  const { page } = await openSession(session.url);
+  const { page } = await openSession(t, session.url);
   expect(page.text).not.toContain('value="saved:');
   expect(page.text).toContain('<input type="radio" name="method" value="card" checked> <span>Tarjeta de crédito o débito</span>');
 });
@@ -79,7 +70,7 @@ test('a coupon typed on the page shows a remove button; removing it restores the
   const code = `QUITA${Date.now() % 100000}`;
   await api().post('/v1/coupons', { code, percent: '10' });
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }] })).body;
-  const { browser, path, page } = await openSession(session.url);
+  const { browser, path, page } = await openSession(t, session.url);
   expect(page.text).not.toContain('name="action" value="remove"');
   const applied = await browser.post(`${path}/coupon`).type('form').send({ action: 'apply', code, _csrf: csrfOf(page.text) });
   expect(applied.status).toBe(303);

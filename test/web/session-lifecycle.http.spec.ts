@@ -1,5 +1,5 @@
-import request from 'supertest';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { csrfOf, openSession } from '../support/hosted-page.js';
 import { billingSetup } from '../support/billing-fixtures.js';
 import { advance, clockAndCustomer } from '../support/lifecycle.js';
 import { feed, lastEventId } from '../support/subscription-helpers.js';
@@ -19,25 +19,16 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const api = () => t.as(key);
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-const partsOf = (url: string) => ({ path: new URL(url).pathname, token: url.split('#')[1] });
 const declining = { method: 'card', card_number: '4000000000000002', card_exp: '12/30', card_cvc: '123' };
 const approving = { method: 'card', card_number: '4242424242424242', card_exp: '12/30', card_cvc: '123' };
 
-async function openSession(url: string) {
-  const { path, token } = partsOf(url);
-  const browser = request.agent(t.app.getHttpServer());
-  const boot = await browser.get(path);
-  await browser.post(`${path}/open`).type('form').send({ _csrf: csrfOf(boot.text), token });
-  return { browser, path, page: await browser.get(path) };
-}
 
 test('declined on the page and never retried: at expires_at the session expires, its subscription expires and its collection is voided (test clock)', async () => {
   const s = await billingSetup(api());
   const { clock, customer } = await clockAndCustomer(api(), '2026-03-01T10:00:00.000Z');
   const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: customer.id, items: [{ price: s.monthly.id }], expires_at: '2026-03-01T12:00:00.000Z' })).body;
   const before = await lastEventId(api());
-  const { browser, path, page } = await openSession(session.url);
+  const { browser, path, page } = await openSession(t, session.url);
   const declined = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
   expect(declined.status).toBe(402);
   expect(declined.text).toContain('role="alert"');
@@ -73,7 +64,7 @@ test('a declined card then an approving one before expires_at: paid, and expires
   const s = await billingSetup(api());
   const { clock, customer } = await clockAndCustomer(api(), '2026-04-01T10:00:00.000Z');
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: customer.id, items: [{ price: s.setupFee.id }], expires_at: '2026-04-01T11:00:00.000Z' })).body;
-  const { browser, path, page } = await openSession(session.url);
+  const { browser, path, page } = await openSession(t, session.url);
   const declined = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
   expect(declined.status).toBe(402);
   const paid = await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(declined.text) });
@@ -88,7 +79,7 @@ test('PSE refused at the bank: the session is unpaid again with the reason and a
   const s = await billingSetup(api());
   const { clock, customer } = await clockAndCustomer(api(), '2026-05-01T10:00:00.000Z');
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: customer.id, items: [{ price: s.setupFee.id }], expires_at: '2026-05-01T11:00:00.000Z' })).body;
-  const { browser, path, page } = await openSession(session.url);
+  const { browser, path, page } = await openSession(t, session.url);
   const started = await browser.post(`${path}/pay`).type('form').send({ method: 'pse', bank_code: '1007', _csrf: csrfOf(page.text) });
   expect(started.status).toBe(303);
   expect((await api().get(`/v1/checkout_session/${session.id}`)).body.payment_status).toBe('processing');
@@ -113,7 +104,7 @@ test('PSE abandoned (the bank never answers): the processing timeout fails it, t
   const s = await billingSetup(api());
   const { clock, customer } = await clockAndCustomer(api(), '2026-06-01T10:00:00.000Z');
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: customer.id, items: [{ price: s.setupFee.id }], expires_at: '2026-06-02T10:00:00.000Z' })).body;
-  const { browser, path, page } = await openSession(session.url);
+  const { browser, path, page } = await openSession(t, session.url);
   await browser.post(`${path}/pay`).type('form').send({ method: 'pse', bank_code: '1007', _csrf: csrfOf(page.text) });
   const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
   expect(mid.payment_status).toBe('processing');
@@ -137,7 +128,7 @@ test('shipping_cost in mode subscription: shown on the page, charged once on the
   });
   expect(created.status).toBe(200);
   expect(created.body).toMatchObject({ subtotal: '57900.00', total: '57900.00', shipping_cost: true, shipping_amount: '8000.00' });
-  const { browser, path, page } = await openSession(created.body.url);
+  const { browser, path, page } = await openSession(t, created.body.url);
   expect(page.text).toContain('Envío');
   expect(page.text).toContain('$ 8.000');
   expect(page.text).toContain('$ 57.900'); // the first payment
@@ -169,7 +160,7 @@ test('invoicing.enabled on a payment session: the paid collection gets its fisca
   const s = await billingSetup(client);
   const open = async (invoicing: object | undefined) => (await client.post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }], ...(invoicing ? { invoicing } : {}) })).body;
   const payOnPage = async (url: string) => {
-    const { browser, path, page } = await openSession(url);
+    const { browser, path, page } = await openSession(t, url);
     expect((await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(page.text) })).status).toBe(303);
   };
   // The account's invoicing is off: nothing is invoiced even when the session asks.

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { csrfOf, openSession, partsOf } from '../support/hosted-page.js';
 import { billingSetup } from '../support/billing-fixtures.js';
 
 /** Issue 10 §2: the checkout session page over HTTP — the token's way in, details enforced on the page, PSE and the merchant's return address. */
@@ -12,22 +13,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const api = () => t.as(key);
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-const partsOf = (url: string) => ({ path: new URL(url).pathname, token: url.split('#')[1] });
 
-/** A browser that opened the session's address: the boot page, then the token posted once. */
-async function openSession(url: string) {
-  const { path, token } = partsOf(url);
-  const browser = request.agent(t.app.getHttpServer());
-  const boot = await browser.get(path);
-  const opened = await browser.post(`${path}/open`).type('form').send({ _csrf: csrfOf(boot.text), token });
-  return { browser, boot, opened, path, page: await browser.get(path) };
-}
 
 test('the token: a boot page with one same-origin script, then an HttpOnly cookie for this session only', async () => {
   const s = await billingSetup(api());
   const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: s.customer.id, items: [{ price: s.monthly.id }] })).body;
-  const { boot, opened, page, path } = await openSession(session.url);
+  const { boot, opened, page, path } = await openSession(t, session.url);
   expect(boot.status).toBe(200);
   expect(boot.text).toContain('<script src="/checkout/assets/session.js"></script>');
   expect(boot.text).not.toMatch(/<script>[^<]/); // nothing inline
@@ -47,11 +38,11 @@ test("another session's token, or a tampered one, gets the error page and nothin
   const s = await billingSetup(api());
   const a = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }] })).body;
   const b = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }] })).body;
-  const foreign = await openSession(`${a.url.split('#')[0]}#${partsOf(b.url).token}`);
+  const foreign = await openSession(t, `${a.url.split('#')[0]}#${partsOf(b.url).token}`);
   expect(foreign.opened.status).toBe(404);
   expect(foreign.opened.text).toContain('Página no encontrada');
   expect(foreign.opened.text).not.toContain('10.000');
-  const tampered = await openSession(`${a.url}x`);
+  const tampered = await openSession(t, `${a.url}x`);
   expect(tampered.opened.status).toBe(404);
   expect(tampered.page.text).not.toContain('10.000'); // still the boot page
 });
@@ -69,7 +60,7 @@ test('consent, a required custom field and the shipping country are enforced on 
       shipping_address_countries: ['CO'],
     })
   ).body;
-  const { browser, page, path } = await openSession(session.url);
+  const { browser, page, path } = await openSession(t, session.url);
   expect(page.text).toContain('Acepto los términos y condiciones');
   expect(page.text).toContain('<label for="cf_dedicatoria">Dedicatoria</label>');
   expect(page.text).toContain('<option value="CO"');
@@ -104,7 +95,7 @@ test("PSE on the session page: the bank, back to the session, then on to the mer
       after_completion: { type: 'redirect', redirect_url_approved: 'https://m.example/ok', redirect_url_processing: 'https://m.example/wait' },
     })
   ).body;
-  const { browser, page, path } = await openSession(session.url);
+  const { browser, page, path } = await openSession(t, session.url);
   expect(page.headers['content-security-policy']).toContain('form-action \'self\' https://m.example');
   const started = await browser.post(`${path}/pay`).type('form').send({ method: 'pse', bank_code: '1007', _csrf: csrfOf(page.text) });
   expect(started.status).toBe(303);
