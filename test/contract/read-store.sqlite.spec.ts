@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,4 +10,40 @@ const file = join(mkdtempSync(join(tmpdir(), 'rs-contract-')), 'read.sqlite');
 describe('read store contract: embedded SQLite', () => {
   // Every call opens the same file: a second instance is what a restarted process opens.
   readStoreContract(async () => new SqliteReadStore(file));
+});
+
+describe('embedded SQLite read store: indexed fields as columns', () => {
+  it('a table written before the columns existed is migrated: columns filled from the documents, old expression indexes replaced, filters and order unchanged', async () => {
+    const old = join(mkdtempSync(join(tmpdir(), 'rs-migrate-')), 'read.sqlite');
+    const db = new Database(old);
+    db.exec('CREATE TABLE rm_things (id TEXT PRIMARY KEY, doc TEXT NOT NULL)');
+    db.exec(`CREATE INDEX rm_things__owner__rank__id ON rm_things (json_extract(doc, '$.owner'), json_extract(doc, '$.rank'), id)`);
+    const insert = db.prepare('INSERT INTO rm_things (id, doc) VALUES (?, ?)');
+    insert.run('b', JSON.stringify({ id: 'b', owner: 'o1', rank: 2, live: true }));
+    insert.run('a', JSON.stringify({ id: 'a', owner: 'o1', rank: 1, live: false }));
+    insert.run('c', JSON.stringify({ id: 'c', owner: 'o2', rank: 3, live: true }));
+    db.close();
+
+    const store = new SqliteReadStore(old);
+    await store.ensureCollections([{ name: 'things', indexes: [{ fields: ['owner', 'rank'] }, { fields: ['live'] }] }]);
+    const found = await store.find<{ id: string }>('things', { where: { owner: 'o1' }, orderBy: { field: 'rank', direction: 'desc' }, limit: 10 });
+    expect(found.map((d) => d.id)).toEqual(['b', 'a']);
+    expect((await store.find<{ id: string }>('things', { where: { live: true }, orderBy: { field: 'rank', direction: 'asc' }, limit: 10 })).map((d) => d.id)).toEqual(['b', 'c']);
+    await store.commit([{ collection: 'things', id: 'a', doc: { id: 'a', owner: 'o2', rank: 9, live: true } }]);
+    expect((await store.find<{ id: string }>('things', { where: { owner: 'o2' }, orderBy: { field: 'rank', direction: 'asc' }, limit: 10 })).map((d) => d.id)).toEqual(['c', 'a']);
+    await store.close();
+
+    const check = new Database(old, { readonly: true });
+    const indexes = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rm_things' AND sql IS NOT NULL").all() as { name: string }[]).map((r) => r.name);
+    expect(indexes.sort()).toEqual(['rm_things__x__live__id', 'rm_things__x__owner__rank__id']);
+    expect(check.prepare('SELECT id, x_owner, x_rank, x_live FROM rm_things ORDER BY id').all()).toEqual([
+      { id: 'a', x_owner: 'o2', x_rank: 9, x_live: 1 },
+      { id: 'b', x_owner: 'o1', x_rank: 2, x_live: 1 },
+      { id: 'c', x_owner: 'o2', x_rank: 3, x_live: 1 },
+    ]);
+    // The plan uses the column index, not a scan of every document.
+    const plan = check.prepare("EXPLAIN QUERY PLAN SELECT doc FROM rm_things WHERE x_owner = 'o1' ORDER BY x_rank, id").all() as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(' ')).toContain('rm_things__x__owner__rank__id');
+    check.close();
+  });
 });
