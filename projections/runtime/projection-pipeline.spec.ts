@@ -61,6 +61,39 @@ describe('projection pipeline', () => {
     }
   });
 
+  test('writes a document once per batch however many of its events the batch holds (the last one\'s _position), with the same result as one event per batch', async () => {
+    const events = new SqliteEventStore(':memory:');
+    await events.append('c-a', Array.from({ length: 7 }, (_, i) => tick({ n: i })), 'no_stream');
+    await events.append('c-b', [tick()], 'no_stream');
+    await events.append('c-a', [tick(), tick()], 6);
+    const all = await events.readAll({ maxCount: 100 });
+
+    const batched = new SqliteReadStore(':memory:');
+    const commit = jest.spyOn(batched, 'commit');
+    const pipeline = new ProjectionPipeline([counters('one'), counters('two')], events, batched, quiet);
+    await pipeline.init();
+    expect(await pipeline.catchUp()).toBe(10);
+    expect(commit).toHaveBeenCalledTimes(1);
+    const [writes] = commit.mock.calls[0];
+    for (const name of ['one', 'two']) {
+      const own = writes.filter((w) => w.collection === name);
+      // Nine events on c-a, one on c-b: two document writes, each at its document's last event.
+      expect(own.map((w) => w.id).sort()).toEqual(['c-a', 'c-b']);
+      expect(own.find((w) => w.id === 'c-a')).toMatchObject({ position: all[9].position, doc: { count: 9, _position: all[9].position } });
+      expect(writes.filter((w) => w.collection === `${name}_ticks`)).toHaveLength(10);
+    }
+
+    const single = new SqliteReadStore(':memory:');
+    const oneByOne = new ProjectionPipeline([counters('one'), counters('two')], events, single, { ...quiet, batchSize: 1 });
+    await oneByOne.init();
+    expect(await oneByOne.catchUp()).toBe(10);
+    for (const name of ['one', 'two', 'one_ticks', 'two_ticks']) {
+      const query = { orderBy: { field: 'id', direction: 'asc' as const }, limit: 100 };
+      expect(await batched.find(name, query)).toEqual(await single.find(name, query));
+      expect(await batched.getCheckpoint(name.replace('_ticks', ''))).toBe(await single.getCheckpoint(name.replace('_ticks', '')));
+    }
+  });
+
   test('is idempotent when events are delivered again', async () => {
     const { events, store } = await setup();
     const pipeline = new ProjectionPipeline([counters('counters')], events, store, quiet);

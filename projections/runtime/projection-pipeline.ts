@@ -217,15 +217,24 @@ export class ProjectionPipeline {
     }
   }
 
-  /** One projection over its pending events: the pure projector, nothing written yet. */
+  /**
+   * One projection over its pending events: the pure projector, nothing written yet. Each document
+   * is read once, kept in memory while the batch's events apply to it one after another, and
+   * written once (with its last event's `_position`) however many of the batch's events touch it.
+   */
   private async project(p: Projection, events: RecordedEvent[]): Promise<Outcome> {
     const outcome: Outcome = { writes: [], checkpoint: null, failure: null, first: events[0] };
-    const touched: { event: RecordedEvent; ids: string[] }[] = [];
-    for (const event of events) {
+    // Only the events that concern this projection (most concern few); `at` is its index in `events`.
+    const touched: { event: RecordedEvent; ids: string[]; at: number }[] = [];
+    let end = events.length;
+    for (let at = 0; at < events.length; at++) {
+      const event = events[at];
       try {
-        touched.push({ event, ids: p.documentIds(event) });
+        const ids = p.documentIds(event);
+        if (ids.length > 0) touched.push({ event, ids, at });
       } catch (error) {
         outcome.failure = { event, error };
+        end = at;
         break;
       }
     }
@@ -234,17 +243,17 @@ export class ProjectionPipeline {
     const current = new Map<string, Doc | null>(ids.map((id) => [id, docs.get(id) ?? null]));
     const changed = new Map<string, string>();
     const derived: DocumentWrite[] = [];
-    for (const { event, ids: eventIds } of touched) {
+    for (const { event, ids: eventIds, at } of touched) {
       try {
         const results: { id: string; after: Doc | null }[] = [];
         const eventDerived: DocumentWrite[] = [];
-        const view = new Map<string, Doc | null>();
+        const view = eventIds.length > 1 ? new Map<string, Doc | null>() : null;
         for (const id of eventIds) {
-          const before = view.has(id) ? view.get(id)! : (current.get(id) ?? null);
+          const before = view?.has(id) ? view.get(id)! : (current.get(id) ?? null);
           if (before && typeof before[APPLIED_AT] === 'string' && (before[APPLIED_AT] as string) >= event.position) continue;
           const projected = p.project(before, event, id);
           const after = projected ? ({ ...projected, [APPLIED_AT]: event.position } as Doc) : null;
-          view.set(id, after);
+          view?.set(id, after);
           results.push({ id, after });
           if (p.derive) eventDerived.push(...p.derive(event, after, before));
         }
@@ -252,15 +261,17 @@ export class ProjectionPipeline {
           current.set(r.id, r.after);
           changed.set(r.id, event.position);
         }
-        derived.push(...eventDerived);
-        outcome.checkpoint = event.position;
+        for (const d of eventDerived) derived.push(d);
       } catch (error) {
         outcome.failure = { event, error };
+        end = at;
         break;
       }
     }
+    // The checkpoint passes every event before the first failure (those that do not concern it too).
+    if (end > 0) outcome.checkpoint = events[end - 1].position;
     for (const [id, position] of changed) outcome.writes.push({ collection: p.collection, id, doc: current.get(id) ?? null, position });
-    outcome.writes.push(...derived);
+    for (const d of derived) outcome.writes.push(d);
     return outcome;
   }
 
