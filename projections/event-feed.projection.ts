@@ -86,8 +86,9 @@ export const eventFeedProjection: Projection = {
         { fields: ['_account', 'is_test', 'type', '_seq'] },
         { fields: ['_account', 'is_test', '_type_prefix', '_seq'] },
         { fields: ['_account', 'is_test', '_object_id', '_seq'] },
-        { fields: ['_account', 'is_test', '_subscription', '_seq'] },
-        { fields: ['_account', 'is_test', '_customer', '_seq'] },
+        // Entries without a subscription (or customer) are never asked for by one: not indexed.
+        { fields: ['_account', 'is_test', '_subscription', '_seq'], sparseOn: '_subscription' },
+        { fields: ['_account', 'is_test', '_customer', '_seq'], sparseOn: '_customer' },
       ],
     },
   ],

@@ -47,3 +47,30 @@ describe('embedded SQLite read store: indexed fields as columns', () => {
     check.close();
   });
 });
+
+describe('embedded SQLite read store: sparse indexes', () => {
+  it('an index sparse on a field leaves out documents without it, and equality queries on the field use it with the same answers', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rs-sparse-')), 'read.sqlite');
+    const store = new SqliteReadStore(file);
+    await store.ensureCollections([{ name: 'entries', indexes: [{ fields: ['owner', 'tag', 'seq'], sparseOn: 'tag' }] }]);
+    const docs = [
+      { id: 'e1', owner: 'o', tag: 't1', seq: '3' },
+      { id: 'e2', owner: 'o', tag: null, seq: '1' },
+      { id: 'e3', owner: 'o', seq: '2' },
+      { id: 'e4', owner: 'o', tag: 't1', seq: '0' },
+    ];
+    await store.commit(docs.map((doc) => ({ collection: 'entries', id: doc.id, doc })));
+    const ids = async (tag: string | null) =>
+      (await store.find<{ id: string }>('entries', { where: { owner: 'o', tag }, orderBy: { field: 'seq', direction: 'asc' }, limit: 10 })).map((d) => d.id);
+    expect(await ids('t1')).toEqual(['e4', 'e1']);
+    expect(await ids(null)).toEqual(['e2', 'e3']);
+    expect((await store.find<{ id: string }>('entries', { where: { owner: 'o', tag: 't1' }, orderBy: { field: 'seq', direction: 'asc' }, after: { value: '0', id: 'e4' }, limit: 10 })).map((d) => d.id)).toEqual(['e1']);
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    const index = 'rm_entries__xp__owner__tag__seq__id';
+    expect((db.prepare(`SELECT count(*) AS n FROM rm_entries INDEXED BY ${index} WHERE x_tag IS NOT NULL`).get() as { n: number }).n).toBe(2);
+    const plan = db.prepare("EXPLAIN QUERY PLAN SELECT doc FROM rm_entries WHERE x_owner = ? AND x_tag = ? ORDER BY x_seq ASC, id ASC LIMIT ?").all('o', 't1', 10) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(' ')).toContain(index);
+    db.close();
+  });
+});

@@ -13,6 +13,13 @@ export interface IndexSpec {
   /** Field paths (top-level names) in index order. */
   fields: string[];
   unique?: boolean;
+  /**
+   * Only documents whose value of this field (one of `fields`) is set, not null or missing, need to
+   * be in the index: the queries it serves have an equality on that field. A hint that spares an
+   * index entry per document without one (the event feed's `_subscription`, `_customer`); the
+   * embedded store honours it, MongoDB indexes every document as before.
+   */
+  sparseOn?: string;
 }
 
 export interface CollectionSpec {

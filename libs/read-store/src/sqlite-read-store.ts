@@ -99,7 +99,15 @@ export class SqliteReadStore implements ReadStore {
               this.db.exec(`DROP INDEX IF EXISTS ${t}__${name}__id`);
               // `id` last: lists sort by the last field then by id, so the index serves the whole ORDER BY
               // (without it SQLite sorts every row that ties, e.g. 100k deadlines due at one instant).
-              this.db.exec(`CREATE INDEX IF NOT EXISTS ${t}__x__${name}__id ON ${t} (${[...columns, 'id'].join(', ')})`);
+              const on = `${t} (${[...columns, 'id'].join(', ')})`;
+              if (index.sparseOn && index.fields.includes(index.sparseOn)) {
+                // A partial index: SQLite uses it for `column = ?` (which implies IS NOT NULL).
+                this.db.exec(`DROP INDEX IF EXISTS ${t}__x__${name}__id`);
+                this.db.exec(`CREATE INDEX IF NOT EXISTS ${t}__xp__${name}__id ON ${on} WHERE ${column(index.sparseOn)} IS NOT NULL`);
+              } else {
+                this.db.exec(`DROP INDEX IF EXISTS ${t}__xp__${name}__id`);
+                this.db.exec(`CREATE INDEX IF NOT EXISTS ${t}__x__${name}__id ON ${on}`);
+              }
             }
           }
         })
