@@ -38,6 +38,6 @@ export interface Projection<D extends Doc = Doc> {
 /** A document as the API shows it: internal `_` fields removed. */
 export function toPublic<T extends Record<string, unknown>>(doc: T): T {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(doc)) if (!k.startsWith('_')) out[k] = v;
+  for (const k in doc) if (k.charCodeAt(0) !== 95 /* _ */ && Object.prototype.hasOwnProperty.call(doc, k)) out[k] = doc[k];
   return out as T;
 }
