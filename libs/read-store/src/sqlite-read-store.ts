@@ -78,6 +78,9 @@ export class SqliteReadStore implements ReadStore {
     for (const spec of specs) {
       const t = table(spec.name);
       const fields = [...new Set(spec.indexes.flatMap((i) => i.fields.map(checkName)))];
+      // Nothing to do (the usual case after the first start): no write transaction, so this also
+      // works while the database is read-only (`/health` ensures the status collection).
+      if (this.upToDate(t, spec, fields)) continue;
       this.db
         .transaction(() => {
           this.db.exec(`CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
@@ -114,6 +117,21 @@ export class SqliteReadStore implements ReadStore {
         .immediate();
       this.shapes.delete(spec.name);
     }
+  }
+
+  /** The table exists with a column per indexed field and each index in its current form (and none in a former one). */
+  private upToDate(t: string, spec: CollectionSpec, fields: string[]): boolean {
+    const names = new Set((this.db.prepare('SELECT name FROM sqlite_master WHERE tbl_name = ?').all(t) as { name: string }[]).map((r) => r.name));
+    if (!names.has(t)) return false;
+    const have = new Set(this.columnsOf(t));
+    if (!fields.every((f) => have.has(f))) return false;
+    return spec.indexes.every((index) => {
+      const name = index.fields.map(checkName).join('__');
+      if (index.unique) return names.has(`${t}__x__${name}`) && !names.has(`${t}__${name}`);
+      const sparse = Boolean(index.sparseOn && index.fields.includes(index.sparseOn));
+      const [current, former] = sparse ? [`${t}__xp__${name}__id`, `${t}__x__${name}__id`] : [`${t}__x__${name}__id`, `${t}__xp__${name}__id`];
+      return names.has(current) && !names.has(former) && !names.has(`${t}__${name}__id`);
+    });
   }
 
   /** The indexed fields a table has a column for. */
