@@ -1,5 +1,6 @@
 import { ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError } from '../../shared/src/errors.js';
+import { memoizeValidationMetadata } from './validation-metadata-cache.js';
 
 /** A request that failed validation before any command ran (its result is never stored for idempotency). */
 export class ValidationApiError extends ApiError {}
@@ -35,6 +36,7 @@ export function toValidationError(errors: ValidationError[]): ApiError {
 
 /** Bodies and queries: unknown fields rejected by name, types checked, nothing coerced silently. */
 export function apiValidationPipe(): ValidationPipe {
+  memoizeValidationMetadata();
   return new ValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,

@@ -21,6 +21,22 @@ export interface Execution<S> {
   position: string | null;
 }
 
+export interface ExecuteOptions {
+  /** The stream's id was minted for this command (newId): its stream is not read first. */
+  newStream?: boolean;
+  /** Internal (a one-commit section's replay): append at once, outside any unit of work, under this idempotency step. */
+  direct?: { step: string | null };
+}
+
+/** A command staged on a stream that exists, kept to be decided again one by one if the section's commit meets a conflict. */
+interface Replay {
+  decider: Decider<any, any, any>;
+  streamId: string;
+  command: (now: Date) => unknown;
+  ctx: CommandContext | null;
+  step: string | null;
+}
+
 const MAX_ATTEMPTS = 8;
 /** Streams whose state is kept in memory (LRU). */
 export const AGGREGATE_CACHE_SIZE = 20_000;
@@ -60,6 +76,10 @@ interface UnitOfWork {
   closed: boolean;
   /** The flush under way (flushes run one after another, so the store sees the decision order). */
   flushing: Promise<unknown>;
+  /** A one-commit section (oneCommit): commands on existing streams are staged too. */
+  existing: boolean;
+  /** Every staged command of a one-commit section, in decision order (for a replay after a conflict). */
+  replays: Replay[];
 }
 
 /** Plain JSON all the way down (no Date, Map, class instance…): what a snapshot can hold and give back the same. */
@@ -124,7 +144,7 @@ export class AggregateExecutor {
    */
   async unitOfWork<T>(ctx: CommandContext, work: () => Promise<T>): Promise<{ result: T; position: string | null }> {
     const outer = this.units.get(ctx);
-    const unit: UnitOfWork = outer ?? { staged: [], streams: new Map(), position: null, closed: false, flushing: Promise.resolve() };
+    const unit: UnitOfWork = outer ?? this.newUnit(false);
     if (!outer) this.units.set(ctx, unit);
     let result: T;
     try {
@@ -140,6 +160,40 @@ export class AggregateExecutor {
     return { result, position: unit.position };
   }
 
+  /**
+   * Runs `work` as one commit where the store writes several streams atomically (SQLite): every
+   * command executed with `ctx` inside it — on new streams and on streams that exist, each with its
+   * expected revision — is decided at once and staged, and all are appended by one multi-stream
+   * append in decision order when `work` ends (or at `flush(ctx)`, e.g. before a gateway call). If
+   * that append meets a concurrent write (nothing of it is written), the staged commands are decided
+   * again one by one on the streams' current state and appended as `execute` does, each with its own
+   * retries — what would have happened without the section. Inside another section it joins it; on a
+   * store without atomic multi-stream appends it runs `work` as it is. What the enclosing unit of work
+   * had staged is written first. Returns `work`'s result and the position of the section's last event.
+   */
+  async oneCommit<T>(ctx: CommandContext, work: () => Promise<T>): Promise<{ result: T; position: string | null }> {
+    const outer = this.units.get(ctx);
+    if (!this.store.atomicMultiStream || (outer && outer.existing && !outer.closed)) return { result: await work(), position: null };
+    if (outer) await this.flushUnit(outer);
+    const unit = this.newUnit(true);
+    this.units.set(ctx, unit);
+    let result: T;
+    try {
+      result = await work();
+    } finally {
+      await this.flushUnit(unit).finally(() => {
+        unit.closed = true;
+        if (outer) this.units.set(ctx, outer);
+        else this.units.delete(ctx);
+      });
+    }
+    return { result, position: unit.position };
+  }
+
+  private newUnit(existing: boolean): UnitOfWork {
+    return { staged: [], streams: new Map(), position: null, closed: false, flushing: Promise.resolve(), existing, replays: [] };
+  }
+
   /** Appends what the unit of work of `ctx` has staged (nothing outside one); returns the unit's last position. */
   flush(ctx: CommandContext | null): Promise<string | null> {
     const unit = ctx ? this.units.get(ctx) : undefined;
@@ -151,22 +205,33 @@ export class AggregateExecutor {
     const previous = unit.flushing;
     const parts = unit.staged;
     const streams = unit.streams;
+    const replays = unit.replays;
     unit.staged = [];
     unit.streams = new Map();
+    unit.replays = [];
     for (const streamId of streams.keys()) this.stagedStreams.delete(streamId);
-    const done = previous.catch(() => undefined).then(() => (parts.length ? this.appendStaged(unit, parts, streams) : undefined));
+    const done = previous.catch(() => undefined).then(() => (parts.length ? this.appendStaged(unit, parts, streams, replays) : undefined));
     unit.flushing = done;
     await done;
     return unit.position;
   }
 
-  private async appendStaged(unit: UnitOfWork, parts: StreamAppend[], streams: Map<string, Known>): Promise<void> {
+  private async appendStaged(unit: UnitOfWork, parts: StreamAppend[], streams: Map<string, Known>, replays: Replay[]): Promise<void> {
     let results;
     try {
       results = await this.store.appendMany(parts);
     } catch (error) {
       for (const part of parts) this.cache.delete(part.streamId);
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      if (replays.length) {
+        // A one-commit section met a concurrent write (nothing of it was written): each command is
+        // decided again on its stream's current state and appended on its own, in the same order.
+        for (const r of replays) {
+          const again = await this.execute(r.decider, r.streamId, r.command, r.ctx, { direct: { step: r.step } });
+          unit.position = laterPosition(unit.position, again.position);
+        }
+        return;
+      }
       throw new ApiError(409, 'invalid_request_error', 'concurrent_update', 'The object was changed by another request; retry.');
     }
     parts.forEach((part, i) => {
@@ -204,15 +269,22 @@ export class AggregateExecutor {
     streamId: string,
     command: (now: Date) => C,
     ctx: CommandContext | null,
+    options: ExecuteOptions = {},
   ): Promise<Execution<S>> {
     // A request with an Idempotency-Key numbers its commands per stream and command type; when a
     // resumed run (after a crash) finds this command's events already appended by the interrupted
     // run, it skips it. That needs the stream's events, so such a command reads its stream whole.
     const scope = ctx?.idempotencyKey ? currentIdempotentScope() : undefined;
-    let step: string | null = null;
+    let step: string | null = options.direct?.step ?? null;
     let known = scope ? null : this.remembered(decider, streamId);
+    // A stream id minted just now: nothing to read; the `no_stream` append is the check (a refusal
+    // or a conflict reads the stream as for a remembered state). Under an Idempotency-Key ids are
+    // derived from the key, so a resumed run may find the stream: it reads it (above).
+    if (!known && !scope && options.newStream && !this.stagedStreams.has(streamId)) {
+      known = { decider, state: decider.initialState, revision: -1, snapshot: -1 };
+    }
     let fromMemory = known !== null;
-    const unit = ctx ? this.units.get(ctx) : undefined;
+    const unit = ctx && !options.direct ? this.units.get(ctx) : undefined;
     // A stream another unit of work has staged events on (not this command's): those are written first.
     const other = this.stagedStreams.get(streamId);
     if (other && other !== unit) await this.flushUnit(other);
@@ -277,9 +349,10 @@ export class AggregateExecutor {
         },
       }));
       if (unit && !unit.closed) {
-        if (staged || known.revision < 0) {
-          // A new stream (or one already staged): staged, appended when the unit is flushed.
+        if (staged || known.revision < 0 || unit.existing) {
+          // A new stream (or one already staged; in a one-commit section any stream): staged, appended when the unit is flushed.
           unit.staged.push({ streamId, events, expected: known.revision < 0 ? 'no_stream' : known.revision });
+          if (unit.existing) unit.replays.push({ decider, streamId, command, ctx, step });
           const after = decided.reduce((s, e) => decider.evolve(s, e), state);
           unit.streams.set(streamId, { decider, state: after, revision: known.revision + events.length, snapshot: known.snapshot });
           this.stagedStreams.set(streamId, unit);

@@ -33,6 +33,7 @@ export class CreatePriceHandler implements ICommandHandler<CreatePriceCommand, C
         now,
       }),
       ctx,
+      { newStream: true },
     );
     return { id: priceId, position };
   }

@@ -23,6 +23,7 @@ export class CreateProductHandler implements ICommandHandler<CreateProductComman
       productStream(productId),
       (now) => ({ type: 'CreateProduct' as const, owner: ctx, productId, fields, now }),
       ctx,
+      { newStream: true },
     );
     return { id: productId, position };
   }

@@ -111,7 +111,10 @@ export class CollectionPayments {
       currency: state.fields!.currency,
       description: `Collection ${collectionId}`,
     });
-    return this.record(ctx, collectionId, chargeId, outcome, position);
+    // What follows the gateway's answer (the outcome, a saved card, the customer's default, the
+    // subscription's activation…) is one commit on a store that allows it (AggregateExecutor.oneCommit).
+    const section = await this.executor.oneCommit(ctx, () => this.record(ctx, collectionId, chargeId, outcome, position));
+    return { ...section.result, position: laterPosition(section.result.position, section.position) };
   }
 
   /** Records a charge's outcome (from the gateway, or from the settle/fail test helper) and its follow-ups. */

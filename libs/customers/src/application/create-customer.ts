@@ -69,7 +69,7 @@ export class CreateCustomerHandler implements ICommandHandler<CreateCustomerComm
     const at = await this.clocks.contextFor(ctx, clockId);
     await claimCustomerEmail(this.executor, ctx, fields.email, customerId);
     try {
-      const { position } = await this.executor.execute(customerDecider, customerStream(customerId), command, at);
+      const { position } = await this.executor.execute(customerDecider, customerStream(customerId), command, at, { newStream: true });
       return { id: customerId, position };
     } catch (error) {
       await releaseCustomerEmail(this.executor, ctx, fields.email, customerId).catch(() => undefined);

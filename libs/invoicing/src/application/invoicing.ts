@@ -161,6 +161,8 @@ export class Invoicing {
         const number = await this.settingsOf.numberFor(ctx, invoiceId, 'invoice');
         const customer = (await this.executor.load(customerDecider, customerStream(f.customer))).state.fields;
         const now = this.executor.now(ctx).toISOString();
+        // Inside a unit of work what was decided so far is written before the provider hears of it.
+        await this.executor.flush(ctx);
         const issued = await provider.issueInvoice({
           idempotencyKey: invoiceId,
           accountId: ctx.accountId,
@@ -194,6 +196,7 @@ export class Invoicing {
       const inv = (await this.invoice(invoiceId))!.fields!;
       try {
         const number = await this.settingsOf.numberFor(ctx, cn.id, 'credit_note');
+        await this.executor.flush(ctx);
         const issued = await provider.issueCreditNote({
           idempotencyKey: cn.id,
           accountId: ctx.accountId,

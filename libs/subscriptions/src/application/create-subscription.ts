@@ -104,7 +104,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     let unit;
     try {
       unit = await this.executor.unitOfWork(ctx, async () => {
-        const created = await this.executor.execute(subscriptionDecider, subscriptionStream(subscriptionId), command, ctx);
+        const created = await this.executor.execute(subscriptionDecider, subscriptionStream(subscriptionId), command, ctx, { newStream: !checkout });
         let position = created.position;
         const sub = created.state.fields!;
         if (!sub.latest_collection) return position;
