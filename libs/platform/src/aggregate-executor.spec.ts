@@ -112,6 +112,17 @@ describe('aggregate executor', () => {
     expect((await fresh.load(changed, 'tally-1')).state.total).toBe(80);
   });
 
+  test('newStream: a just-minted stream is not read; a wrong hint costs a conflict and a read, nothing else', async () => {
+    const { events, one } = setup();
+    const readStream = jest.spyOn(events, 'readStream');
+    await one.execute(tally, 'tally-n', () => ({ type: 'add' as const, n: 1 }), null, { newStream: true });
+    expect(readStream).not.toHaveBeenCalled();
+    const other = new AggregateExecutor(events, new FixedClock(new Date()));
+    const wrong = await other.execute(tally, 'tally-n', () => ({ type: 'add' as const, n: 2 }), null, { newStream: true });
+    expect(wrong.state.total).toBe(3);
+    expect((await events.readStream('tally-n')).map((e) => e.revision)).toEqual([0, 1]);
+  });
+
   describe('unit of work', () => {
     const ctx: CommandContext = { accountId: 'acct_1', mode: 'test', requestId: null, idempotencyKey: null };
     const on = (x: AggregateExecutor, stream: string, c: Cmd) => x.execute(tally, stream, () => c, ctx);
@@ -194,6 +205,75 @@ describe('aggregate executor', () => {
       expect((await events.readStream('tally-s')).map((e) => e.data.n)).toEqual([9]);
       // The memory of the conflicting streams is dropped: a command reads the store again.
       expect((await on(one, 'tally-s', { type: 'add', n: 1 })).state.total).toBe(10);
+    });
+
+    test('oneCommit: commands on streams that exist and on new ones are one append, in decision order, with their expected revisions', async () => {
+      const { events, one } = setup();
+      await on(one, 'tally-p', { type: 'add', n: 100 });
+      const appendMany = jest.spyOn(events, 'appendMany');
+      const append = jest.spyOn(events, 'append');
+      const { position } = await one.oneCommit(ctx, async () => {
+        await on(one, 'tally-p', { type: 'add', n: 1 });
+        await on(one, 'tally-q', { type: 'add', n: 2 });
+        expect(await events.readStream('tally-q')).toEqual([]); // staged
+        await on(one, 'tally-p', { type: 'add', n: 3 }); // on the staged state
+      });
+      expect(append).not.toHaveBeenCalled();
+      expect(appendMany).toHaveBeenCalledTimes(1);
+      expect(appendMany.mock.calls[0][0].map((p) => [p.streamId, p.expected])).toEqual([['tally-p', 0], ['tally-q', 'no_stream'], ['tally-p', 1]]);
+      const all = await events.readAll({ maxCount: 100 });
+      expect(all.map((e) => [e.streamId, e.revision, e.data.n])).toEqual([['tally-p', 0, 100], ['tally-p', 1, 1], ['tally-q', 0, 2], ['tally-p', 2, 3]]);
+      expect(position).toBe(all[3].position);
+    });
+
+    test('oneCommit inside a unit of work: the unit\'s staged commands are written first; flush() inside it writes the section so far', async () => {
+      const { events, one } = setup();
+      await on(one, 'tally-e', { type: 'add', n: 1 });
+      await one.unitOfWork(ctx, async () => {
+        await on(one, 'tally-f', { type: 'add', n: 2 }); // staged by the unit
+        await one.oneCommit(ctx, async () => {
+          expect((await events.readStream('tally-f')).length).toBe(1);
+          await on(one, 'tally-e', { type: 'add', n: 3 });
+          await one.flush(ctx); // before anything leaves the process
+          expect((await events.readStream('tally-e')).length).toBe(2);
+          await on(one, 'tally-e', { type: 'add', n: 4 });
+        });
+        await on(one, 'tally-g', { type: 'add', n: 5 }); // the unit goes on
+      });
+      const all = await events.readAll({ maxCount: 100 });
+      expect(all.map((e) => [e.streamId, e.data.n])).toEqual([['tally-e', 1], ['tally-f', 2], ['tally-e', 3], ['tally-e', 4], ['tally-g', 5]]);
+    });
+
+    test('oneCommit meets a concurrent write: nothing of it is written, then each command is decided again on the current state, in order', async () => {
+      const { events, one } = setup();
+      await on(one, 'tally-k', { type: 'add', n: 10 });
+      await on(one, 'tally-l', { type: 'add', n: 20 });
+      // Another process (another executor on the same store) writes tally-l while the section is open.
+      const other = new AggregateExecutor(events, new FixedClock(new Date()));
+      const { position } = await one.oneCommit(ctx, async () => {
+        await on(one, 'tally-k', { type: 'add', n: 1 });
+        await on(one, 'tally-m', { type: 'add', n: 2 });
+        await on(one, 'tally-l', { type: 'add', n: 3 });
+        await other.execute(tally, 'tally-l', () => ({ type: 'add' as const, n: 7 }), null);
+      });
+      const all = await events.readAll({ maxCount: 100 });
+      expect(all.map((e) => [e.streamId, e.revision, e.data.n])).toEqual([
+        ['tally-k', 0, 10], ['tally-l', 0, 20], ['tally-l', 1, 7], ['tally-k', 1, 1], ['tally-m', 0, 2], ['tally-l', 2, 3],
+      ]);
+      expect(position).toBe(all[5].position);
+      expect((await one.load(tally, 'tally-l')).state.total).toBe(30);
+    });
+
+    test('oneCommit: a refusal inside it keeps what was decided before it (written), the error is thrown', async () => {
+      const { events, one } = setup();
+      await on(one, 'tally-h', { type: 'add', n: 1 });
+      const work = one.oneCommit(ctx, async () => {
+        await on(one, 'tally-h', { type: 'add', n: 2 });
+        await on(one, 'tally-h', { type: 'close' });
+        await on(one, 'tally-h', { type: 'add', n: 3 }); // refused on the staged state
+      });
+      await expect(work).rejects.toThrow('closed');
+      expect((await events.readStream('tally-h')).map((e) => e.type)).toEqual(['added', 'added', 'closed']);
     });
   });
 });
