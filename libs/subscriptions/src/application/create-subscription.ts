@@ -11,7 +11,7 @@ import type { PaymentSource } from '../../../collections/src/domain/collection.d
 import type { LineInput } from '../../../collections/src/domain/pricing.js';
 import { type SubscriptionInput, subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { CouponRedemptions } from '../../../coupons/src/application/coupon-redemptions.js';
-import { SubscriptionBilling } from './subscription-billing.js';
+import { type CheckedCollection, SubscriptionBilling } from './subscription-billing.js';
 import { type ItemRequest, SubscriptionInputs } from './subscription-inputs.js';
 
 export type CreateSubscriptionBody = Omit<SubscriptionInput, 'items' | 'payment_information'> & {
@@ -84,8 +84,9 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     // The first collection is decided too before anything is written (a price with no exchange rate
     // into the subscription's currency refuses the whole request, not only its second half).
     const wouldBe = decided.reduce(subscriptionDecider.evolve, subscriptionDecider.initialState).fields;
+    let checked: CheckedCollection | null = null;
     if (wouldBe?.latest_collection) {
-      await this.billing.checkCollection(ctx, subscriptionId, wouldBe, wouldBe.latest_collection, wouldBe.status === 'trialing' ? 'subscription_trial' : 'subscription_create', checkout?.firstCollectionLines);
+      checked = await this.billing.checkCollection(ctx, subscriptionId, wouldBe, wouldBe.latest_collection, wouldBe.status === 'trialing' ? 'subscription_trial' : 'subscription_create', checkout?.firstCollectionLines);
     }
     let source: PaymentSource | null = null;
     if ((body.collection_method ?? 'charge') === 'charge') {
@@ -109,7 +110,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
         const sub = created.state.fields!;
         if (!sub.latest_collection) return position;
         const reason = sub.status === 'trialing' ? 'subscription_trial' : 'subscription_create';
-        position = laterPosition(position, await this.billing.createCollection(ctx, subscriptionId, sub, sub.latest_collection, reason, checkout?.firstCollectionLines));
+        position = laterPosition(position, await this.billing.createCollection(ctx, subscriptionId, sub, sub.latest_collection, reason, checkout?.firstCollectionLines, checked));
         return laterPosition(position, await this.billing.attempt(ctx, sub, sub.latest_collection, source));
       });
     } catch (error) {

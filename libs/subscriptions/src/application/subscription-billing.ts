@@ -17,6 +17,12 @@ import { ResolvePaymentSource } from '../../../payments/src/application/resolve-
 import { isTokenizable } from '../../../payments/src/domain/gateways.js';
 import { type SubscriptionFields, discountsForNextCollection } from '../domain/subscription.decider.js';
 
+/** A collection decided by checkCollection (not written): its id and the command that creates it. */
+export interface CheckedCollection {
+  collectionId: string;
+  command: (at: Date) => Parameters<typeof collectionDecider.decide>[0];
+}
+
 /** The subscription's shipping charge as a collection line (a one-time, standard "price" of its own). */
 function shippingLine(sub: SubscriptionFields, id: string): LineInput {
   const item = sub.shipping_item!;
@@ -66,22 +72,34 @@ export class SubscriptionBilling {
    * alone). `reason`: `subscription_create`, `subscription_trial` (recurring items at 0) or
    * `subscription_cycle` (a renewal: a `charge` one is due at once, its attempt being its due date).
    */
-  async createCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string, extraLines: LineInput[] = []): Promise<string | null> {
-    const existing = await this.executor.load(collectionDecider, collectionStream(collectionId));
-    if (existing.state.exists) return null;
-    const command = await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason, extraLines);
-    const { position } = await this.executor.execute(collectionDecider, collectionStream(collectionId), command, ctx);
+  async createCollection(
+    ctx: CommandContext,
+    subscriptionId: string,
+    sub: SubscriptionFields,
+    collectionId: string,
+    reason: string,
+    extraLines: LineInput[] = [],
+    checked: CheckedCollection | null = null,
+  ): Promise<string | null> {
+    // A collection checked by this request under an id it minted (checkCollection) cannot exist yet,
+    // unless ids come from an Idempotency-Key (a resumed run may have written it).
+    const fresh = checked?.collectionId === collectionId && !ctx.idempotencyKey;
+    if (!fresh && (await this.executor.load(collectionDecider, collectionStream(collectionId))).state.exists) return null;
+    const command = checked?.collectionId === collectionId ? checked.command : await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason, extraLines);
+    const { position } = await this.executor.execute(collectionDecider, collectionStream(collectionId), command, ctx, { newStream: fresh });
     return laterPosition(position, await this.followUps.collectionCreated(ctx, collectionId));
   }
 
   /**
    * Decides the collection `createCollection` would create, writing nothing: throws its rejection
    * (a missing exchange rate, a rule of the collection) so that a caller can refuse a whole request
-   * before its first append.
+   * before its first append. What it returns, handed to createCollection, spares it building the
+   * same command again (its lines, rates, retry policy and customer).
    */
-  async checkCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string, extraLines: LineInput[] = []): Promise<void> {
+  async checkCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string, extraLines: LineInput[] = []): Promise<CheckedCollection> {
     const command = await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason, extraLines);
     collectionDecider.decide(command(this.executor.now(ctx)), collectionDecider.initialState);
+    return { collectionId, command };
   }
 
   /** `extraLines`: one-time lines of this collection only (a checkout's shipping charge on the first one). */
