@@ -25,7 +25,7 @@ export interface ExecuteOptions {
   /** The stream's id was minted for this command (newId): its stream is not read first. */
   newStream?: boolean;
   /** Internal (a one-commit section's replay): append at once, outside any unit of work, under this idempotency step. */
-  direct?: { step: string | null };
+  direct?: { step: string | null; replaying: object };
 }
 
 /** A command staged on a stream that exists, kept to be decided again one by one if the section's commit meets a conflict. */
@@ -227,7 +227,7 @@ export class AggregateExecutor {
         // A one-commit section met a concurrent write (nothing of it was written): each command is
         // decided again on its stream's current state and appended on its own, in the same order.
         for (const r of replays) {
-          const again = await this.execute(r.decider, r.streamId, r.command, r.ctx, { direct: { step: r.step } });
+          const again = await this.execute(r.decider, r.streamId, r.command, r.ctx, { direct: { step: r.step, replaying: unit } });
           unit.position = laterPosition(unit.position, again.position);
         }
         return;
@@ -286,13 +286,14 @@ export class AggregateExecutor {
     let fromMemory = known !== null;
     const unit = ctx && !options.direct ? this.units.get(ctx) : undefined;
     // A stream another unit of work has staged events on (not this command's): those are written first.
+    // (Not the unit being replayed: its flush is the one waiting for this command.)
     const other = this.stagedStreams.get(streamId);
-    if (other && other !== unit) await this.flushUnit(other);
+    if (other && other !== unit && other !== options.direct?.replaying) await this.flushUnit(other);
     for (let attempt = 1; ; ) {
       let history: RecordedEvent[] | null = null;
       // A stream this unit of work has staged events on: its state is the staged one (nothing of it
       // is in the store yet, so its stored history is empty).
-      const staged = this.staged(decider, streamId);
+      const staged = options.direct ? null : this.staged(decider, streamId);
       if (staged) {
         known = staged;
         history = [];
