@@ -14,6 +14,8 @@ import { decideAbandonTransaction } from './collection/decide/abandon-transactio
 import { decideAttachInvoice } from './collection/decide/attach-invoice.js';
 import { decideAdvanceDunning } from './collection/decide/advance-dunning.js';
 import { decideApplyRegisteredPayment } from './collection/decide/apply-registered-payment.js';
+import { decideCreditCollection } from './collection/decide/credit-collection.js';
+import { decideReverseCollectionCredit } from './collection/decide/reverse-collection-credit.js';
 import { decideCreateCollection } from './collection/decide/create-collection.js';
 import { decideCreateItemlessCollection } from './collection/decide/create-itemless-collection.js';
 import { decideDefinePartialPayment } from './collection/decide/define-partial-payment.js';
@@ -62,6 +64,10 @@ export const collectionDecider: Decider<CollectionCommand, CollectionState, Coll
         return decideAdvanceDunning(command, state);
       case 'ApplyRegisteredPayment':
         return decideApplyRegisteredPayment(command, state);
+      case 'CreditCollection':
+        return decideCreditCollection(command, state);
+      case 'ReverseCollectionCredit':
+        return decideReverseCollectionCredit(command, state);
       case 'DefinePartialPayment':
         return decideDefinePartialPayment(command, state);
       case 'DeleteCollectionDiscount':

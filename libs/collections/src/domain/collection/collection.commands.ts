@@ -138,6 +138,14 @@ export type CollectionCommand =
       settlesInvoice?: boolean;
       now: Date;
     }
+  /**
+   * A credit note of the collection's fiscal invoice takes `amount` off what the collection asks
+   * (`expectedTotal`: the total the caller saw, so a racing payment or credit refuses it). Taking it
+   * to 0 settles the collection (`collection.paid`, no money). Once per credit note.
+   */
+  | { type: 'CreditCollection'; owner: Owner; collectionId: string; creditNoteId: string; invoiceId: string | null; amount: string; expectedTotal: string; now: Date }
+  /** The credit note was voided: what it took off is asked again (only while the collection is still open). */
+  | { type: 'ReverseCollectionCredit'; owner: Owner; collectionId: string; creditNoteId: string; now: Date }
   /** The invoicing context names the collection's invoice (and its number once issued). */
   | { type: 'AttachInvoice'; owner: Owner; collectionId: string; invoiceId: string; invoiceNumber: string | null; now: Date }
   | { type: 'CreateItemlessCollection'; owner: Owner; collectionId: string; input: ItemlessCollectionInput; now: Date };

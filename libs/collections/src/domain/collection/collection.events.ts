@@ -54,6 +54,8 @@ export type CollectionPaid = DomainEvent<
     meta_data: MetaData;
     /** The receipt of the registered payment that paid it (absent otherwise). */
     paid_by?: string | null;
+    /** A credit note took what it asked to 0: settled without money (absent otherwise). */
+    credit_note?: string | null;
   }
 >;
 export type CollectionPaymentFailed = DomainEvent<
@@ -100,10 +102,22 @@ export type CollectionPaymentApplied = DomainEvent<
   Ref & { receipt: string; amount: string; amount_applied: string; previous_total: string; total: string; applied_at: string; meta_data: MetaData }
 >;
 
+/** A credit note of its fiscal invoice lowered what the collection asks (`total`); `collection.credit_reversed` when that credit note is voided. */
+export type CollectionCredited = DomainEvent<
+  'collection.credited',
+  Ref & { credit_note: string; invoice: string | null; amount: string; amount_credited: string; previous_total: string; total: string; credited_at: string; meta_data: MetaData }
+>;
+export type CollectionCreditReversed = DomainEvent<
+  'collection.credit_reversed',
+  Ref & { credit_note: string; invoice: string | null; amount: string; amount_credited: string; previous_total: string; total: string; reversed_at: string; meta_data: MetaData }
+>;
+
 export type CollectionInvoiceAttached = DomainEvent<'collection.invoice_attached', Ref & { invoice: string; invoice_number: string | null; invoices: string[] }>;
 
 export type CollectionEvent =
   | CollectionInvoiceAttached
+  | CollectionCredited
+  | CollectionCreditReversed
   | CollectionCreated
   | CollectionPartialPaymentDefined
   | CollectionTotalUpdated

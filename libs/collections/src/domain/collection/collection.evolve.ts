@@ -10,12 +10,15 @@ export function applyCollectionEvent(fields: CollectionFields, event: Collection
       const { id, account_id, is_test, created_at, ...f } = event.data;
       // Collections recorded before partial payments and registered payments existed have none of their fields.
       const cur = currencyOf(f.currency);
-      const defaults: Pick<CollectionFields, 'partial_payment' | 'balance_of' | 'amount_applied' | 'paid_by' | 'applied_to'> = {
+      const defaults: Pick<CollectionFields, 'partial_payment' | 'balance_of' | 'amount_applied' | 'paid_by' | 'applied_to' | 'amount_credited' | 'credit_notes' | 'settled_by_credit_note'> = {
         partial_payment: null,
         balance_of: null,
         amount_applied: cur ? formatAmount('0', cur) : '0',
         paid_by: null,
         applied_to: null,
+        amount_credited: cur ? formatAmount('0', cur) : '0',
+        credit_notes: [],
+        settled_by_credit_note: null,
       };
       return { ...defaults, ...f };
     }
@@ -29,6 +32,20 @@ export function applyCollectionEvent(fields: CollectionFields, event: Collection
       return { ...fields, total: event.data.total, subtotal: event.data.subtotal };
     case 'collection.payment_applied':
       return { ...fields, total: event.data.total, amount_applied: event.data.amount_applied };
+    case 'collection.credited':
+      return {
+        ...fields,
+        total: event.data.total,
+        amount_credited: event.data.amount_credited,
+        credit_notes: [...(fields.credit_notes ?? []), { credit_note: event.data.credit_note, amount: event.data.amount, voided: false }],
+      };
+    case 'collection.credit_reversed':
+      return {
+        ...fields,
+        total: event.data.total,
+        amount_credited: event.data.amount_credited,
+        credit_notes: (fields.credit_notes ?? []).map((c) => (c.credit_note === event.data.credit_note ? { ...c, voided: true } : c)),
+      };
     case 'transaction.created':
       return {
         ...fields,
@@ -66,6 +83,7 @@ export function applyCollectionEvent(fields: CollectionFields, event: Collection
         paid_out_of_band: event.data.paid_out_of_band,
         out_of_band_proof: event.data.out_of_band_proof,
         paid_by: event.data.paid_by ?? fields.paid_by ?? null,
+        settled_by_credit_note: event.data.credit_note ?? fields.settled_by_credit_note ?? null,
         payment_method: event.data.saved_payment_method ?? event.data.payment_method ?? fields.payment_method,
         payment_method_gateway: event.data.payment_method_gateway ?? fields.payment_method_gateway,
         payment_method_type: event.data.payment_method_type ?? fields.payment_method_type,

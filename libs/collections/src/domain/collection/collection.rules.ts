@@ -92,6 +92,7 @@ export function totalSetDirectly(f: CollectionFields): string | null {
   if (f.items === null) return 'it has no items';
   if (f.partial_payment) return 'a partial payment is defined on it';
   if (new Money(f.amount_applied ?? '0').gt(0)) return 'a registered payment was applied to it';
+  if ((f.credit_notes ?? []).length > 0) return 'a credit note was applied to it';
   return null;
 }
 

@@ -85,6 +85,19 @@ export interface CollectionFields {
   applied_to: AppliedPayment[] | null;
   /** A standalone collection's fiscal invoice: issued when it is created (`create`), when it is paid (`after`), or never (null). */
   invoicing?: 'create' | 'after' | null;
+  /** What credit notes of its fiscal invoice took off its total (its total is what is left to pay); collections recorded before have none. */
+  amount_credited?: string;
+  /** The credit notes applied to it (a voided one stays listed with `voided: true`). */
+  credit_notes?: CollectionCredit[];
+  /** The credit note that brought what it asks to 0 and so settled it (`collection.paid` without money), if one did. */
+  settled_by_credit_note?: string | null;
+}
+
+/** A credit note of the collection's fiscal invoice, applied to the collection. */
+export interface CollectionCredit {
+  credit_note: string;
+  amount: string;
+  voided: boolean;
 }
 
 export interface PartialPayment {

@@ -174,3 +174,14 @@ export const applyPayment = (amount: string, expectedTotal: string, receiptId = 
   expectedTotal,
   now: at(minutes),
 });
+export const credit = (amount: string, expectedTotal: string, creditNoteId = 'cn_1', minutes = 5): CollectionCommand => ({
+  type: 'CreditCollection',
+  owner,
+  collectionId: id,
+  creditNoteId,
+  invoiceId: 'inv_1',
+  amount,
+  expectedTotal,
+  now: at(minutes),
+});
+export const reverseCredit = (creditNoteId = 'cn_1', minutes = 6): CollectionCommand => ({ type: 'ReverseCollectionCredit', owner, collectionId: id, creditNoteId, now: at(minutes) });
