@@ -5,6 +5,7 @@ import {
   collectionDeadline,
   STALE_ATTEMPT_MS,
 } from '../libs/collections/src/domain/collection.decider.js';
+import { currency as currencyOf, formatAmount } from '../libs/shared/src/money.js';
 import type { OwnedDoc } from '../libs/platform/src/read-models.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
@@ -16,7 +17,17 @@ type Processing = { _processing_since?: string | null; _collecting_since?: strin
 /** Why the latest attempt failed (Stripe's `last_payment_error`): a decline, or an attempt that could not reach a gateway (`payment_method_missing`, …); null once paid. */
 type LastPaymentError = { last_payment_error?: { code: string; message: string; decline_code: string | null; charge: string | null } | null };
 
-export type CollectionDoc = OwnedDoc & CollectionFields & DeadlineFields & Processing & LastPaymentError & { object: 'collection'; created_date: string };
+/** What the collection still asks: its total (lowered by registered payments and credit notes) while it can be paid; 0 once closed. */
+type AmountDue = { amount_due?: string };
+
+export type CollectionDoc = OwnedDoc & CollectionFields & DeadlineFields & Processing & LastPaymentError & AmountDue & { object: 'collection'; created_date: string };
+
+const ASKING = ['pending', 'past_due', 'uncollectible', 'processing'];
+function amountDue(f: CollectionFields): string {
+  if (ASKING.includes(f.status)) return f.total;
+  const cur = currencyOf(f.currency);
+  return cur ? formatAmount('0', cur) : '0';
+}
 
 /**
  * How long a payment may await the customer (PSE redirect, cash voucher) before it is given up:
@@ -72,6 +83,7 @@ export const collectionsProjection: Projection<CollectionDoc> = {
       next.last_payment_error = { code: e.data.failure_code, message: e.data.failure_message, decline_code: e.data.decline_code, charge: e.data.charge };
     } else if (e.type === 'collection.paid') next.last_payment_error = null;
     else next.last_payment_error ??= null;
+    next.amount_due = amountDue(next);
     next._processing_since = next.status === 'processing' ? (e.type === 'charge.pending' ? event.metadata.occurred_at : next._processing_since ?? null) : null;
     next._collecting_since = next.collecting ? (e.type === 'transaction.created' || e.type === 'charge.created' ? event.metadata.occurred_at : next._collecting_since ?? null) : null;
     return { ...next, ...deadlinesFields(next.test_clock, [collectionDeadline(next), processingDeadline(next), staleAttemptDeadline(next)]) };

@@ -44,8 +44,8 @@ test('an invoice issued for a collection: payment, credit note, payment that set
   expect(await getInvoice(invoiceId)).toMatchObject({ status: 'partially_paid', total_paid: '50000.00', amount_due: '69000.00' });
   const credit = await api().post(`/v1/invoices/${invoiceId}/credit_notes`, { amount: '19000', reason: 'Descuento' });
   expect(credit.status).toBe(200);
-  // The collection still asks 69000, the invoice only 50000: the real balance is the invoice's.
-  expect((await api().get(`/v1/collections/${col.body.id}`)).body).toMatchObject({ status: 'pending', total: '69000.00' });
+  // The credit note is taken off what the collection asks too: 69000 − 19000, the invoice's balance.
+  expect((await api().get(`/v1/collections/${col.body.id}`)).body).toMatchObject({ status: 'pending', total: '50000.00', amount_due: '50000.00', amount_credited: '19000.00', credit_notes: [{ credit_note: credit.body.id, amount: '19000.00', voided: false }] });
   const over = await api().post(`/v1/customers/${customer.id}/register_invoices_payment`, { amount: '50000.01' });
   expect(over.status).toBe(400);
   expect(over.body.error).toMatchObject({ code: 'amount_exceeds_balance', param: 'amount' });
@@ -55,8 +55,8 @@ test('an invoice issued for a collection: payment, credit note, payment that set
   expect(settle.status).toBe(200);
   expect(settle.body.applied_to).toEqual([{ collection: col.body.id, amount: '50000.00' }]);
   expect(await getInvoice(invoiceId)).toMatchObject({ status: 'paid', total_paid: '100000.00', amount_credited: '19000.00', amount_due: '0.00' });
-  // The collection is settled: the money applied, the rest by the credit note.
-  expect((await api().get(`/v1/collections/${col.body.id}`)).body).toMatchObject({ status: 'paid', amount_applied: '100000.00', paid_by: settle.body.id });
+  // The collection is paid: the money applied, the rest taken off by the credit note.
+  expect((await api().get(`/v1/collections/${col.body.id}`)).body).toMatchObject({ status: 'paid', amount_applied: '50000.00', amount_credited: '19000.00', paid_by: settle.body.id });
 
   type Ev = { type: string; data: { object: { id: string; amount_due: string; total_paid: string; amount_credited: string } } };
   const steps = ((await api().get(`/v1/events?object_id=${invoiceId}&limit=100`)).body.data as Ev[]).map((e) => [e.type, e.data.object.total_paid, e.data.object.amount_credited, e.data.object.amount_due]);
@@ -81,13 +81,13 @@ test('partial_payment and update/total check their conditions against the invoic
   const { customer } = await clockAndCustomer(api(), NOW);
   const inv = await upload(customer.id, 'FE-P1', 10, '100000.00');
   expect((await api().post(`/v1/invoices/${inv.id}/credit_notes`, { amount: '40000', reason: 'Devolución parcial' })).status).toBe(200);
-  // The collection asks 100000; the invoice owes 60000.
+  // The credit note was taken off the collection too: it asks 60000, what the invoice owes.
   const tooMuch = await api().post(`/v1/collections/${inv.collection}/partial_payment`, { amount: '60000' });
   expect(tooMuch.status).toBe(400);
-  expect(tooMuch.body.error).toMatchObject({ code: 'parameter_invalid', param: 'amount', message: `amount must be less than the amount due on invoice ${inv.id} (60000.00 COP)` });
+  expect(tooMuch.body.error).toMatchObject({ code: 'parameter_invalid', param: 'amount', message: `amount must be less than the total of collection ${inv.collection} (60000.00 COP)` });
   const part = await api().post(`/v1/collections/${inv.collection}/partial_payment`, { amount: '20000', create_collection_with_balance: true, days_until_due: 10 });
   expect(part.status).toBe(200);
-  expect(part.body.partial_payment).toMatchObject({ original_total: '100000.00', amount: '20000.00', balance: '40000.00' });
+  expect(part.body.partial_payment).toMatchObject({ original_total: '60000.00', amount: '20000.00', balance: '40000.00' });
   const balanceId = part.body.partial_payment.balance_collection;
   expect((await api().get(`/v1/collections/${balanceId}`)).body).toMatchObject({ total: '40000.00', invoice: inv.id, balance_of: inv.collection });
 

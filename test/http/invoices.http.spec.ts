@@ -114,21 +114,26 @@ test('a credit note brings the balance to zero (paid); never below zero; a paid 
   expect(half.status).toBe(200);
   expect(half.body).toMatchObject({ object: 'credit_note', invoice: invoice.id, amount: '19000.00', status: 'issued', issuance: { status: 'issued' } });
   expect(half.body.number).toMatch(/^NC\d+$/);
-  const tooMuch = await api().post(`/v1/invoices/${invoice.id}/credit_notes`, { amount: '100000.01', reason: 'x' });
+  // The collection asks only the rest.
+  expect(await getCol(api(), sub.latest_collection)).toMatchObject({ status: 'past_due', total: '100000.00', amount_credited: '19000.00' });
+  // Voiding a credit note gives the balance back (the invoice's and the collection's).
+  const voided = await api().post(`/v1/credit_notes/${half.body.id}/void`, {});
+  expect(voided.body).toMatchObject({ status: 'void' });
+  expect((await api().get(`/v1/invoices/${invoice.id}`)).body).toMatchObject({ status: 'open', amount_due: '119000.00' });
+  expect(await getCol(api(), sub.latest_collection)).toMatchObject({ total: '119000.00', amount_credited: '0.00' });
+
+  const tooMuch = await api().post(`/v1/invoices/${invoice.id}/credit_notes`, { amount: '119000.01', reason: 'x' });
   expect(tooMuch.status).toBe(400);
   expect(tooMuch.body.error).toMatchObject({ code: 'credit_note_exceeds_balance', param: 'amount' });
-  const rest = await api().post(`/v1/invoices/${invoice.id}/credit_notes`, { amount: '100000', reason: 'Anulación del saldo' });
+  const rest = await api().post(`/v1/invoices/${invoice.id}/credit_notes`, { amount: '119000', reason: 'Anulación del saldo' });
   expect(rest.status).toBe(200);
   expect((await api().get(`/v1/invoices/${invoice.id}`)).body).toMatchObject({ status: 'paid', amount_credited: '119000.00', amount_due: '0.00', overdue: false });
   expect((await api().get(`/v1/invoices/${invoice.id}/credit_notes`)).body.data).toHaveLength(2);
-  expect((await api().get(`/v1/credit_notes/${rest.body.id}`)).body).toMatchObject({ amount: '100000.00', reason: 'Anulación del saldo' });
-
-  // Voiding a credit note gives the balance back.
-  const voided = await api().post(`/v1/credit_notes/${half.body.id}/void`, {});
-  expect(voided.body).toMatchObject({ status: 'void' });
-  expect((await api().get(`/v1/invoices/${invoice.id}`)).body).toMatchObject({ status: 'partially_paid', amount_due: '19000.00' });
+  expect((await api().get(`/v1/credit_notes/${rest.body.id}`)).body).toMatchObject({ amount: '119000.00', reason: 'Anulación del saldo' });
+  // The credit settled the collection: its void is refused (decisions.md).
+  expect((await api().post(`/v1/credit_notes/${rest.body.id}/void`, {})).status).toBe(409);
   expect(sub.id).toMatch(/^sub_/);
-  expect(await feed(`object_id=${invoice.id}`)).toEqual(['invoice.created', 'invoice.issued', 'invoice.credited', 'invoice.credited', 'invoice.paid', 'invoice.credit_reversed']);
+  expect(await feed(`object_id=${invoice.id}`)).toEqual(['invoice.created', 'invoice.issued', 'invoice.credited', 'invoice.credit_reversed', 'invoice.credited', 'invoice.paid']);
 });
 
 test('refunding a paid, invoiced collection issues a credit note for the amount refunded; a paid invoice is not voided', async () => {

@@ -16,6 +16,7 @@ import { GetCreditNoteHandler } from './application/get-credit-note.js';
 import { GetInvoiceHandler } from './application/get-invoice.js';
 import { GetInvoicingSettingsHandler } from './application/get-invoicing-settings.js';
 import { InvoiceTime } from './application/invoice-time.js';
+import { CreditNoteCollections } from './application/credit-note-collections.js';
 import { Invoicing } from './application/invoicing.js';
 import { InvoicingSettingsOf } from './application/invoicing-settings-of.js';
 import { ListCreditNotesHandler } from './application/list-credit-notes.js';
@@ -64,6 +65,7 @@ export class InvoicingFollowerLifecycle implements OnApplicationBootstrap, OnMod
     },
     InvoicingSettingsOf,
     Invoicing,
+    CreditNoteCollections,
     InvoiceTime,
     {
       provide: InvoicingFollower,

@@ -38,7 +38,7 @@ export class Invoicing {
   /** When a collection's invoice is issued: the subscription's `first_payment_invoicing` / `renewal_invoicing`, a standalone collection's `invoicing`. */
   async timingOf(ctx: CommandContext, f: CollectionFields): Promise<InvoicingTiming> {
     if (!(await this.settingsOf.settings(ctx)).enabled) return 'none';
-    if (new Money(f.total).plus(f.amount_applied ?? '0').lte(0)) return 'none';
+    if (new Money(f.total).plus(f.amount_applied ?? '0').plus(f.amount_credited ?? '0').lte(0)) return 'none';
     if (!f.subscription) return f.invoicing ?? 'none';
     if (!['subscription_create', 'subscription_trial', 'subscription_cycle'].includes(f.billing_reason)) return 'none';
     const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(f.subscription));
@@ -321,7 +321,8 @@ export class Invoicing {
  */
 export function linesOf(f: CollectionFields): InvoiceLineInput[] {
   const cur = currencyOf(f.currency)!;
-  const total = new Money(f.total).plus(f.amount_applied ?? '0');
+  // What the collection asked before registered payments and credit notes lowered it.
+  const total = new Money(f.total).plus(f.amount_applied ?? '0').plus(f.amount_credited ?? '0');
   const items = (f.items ?? []).filter((i) => new Money(i.total).gt(0));
   if (items.length === 0) return [{ description: f.description ?? `Collection`, quantity: 1, amount: formatAmount(total, cur), tax_id: null, tax_percentage: null }];
   const sum = items.reduce((s, i) => s.plus(i.total), new Money(0));
