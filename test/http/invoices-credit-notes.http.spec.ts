@@ -90,6 +90,8 @@ test('a partial credit: the next charge asks only the rest, the invoice records 
   // The hosted page asks the rest.
   const page = await request(t.app.getHttpServer()).get(`/checkout/col/${col.id}`);
   expect(page.text).toMatch(/100\.000/);
+  expect(page.text).toContain('Notas crédito');
+  expect(page.text).toMatch(/−\s*\$?\s*19\.000/);
 
   const paid = await api().post(`/v1/collections/${col.id}/pay`, { payment_information: card() });
   expect(paid.status).toBe(200);

@@ -9,6 +9,7 @@ import type { CommandResult } from '../../platform/src/write-then-read.js';
 import { READ_STORE } from '../../platform/src/tokens.js';
 import type { ReadStore } from '../../read-store/src/read-store.port.js';
 import { ApiError } from '../../shared/src/errors.js';
+import { Money } from '../../shared/src/money.js';
 import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
 import { CsrfGuard } from '../../web/src/csrf.guard.js';
 import { formFields } from '../../web/src/form.js';
@@ -127,6 +128,8 @@ export class CollectionPageController {
         customerName: customer?.name ?? null,
         lines,
         discounts,
+        // What credit notes of its invoice took off (the total shown is what is left).
+        credited: col.amount_credited && new Money(col.amount_credited).gt(0) ? col.amount_credited : null,
         awaiting: state === 'processing' ? col.additional_data : null,
         selfUrl: withLocale(`/checkout/col/${col.id}`, locale),
         // the payment form
