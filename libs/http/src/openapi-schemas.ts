@@ -87,7 +87,15 @@ const billingAddress = obj(
   { address_1: str(), address_2: nstr(), city: str(), state: str(), postcode: nstr(), country: { type: 'string', pattern: '^[A-Z]{2}$', example: 'CO' } },
   { description: 'Billing address' },
 );
-const invoiceSettings = obj({ invoice_document_id: nstr(), invoice_cost_center: nstr() }, { description: 'Invoicing references' });
+const invoiceSettings = obj(
+  { invoice_document_id: nstr(), invoice_cost_center: nstr(), invoice_payment_method_credit: nstr(), invoice_vendor: nstr(), invoice_autoretention_tax_id: nstr() },
+  { description: 'Invoicing references (the last three only when a checkout session set them)', required: ['invoice_document_id', 'invoice_cost_center'] },
+);
+/** An invoice's provider parameters: the collection's references and a checkout session's further ones (null when not given). */
+const invoiceDocumentSettings = obj(
+  { invoice_document_id: nstr(), invoice_cost_center: nstr(), invoice_payment_method_credit: nstr(), invoice_vendor: nstr(), invoice_autoretention_tax_id: nstr() },
+  { description: 'The invoicing-provider parameters the invoice was issued with' },
+);
 const retentions = (withReteiva: boolean) =>
   obj(
     { ...(withReteiva ? { reteiva: ndecimal('ReteIVA rate, percent') } : {}), reteica: ndecimal('ReteICA rate, per thousand'), retefte: ndecimal('Retención en la fuente rate, percent') },
@@ -287,13 +295,14 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       credit_notes: arr(obj({ credit_note: id('cn_'), amount: money(), voided: { type: 'boolean' } }), 'The credit notes applied to it'),
       settled_by_credit_note: nid('cn_', 'The credit note that took what it asked to 0 (settled without money)'),
       amount_due: money('What it still asks: its total while pending, past_due, uncollectible or processing; 0 otherwise'),
+      invoicing: nullable(oneOf(['create', 'after', 'none'], 'When its fiscal invoice is issued (standalone collections); none: switched off (a checkout session with invoicing.enabled false)')),
       test_clock: nid('clock_'),
       retry_schedule: obj({ retry_days: arr(int()), final_days: int() }, { description: 'The dunning policy this collection follows' }),
       dunning_step: int(),
       last_payment_error: lastPaymentError,
       created_date: createdDate(),
     },
-    { description: 'A collection (cobro): what is paid, and to which money is attributed', optional: ['last_payment_error'] },
+    { description: 'A collection (cobro): what is paid, and to which money is attributed', optional: ['last_payment_error', 'invoicing'] },
   ),
   Transaction: resource(
     'transaction',
@@ -528,6 +537,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       retention_rates: { type: 'object', additionalProperties: decimal('Rate'), description: 'Withholding rates applied, by kind' },
       retentions: arr(open('A withholding applied', { type: str(), rate: decimal('Rate'), amount: money() })),
       retention_total: money(),
+      invoice_settings: invoiceDocumentSettings,
       amount_due: money(),
       total_paid: money(),
       amount_credited: money(),

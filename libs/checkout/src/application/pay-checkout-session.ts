@@ -4,7 +4,7 @@ import { laterPosition } from '../../../event-store/src/positions.js';
 import { AccountRetryPolicy } from '../../../accounts/src/application/account-retry-policy.js';
 import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
 import { collectionCheckoutUrl } from '../../../collections/src/application/create-collection.js';
-import { type CollectionPaymentFailed, type PaymentSource, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
+import { CHECKOUT_INVOICE_SETTINGS, type CollectionPaymentFailed, type InvoiceSettings, type PaymentSource, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
 import { CouponRedemptions } from '../../../coupons/src/application/coupon-redemptions.js';
 import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
 import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
@@ -157,12 +157,14 @@ export class PayCheckoutSession {
         ...(f.subscription_settings?.trial_days ? { trial_days: f.subscription_settings.trial_days } : {}),
         ...(f.subscription_settings?.duration ? { duration: f.subscription_settings.duration } : {}),
         ...(f.subscription_settings?.commitment_periods ? { commitment_periods: f.subscription_settings.commitment_periods } : {}),
-        ...(f.invoicing ? { invoice_settings: { invoice_document_id: f.invoicing.invoice_settings.invoice_document_id, invoice_cost_center: f.invoicing.invoice_settings.invoice_cost_center } } : {}),
+        ...(f.invoicing ? { invoice_settings: sessionInvoiceSettings(f) } : {}),
         meta_data: f.meta_data,
       };
       // The shipping charge is billed once, on the first collection (as Stripe bills it on the first invoice).
       const firstCollectionLines = f.shipping_cost && f.shipping_amount ? [{ ...shippingLine(f.shipping_amount, f.currency), id: newId('si') }] : [];
-      await this.commands.execute(new CreateSubscriptionCommand(ctx, body as never, false, { subscriptionId, source, firstCollectionLines }));
+      // `invoicing.enabled: false` switches off the first collection's fiscal invoice (renewals follow the subscription's `renewal_invoicing`).
+      const firstCollectionInvoicing = f.invoicing && !f.invoicing.enabled ? ('none' as const) : undefined;
+      await this.commands.execute(new CreateSubscriptionCommand(ctx, body as never, false, { subscriptionId, source, firstCollectionLines, firstCollectionInvoicing }));
       return this.outcomeOf(subscriptionId, (await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state.fields!.latest_collection!);
     }
     const collectionId = existing.state.fields!.latest_collection!;
@@ -195,7 +197,7 @@ export class PayCheckoutSession {
             days_until_due: null,
             description: f.description,
             meta_data: { ...f.meta_data, checkout_session: sessionId },
-            invoice_settings: { invoice_document_id: f.invoicing?.invoice_settings.invoice_document_id ?? null, invoice_cost_center: f.invoicing?.invoice_settings.invoice_cost_center ?? null },
+            invoice_settings: sessionInvoiceSettings(f),
             // The session's `invoicing.enabled`: the collection's fiscal invoice is issued after payment
             // (a charged collection allows only `after`) by the invoicing context's collection listeners,
             // the path subscriptions' collections take; nothing when the account's invoicing is off.
@@ -254,4 +256,16 @@ export class PayCheckoutSession {
     const last = failure ?? ([...history].reverse().find((e) => e.type === 'collection.payment_failed')?.data as CollectionPaymentFailed['data'] | undefined);
     return { ...base, status: 'declined', message: last?.failure_message ?? 'The payment was not completed', failure_code: last?.failure_code ?? 'payment_failed', decline_code: last?.decline_code ?? null };
   }
+}
+
+/**
+ * The invoice settings a session gives its collection (or subscription): the spec's two collection
+ * keys always, and the session's further provider parameters (`invoice_payment_method_credit`,
+ * `invoice_vendor`, `invoice_autoretention_tax_id`) when it set them; they reach the fiscal invoice.
+ */
+function sessionInvoiceSettings(f: CheckoutSessionFields): InvoiceSettings {
+  const given = f.invoicing?.invoice_settings;
+  const out: InvoiceSettings = { invoice_document_id: given?.invoice_document_id ?? null, invoice_cost_center: given?.invoice_cost_center ?? null };
+  for (const k of CHECKOUT_INVOICE_SETTINGS) if (given?.[k]) out[k] = given[k];
+  return out;
 }

@@ -9,7 +9,7 @@ import { customerDecider, customerStream } from '../../../customers/src/domain/c
 import { type CollectionFields, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
 import { subscriptionDecider, subscriptionStream } from '../../../subscriptions/src/domain/subscription.decider.js';
 import type { InvoiceLineInput, RetentionRates } from '../domain/invoice-amounts.js';
-import { type InvoiceCommand, type InvoiceInput, type InvoiceState, invoiceDecider, invoiceStream } from '../domain/invoice.decider.js';
+import { type InvoiceCommand, type InvoiceInput, type InvoiceState, NO_INVOICE_SETTINGS, invoiceDecider, invoiceStream } from '../domain/invoice.decider.js';
 import { INVOICING_PROVIDERS, type InvoicingProvider } from '../provider/invoicing-provider.port.js';
 import { InvoicingSettingsOf } from './invoicing-settings-of.js';
 import { InvoiceTime } from './invoice-time.js';
@@ -39,6 +39,8 @@ export class Invoicing {
   async timingOf(ctx: CommandContext, f: CollectionFields): Promise<InvoicingTiming> {
     if (!(await this.settingsOf.settings(ctx)).enabled) return 'none';
     if (new Money(f.total).plus(f.amount_applied ?? '0').plus(f.amount_credited ?? '0').lte(0)) return 'none';
+    // Switched off on this collection (a checkout session's `invoicing.enabled: false`).
+    if (f.invoicing === 'none') return 'none';
     if (!f.subscription) return f.invoicing ?? 'none';
     if (!['subscription_create', 'subscription_trial', 'subscription_cycle'].includes(f.billing_reason)) return 'none';
     const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(f.subscription));
@@ -129,6 +131,7 @@ export class Invoicing {
         currency: f.currency,
         lines: linesOf(f),
         retention_rates: rates,
+        invoice_settings: f.invoice_settings,
         due_date: f.due_date,
         meta_data: f.meta_data,
         test_clock: f.test_clock,
@@ -174,6 +177,7 @@ export class Invoicing {
           lines: f.lines.map(({ description, quantity, amount, tax_id, tax_percentage }) => ({ description, quantity, amount, tax_id, tax_percentage })),
           retentionRates: f.retention_rates,
           dueDate: f.due_date,
+          invoiceSettings: f.invoice_settings ?? NO_INVOICE_SETTINGS,
         });
         const fiscal = { provider: issued.provider, cufe: issued.cufe, pdf_url: issued.pdf_url, xml_url: issued.xml_url, issued_at: issued.issued_at };
         position = await this.decide(ctx, invoiceId, (at) => ({ type: 'RecordInvoiceIssued', owner: ctx, invoiceId, number: issued.number, fiscal, amounts: issued.amounts, now: at }));

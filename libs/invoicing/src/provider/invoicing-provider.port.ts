@@ -1,4 +1,5 @@
 import type { InvoiceAmounts, InvoiceLineInput, RetentionRates } from '../domain/invoice-amounts.js';
+import type { InvoiceDocumentSettings } from '../domain/invoice/invoice.state.js';
 
 /**
  * The invoicing-provider port: issues fiscal documents (electronic invoices and credit notes) under
@@ -21,6 +22,8 @@ export interface IssueInvoiceRequest {
   lines: InvoiceLineInput[];
   retentionRates: RetentionRates;
   dueDate: string | null;
+  /** The provider parameters of the invoice (document type, cost center, and a checkout session's payment-method credit, vendor, self-withholding tax id). */
+  invoiceSettings: InvoiceDocumentSettings;
 }
 
 export interface IssuedDocument {

@@ -26,7 +26,13 @@ export class CreateSubscriptionCommand {
     /** `POST /v1/subscriptions/migrate`: no collection, no payment, `next_renewal_date` honoured. */
     readonly migrate = false,
     /** A hosted checkout: the subscription id it announced, and the payment source it already resolved (tokenized). */
-    readonly checkout: { subscriptionId: string; source: PaymentSource | null; firstCollectionLines?: LineInput[] } | null = null,
+    readonly checkout: {
+      subscriptionId: string;
+      source: PaymentSource | null;
+      firstCollectionLines?: LineInput[];
+      /** `none`: the first collection gets no fiscal invoice (the session's `invoicing.enabled: false`). */
+      firstCollectionInvoicing?: 'none';
+    } | null = null,
   ) {}
 }
 
@@ -86,7 +92,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     const wouldBe = decided.reduce(subscriptionDecider.evolve, subscriptionDecider.initialState).fields;
     let checked: CheckedCollection | null = null;
     if (wouldBe?.latest_collection) {
-      checked = await this.billing.checkCollection(ctx, subscriptionId, wouldBe, wouldBe.latest_collection, wouldBe.status === 'trialing' ? 'subscription_trial' : 'subscription_create', checkout?.firstCollectionLines);
+      checked = await this.billing.checkCollection(ctx, subscriptionId, wouldBe, wouldBe.latest_collection, wouldBe.status === 'trialing' ? 'subscription_trial' : 'subscription_create', checkout?.firstCollectionLines, checkout?.firstCollectionInvoicing);
     }
     let source: PaymentSource | null = null;
     if ((body.collection_method ?? 'charge') === 'charge') {
@@ -110,7 +116,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
         const sub = created.state.fields!;
         if (!sub.latest_collection) return position;
         const reason = sub.status === 'trialing' ? 'subscription_trial' : 'subscription_create';
-        position = laterPosition(position, await this.billing.createCollection(ctx, subscriptionId, sub, sub.latest_collection, reason, checkout?.firstCollectionLines, checked));
+        position = laterPosition(position, await this.billing.createCollection(ctx, subscriptionId, sub, sub.latest_collection, reason, checkout?.firstCollectionLines, checked, checkout?.firstCollectionInvoicing));
         return laterPosition(position, await this.billing.attempt(ctx, sub, sub.latest_collection, source));
       });
     } catch (error) {

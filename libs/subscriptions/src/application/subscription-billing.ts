@@ -80,12 +80,13 @@ export class SubscriptionBilling {
     reason: string,
     extraLines: LineInput[] = [],
     checked: CheckedCollection | null = null,
+    invoicing?: 'none',
   ): Promise<string | null> {
     // A collection checked by this request under an id it minted (checkCollection) cannot exist yet,
     // unless ids come from an Idempotency-Key (a resumed run may have written it).
     const fresh = checked?.collectionId === collectionId && !ctx.idempotencyKey;
     if (!fresh && (await this.executor.load(collectionDecider, collectionStream(collectionId))).state.exists) return null;
-    const command = checked?.collectionId === collectionId ? checked.command : await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason, extraLines);
+    const command = checked?.collectionId === collectionId ? checked.command : await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason, extraLines, invoicing);
     const { position } = await this.executor.execute(collectionDecider, collectionStream(collectionId), command, ctx, { newStream: fresh });
     return laterPosition(position, await this.followUps.collectionCreated(ctx, collectionId));
   }
@@ -96,14 +97,18 @@ export class SubscriptionBilling {
    * before its first append. What it returns, handed to createCollection, spares it building the
    * same command again (its lines, rates, retry policy and customer).
    */
-  async checkCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string, extraLines: LineInput[] = []): Promise<CheckedCollection> {
-    const command = await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason, extraLines);
+  async checkCollection(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string, extraLines: LineInput[] = [], invoicing?: 'none'): Promise<CheckedCollection> {
+    const command = await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason, extraLines, invoicing);
     collectionDecider.decide(command(this.executor.now(ctx)), collectionDecider.initialState);
     return { collectionId, command };
   }
 
-  /** `extraLines`: one-time lines of this collection only (a checkout's shipping charge on the first one). */
-  private async collectionCommand(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string, extraLines: LineInput[] = []) {
+  /**
+   * `extraLines`: one-time lines of this collection only (a checkout's shipping charge on the first
+   * one); `invoicing: 'none'`: this collection gets no fiscal invoice (a checkout session's
+   * `invoicing.enabled: false` on the first one).
+   */
+  private async collectionCommand(ctx: CommandContext, subscriptionId: string, sub: SubscriptionFields, collectionId: string, reason: string, extraLines: LineInput[] = [], invoicing?: 'none') {
     const trial = reason === 'subscription_trial';
     const retrySchedule = await this.retryPolicy.policy(ctx.accountId);
     const customer = await this.executor.load(customerDecider, customerStream(sub.customer));
@@ -135,6 +140,7 @@ export class SubscriptionBilling {
           test_clock: sub.test_clock ?? null,
           retry_schedule: retrySchedule,
           due_immediately: reason === 'subscription_cycle' && sub.collection_method === 'charge',
+          ...(invoicing ? { invoicing } : {}),
         },
         now: at,
       });

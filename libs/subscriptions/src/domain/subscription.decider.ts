@@ -7,7 +7,7 @@ import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalSt
 import type { Owner } from '../../../shared/src/owner.js';
 import type { BillingPeriod } from '../../../catalog/src/domain/price.decider.js';
 import { type Discount, type PriceSnapshot, type ProductSnapshot, checkNtpAmount } from '../../../collections/src/domain/pricing.js';
-import { checkDiscounts, normalizeDiscount, type InvoiceSettings, type InvoiceRetentions } from '../../../collections/src/domain/collection.decider.js';
+import { CHECKOUT_INVOICE_SETTINGS, checkDiscounts, normalizeDiscount, type InvoiceSettings, type InvoiceRetentions } from '../../../collections/src/domain/collection.decider.js';
 import { gatewayOffers, isGatewayId } from '../../../payments/src/domain/gateways.js';
 import { cycleBoundary } from './billing-period.js';
 
@@ -387,10 +387,18 @@ function buildDiscounts(input: DiscountInput[] | undefined, ids: string[], curre
   });
 }
 
-const settings = (s: Partial<InvoiceSettings> | undefined, prev?: InvoiceSettings): InvoiceSettings => ({
-  invoice_document_id: s?.invoice_document_id ?? prev?.invoice_document_id ?? null,
-  invoice_cost_center: s?.invoice_cost_center ?? prev?.invoice_cost_center ?? null,
-});
+const settings = (s: Partial<InvoiceSettings> | undefined, prev?: InvoiceSettings): InvoiceSettings => {
+  const out: InvoiceSettings = {
+    invoice_document_id: s?.invoice_document_id ?? prev?.invoice_document_id ?? null,
+    invoice_cost_center: s?.invoice_cost_center ?? prev?.invoice_cost_center ?? null,
+  };
+  // A checkout session's further provider parameters: kept only when one set them.
+  for (const k of CHECKOUT_INVOICE_SETTINGS) {
+    const v = s?.[k] ?? prev?.[k] ?? null;
+    if (v !== null) out[k] = v;
+  }
+  return out;
+};
 const retentions = (r: Partial<InvoiceRetentions> | undefined, prev?: InvoiceRetentions): InvoiceRetentions => ({
   reteiva: r?.reteiva ?? prev?.reteiva ?? null,
   reteica: r?.reteica ?? prev?.reteica ?? null,

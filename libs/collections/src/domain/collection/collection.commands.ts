@@ -64,8 +64,8 @@ export interface CreateCollectionInput {
   checkout_url: string;
   test_clock?: string | null;
   retry_schedule?: RetrySchedule;
-  /** Standalone collections: when its fiscal invoice is issued (null: none). */
-  invoicing?: 'create' | 'after' | null;
+  /** Standalone collections: when its fiscal invoice is issued (null: none); `none` also switches off a subscription collection's. */
+  invoicing?: 'create' | 'after' | 'none' | null;
   /** A `charge` renewal: due at once (its attempt is its due date; a failed attempt makes it past due). */
   due_immediately?: boolean;
 }

@@ -15,7 +15,14 @@ export const MAX_CHARGES_PER_TRANSACTION = 2;
 export interface InvoiceSettings {
   invoice_document_id: string | null;
   invoice_cost_center: string | null;
+  /** A checkout session's further invoicing-provider parameters (present only when a session set them). */
+  invoice_payment_method_credit?: string | null;
+  invoice_vendor?: string | null;
+  invoice_autoretention_tax_id?: string | null;
 }
+
+/** The invoice settings only a checkout session sets (its `invoicing.invoice_settings`). */
+export const CHECKOUT_INVOICE_SETTINGS = ['invoice_payment_method_credit', 'invoice_vendor', 'invoice_autoretention_tax_id'] as const;
 
 export interface InvoiceRetentions {
   reteica: string | null;
@@ -83,8 +90,12 @@ export interface CollectionFields {
   paid_by: string | null;
   /** A receipt: the collections the registered payment was applied to, in the order applied. */
   applied_to: AppliedPayment[] | null;
-  /** A standalone collection's fiscal invoice: issued when it is created (`create`), when it is paid (`after`), or never (null). */
-  invoicing?: 'create' | 'after' | null;
+  /**
+   * A standalone collection's fiscal invoice: issued when it is created (`create`), when it is paid
+   * (`after`), or never (null). `none` on a subscription's collection: not invoiced whatever the
+   * subscription's rules say (a checkout session with `invoicing.enabled: false`).
+   */
+  invoicing?: 'create' | 'after' | 'none' | null;
   /** What credit notes of its fiscal invoice took off its total (its total is what is left to pay); collections recorded before have none. */
   amount_credited?: string;
   /** The credit notes applied to it (a voided one stays listed with `voided: true`). */

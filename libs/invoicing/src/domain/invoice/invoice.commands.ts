@@ -1,7 +1,7 @@
 import type { Owner } from '../../../../shared/src/owner.js';
 import type { MetaData } from '../../../../shared/src/meta-data.js';
 import type { InvoiceAmounts, InvoiceLineInput, RetentionRates } from '../invoice-amounts.js';
-import type { FiscalReference } from './invoice.state.js';
+import type { FiscalReference, InvoiceDocumentSettings } from './invoice.state.js';
 
 export interface InvoiceInput {
   source: 'collection' | 'upload';
@@ -11,6 +11,8 @@ export interface InvoiceInput {
   currency: string;
   lines: InvoiceLineInput[];
   retention_rates: RetentionRates;
+  /** The provider parameters (a collection's invoice_settings and a checkout session's further ones). */
+  invoice_settings?: Partial<InvoiceDocumentSettings> | null;
   due_date: string | null;
   meta_data: MetaData;
   test_clock: string | null;

@@ -1,4 +1,4 @@
-import type { CreditNoteFields, InvoiceFields, InvoiceState } from './invoice.state.js';
+import { type CreditNoteFields, type InvoiceFields, type InvoiceState, NO_INVOICE_SETTINGS } from './invoice.state.js';
 import type { InvoiceEvent } from './invoice.events.js';
 
 /** An invoice's fields after an event: shared by `evolve` and the invoices projection. */
@@ -6,7 +6,7 @@ export function applyInvoiceEvent(fields: InvoiceFields, event: InvoiceEvent): I
   switch (event.type) {
     case 'invoice.created': {
       const { id, account_id, is_test, created_at, ...f } = event.data;
-      return f;
+      return { ...f, invoice_settings: f.invoice_settings ?? NO_INVOICE_SETTINGS };
     }
     case 'invoice.issued':
       return {

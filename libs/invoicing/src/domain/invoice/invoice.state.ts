@@ -56,6 +56,32 @@ export interface CreditNoteFields {
   refund: string | null;
 }
 
+/** The invoicing-provider parameters an invoice is issued with (a collection's `invoice_settings`, a checkout session's further ones). */
+export interface InvoiceDocumentSettings {
+  invoice_document_id: string | null;
+  invoice_cost_center: string | null;
+  invoice_payment_method_credit: string | null;
+  invoice_vendor: string | null;
+  invoice_autoretention_tax_id: string | null;
+}
+
+export const NO_INVOICE_SETTINGS: InvoiceDocumentSettings = {
+  invoice_document_id: null,
+  invoice_cost_center: null,
+  invoice_payment_method_credit: null,
+  invoice_vendor: null,
+  invoice_autoretention_tax_id: null,
+};
+
+/** Every key of the settings, null when not given. */
+export const invoiceDocumentSettings = (s: Partial<InvoiceDocumentSettings> | null | undefined): InvoiceDocumentSettings => ({
+  invoice_document_id: s?.invoice_document_id ?? null,
+  invoice_cost_center: s?.invoice_cost_center ?? null,
+  invoice_payment_method_credit: s?.invoice_payment_method_credit ?? null,
+  invoice_vendor: s?.invoice_vendor ?? null,
+  invoice_autoretention_tax_id: s?.invoice_autoretention_tax_id ?? null,
+});
+
 export interface InvoiceFields extends InvoiceAmounts {
   number: string | null;
   status: InvoiceStatus;
@@ -67,6 +93,8 @@ export interface InvoiceFields extends InvoiceAmounts {
   collection: string | null;
   currency: string;
   retention_rates: RetentionRates;
+  /** The provider parameters it is issued with (invoices recorded before have none: all null). */
+  invoice_settings: InvoiceDocumentSettings;
   total_paid: string;
   amount_credited: string;
   amount_due: string;

@@ -19,7 +19,7 @@ export function decideCreateCollection(command: CommandOf<'CreateCollection'>, s
   if (input.collection_method === 'collect' && (input.days_until_due === null || input.days_until_due === undefined)) {
     throw missingParam('days_until_due', 'days_until_due is required with collection_method collect');
   }
-  if (input.invoicing !== undefined && input.invoicing !== null && !['create', 'after'].includes(input.invoicing)) throw invalidParam('invoicing', 'invoicing must be create, after or null');
+  if (input.invoicing !== undefined && input.invoicing !== null && !['create', 'after', 'none'].includes(input.invoicing)) throw invalidParam('invoicing', 'invoicing must be create, after, none or null');
   if (input.invoicing === 'create' && input.collection_method === 'charge') throw invalidParam('invoicing', 'invoicing create is not allowed with collection_method charge; only after is valid');
   const discounts = input.discounts.map((d) => normalizeDiscount(d, cur));
   const priced = priceCollection(input.lines, discounts, cur);

@@ -6,7 +6,7 @@ import { Money, currency as currencyOf, formatAmount, isDecimalString } from '..
 import { checkMetaData } from '../../../../../shared/src/meta-data.js';
 import { invoiceAmounts } from '../../invoice-amounts.js';
 import { checkAmount } from '../invoice.rules.js';
-import type { InvoiceFields } from '../invoice.state.js';
+import { type InvoiceFields, invoiceDocumentSettings } from '../invoice.state.js';
 
 /**
  * An invoice for a collection (its fiscal issuance pending: the provider is called next) or an
@@ -27,6 +27,7 @@ export function decideCreateInvoice(command: InvoiceCommandOf<'CreateInvoice'>, 
     collection: input.collection,
     currency: cur.code,
     retention_rates: input.retention_rates,
+    invoice_settings: invoiceDocumentSettings(input.invoice_settings),
     total_paid: formatAmount('0', cur),
     amount_credited: formatAmount('0', cur),
     due_date: input.due_date,
