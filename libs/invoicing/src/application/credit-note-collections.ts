@@ -109,6 +109,8 @@ export class CreditNoteCollections {
     if (placed.isZero()) {
       throw interrupted ?? new DomainError('credit_note_exceeds_balance', `Invoice ${invoiceId} has no open collection to credit`, 'amount', 400);
     }
+    // Every collection this credit note settled, in this run or in an earlier one that stopped before its follow-ups.
+    for (const c of await this.chainOf(invoice)) if (c.f.settled_by_credit_note === creditNoteId && !settled.includes(c.id)) settled.push(c.id);
     return { placed: formatAmount(Money.min(placed, wanted), cur), settled, position };
   }
 
