@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type EventStore, type ExpectedRevision, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '../../libs/event-store/src/event-store.port.js';
+import { type EventStore, type ExpectedRevision, expectedRevisionAfter, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '../../libs/event-store/src/event-store.port.js';
 
 export interface EventStoreContractOptions {
   /**
@@ -227,6 +227,70 @@ export function eventStoreContract(makeStore: () => Promise<EventStore>, options
       await other.close();
     }
   }, 30_000);
+  describe('deleting old streams of a prefix (idempotency records)', () => {
+    const at = (occurred_at: string, type = 'record'): NewEvent => ({ ...event(type), metadata: { occurred_at } });
+    const day = (d: number, h = 0) => new Date(Date.UTC(2026, 0, d, h)).toISOString();
+    /** Reads until `done` holds (a real EventStoreDB may answer a read from just before a write for a moment). */
+    const settled = async (streamId: string, done: (events: RecordedEvent[]) => boolean) => {
+      let events = await store.readStream(streamId);
+      for (let i = 0; i < 50 && !done(events); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        events = await store.readStream(streamId);
+      }
+      return events;
+    };
+
+    test('deletes whole streams whose last event is older, at most `limit` a call; keeps younger streams, streams written since, and other prefixes', async () => {
+      expect(typeof store.deleteStreamsOlderThan).toBe('function');
+      const prefix = `prune${run}-`;
+      const s = (name: string) => `${prefix}${name}`;
+      // Written in time order, as the clock stamps records.
+      await store.append(s('old1'), [at(day(1, 0), 'claimed'), at(day(1, 0), 'completed')], 'no_stream');
+      await store.append(s('old2'), [at(day(1, 1))], 'no_stream');
+      await store.append(s('mixed'), [at(day(1, 2))], 'no_stream');
+      await store.append(s('old3'), [at(day(1, 3))], 'no_stream');
+      const other = `keep${run}-old`;
+      await store.append(other, [at(day(1, 4))], 'no_stream');
+      await store.append(s('young'), [at(day(3, 0))], 'no_stream');
+      await store.append(s('mixed'), [at(day(3, 1))], 0);
+      const before = day(2);
+
+      expect(await store.deleteStreamsOlderThan!(prefix, before, 2)).toBe(2);
+      expect(await store.deleteStreamsOlderThan!(prefix, before, 1000)).toBe(1);
+      expect(await store.deleteStreamsOlderThan!(prefix, before, 1000)).toBe(0);
+      for (const gone of ['old1', 'old2', 'old3']) expect(await settled(s(gone), (e) => e.length === 0)).toEqual([]);
+      expect((await store.readStream(s('mixed'))).map((e) => e.metadata.occurred_at)).toEqual([day(1, 2), day(3, 1)]);
+      expect(await store.readStream(s('young'))).toHaveLength(1);
+      expect(await store.readStream(other)).toHaveLength(1);
+
+      // Once their last events are old too, they go.
+      expect(await store.deleteStreamsOlderThan!(prefix, day(4), 1000)).toBe(2);
+      expect(await settled(s('mixed'), (e) => e.length === 0)).toEqual([]);
+      expect(await settled(s('young'), (e) => e.length === 0)).toEqual([]);
+      expect(await store.readStream(other)).toHaveLength(1);
+    });
+
+    test('a deleted stream is written again from no_stream and reads back only its new events; the expected revision is the last read event\'s own', async () => {
+      const prefix = `prunere${run}-`;
+      const s = `${prefix}key`;
+      await store.append(s, [at(day(1), 'claimed'), at(day(1), 'completed')], 'no_stream');
+      expect(await store.deleteStreamsOlderThan!(prefix, day(2), 1000)).toBe(1);
+      expect(await settled(s, (e) => e.length === 0)).toEqual([]);
+
+      const claim = at(day(5), 'claimed');
+      await store.append(s, [claim], 'no_stream');
+      const history = await settled(s, (e) => e.length > 0);
+      expect(history.map((e) => [e.id, e.type])).toEqual([[claim.id, 'claimed']]);
+      await expect(store.append(s, [at(day(5), 'claimed')], 'no_stream')).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      const completed = await store.append(s, [at(day(5), 'completed')], expectedRevisionAfter(history));
+      const again = await store.readStream(s);
+      expect(again.map((e) => e.type)).toEqual(['claimed', 'completed']);
+      expect(again[1].revision).toBe(completed.nextExpectedRevision);
+      expect(await store.deleteStreamsOlderThan!(prefix, day(2), 1000)).toBe(0);
+      expect(await store.readStream(s)).toHaveLength(2);
+    });
+  });
+
   describe('appendMany (several streams in one call)', () => {
     test('appends every part in the order given, one result per part, the same stream twice continuing its revision', async () => {
       const start = await store.headPosition();

@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
+import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
 import { IdempotencyPruner } from '../../libs/http/src/idempotency-pruner.js';
+import { EVENT_STORE } from '../../libs/platform/src/tokens.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { inStore } from './support/crash-harness.js';
 
@@ -8,7 +11,11 @@ import { inStore } from './support/crash-harness.js';
  * a new request, and a younger record is kept and still replays.
  */
 let t: TestApp;
-afterAll(() => t?.close());
+let onEsdb: TestApp;
+afterAll(async () => {
+  await t?.close();
+  await onEsdb?.close();
+});
 
 const idempotencyStreams = (dataDir: string) =>
   inStore(dataDir, 'events', (db) => ({
@@ -53,4 +60,55 @@ test('records older than 25 hours are deleted, younger ones kept; a retry with a
   // The products themselves are untouched by pruning.
   expect((await api.get(`/v1/products/${old.body.id}`)).status).toBe(200);
   expect(idempotencyStreams(t.dataDir)).toEqual({ streams: 2, events: 4 });
+});
+
+test('on EventStoreDB (its stand-in, or the server EVENTSTORE_URL names): old records are soft-deleted, a retry with a pruned key is a new request, a younger key still replays', async () => {
+  const saved = process.env.TEST_STORES;
+  if (!process.env.EVENTSTORE_URL) process.env.TEST_STORES = 'stand-ins';
+  try {
+    onEsdb = await startTestApp({ now: new Date('2026-03-01T10:00:00.000Z') });
+  } finally {
+    if (saved === undefined) delete process.env.TEST_STORES;
+    else process.env.TEST_STORES = saved;
+  }
+  const events = onEsdb.app.get<EventStore>(EVENT_STORE);
+  expect(events.kind).toBe('eventstoredb');
+  const account = await onEsdb.account();
+  const api = onEsdb.as(account.test_key);
+  const pruner = onEsdb.app.get(IdempotencyPruner);
+  const record = (key: string) => events.readStream(`idempotency-${createHash('sha256').update(`${account.id}|test|${key}`).digest('hex')}`);
+
+  const old = await api.post('/v1/products', { name: 'Old' }, { 'Idempotency-Key': 'old-key' });
+  expect(old.status).toBe(200);
+  onEsdb.clock.set(new Date('2026-03-02T09:00:00.000Z'));
+  const young = await api.post('/v1/products', { name: 'Young' }, { 'Idempotency-Key': 'young-key' });
+  expect(young.status).toBe(200);
+  const replay = await api.post('/v1/products', { name: 'Old' }, { 'Idempotency-Key': 'old-key' });
+  expect(replay.headers['idempotent-replayed']).toBe('true');
+  expect(replay.body.id).toBe(old.body.id);
+  expect((await record('old-key')).map((e) => e.type)).toEqual(['idempotency.claimed', 'idempotency.completed']);
+
+  // Inside the margin: kept.
+  onEsdb.clock.set(new Date('2026-03-02T10:30:00.000Z'));
+  expect(await pruner.pruneOnce()).toBe(0);
+  expect(await record('old-key')).toHaveLength(2);
+
+  // 25 h 1 min after it: the old key's stream is deleted (reads as absent), the young one stays.
+  onEsdb.clock.set(new Date('2026-03-02T11:01:00.000Z'));
+  expect(await pruner.pruneOnce()).toBe(1);
+  expect(await record('old-key')).toEqual([]);
+  expect(await record('young-key')).toHaveLength(2);
+  expect(await pruner.pruneOnce()).toBe(0);
+
+  // The pruned key is claimed again from no_stream: a new request; the young key replays.
+  const again = await api.post('/v1/products', { name: 'Old' }, { 'Idempotency-Key': 'old-key' });
+  expect(again.status).toBe(200);
+  expect(again.headers['idempotent-replayed']).toBeUndefined();
+  expect(again.body.id).not.toBe(old.body.id);
+  const replayAgain = await api.post('/v1/products', { name: 'Old' }, { 'Idempotency-Key': 'old-key' });
+  expect(replayAgain.headers['idempotent-replayed']).toBe('true');
+  expect(replayAgain.body.id).toBe(again.body.id);
+  const youngReplay = await api.post('/v1/products', { name: 'Young' }, { 'Idempotency-Key': 'young-key' });
+  expect(youngReplay.body.id).toBe(young.body.id);
+  expect((await api.get(`/v1/products/${old.body.id}`)).status).toBe(200);
 });

@@ -165,6 +165,11 @@ export class NamespacedEventStore implements EventStore {
     }
   }
 
+  async deleteStreamsOlderThan(prefix: string, before: string, limit: number): Promise<number> {
+    if (!this.inner.deleteStreamsOlderThan) throw new Error(`the ${this.inner.kind} event store cannot delete streams`);
+    return this.inner.deleteStreamsOlderThan(this.prefix + prefix, before, limit);
+  }
+
   onAppended(listener: () => void): () => void {
     return this.inner.onAppended(listener);
   }

@@ -52,6 +52,9 @@ export function expectedRevisionAfter(history: readonly Pick<RecordedEvent, 'rev
   return history.length ? history[history.length - 1].revision : 'no_stream';
 }
 
+/** What an adapter may append to a stream it is deleting (see `deleteStreamsOlderThan`). */
+export const PRUNED_EVENT_TYPE = 'stream.pruned';
+
 export interface AppendResult {
   /** Revision of the last appended event. */
   nextExpectedRevision: number;
@@ -115,7 +118,13 @@ export interface EventStore {
    * Deletes whole streams whose name starts with `prefix` and whose last event was decided before
    * `before` (ISO 8601, the events' `occurred_at`), at most `limit` of them; returns how many. Only for
    * technical records that nothing projects (the idempotency keys' streams): a deleted stream reads as
-   * absent and can be written again from `no_stream`. Optional: an adapter without it keeps them.
+   * absent and can be written again from `no_stream` (its revisions may continue where the deleted
+   * ones ended: expect the last read event's own revision, see `expectedRevisionAfter`). A stream
+   * written to after it was found old is left alone. Streams are found in the order of the log, and an
+   * adapter may stop at the first event of the prefix that is not older than `before` (EventStoreDB):
+   * the prefix's events must be stamped in log order, as the clock stamps them. A deleting adapter may
+   * first append a `PRUNED_EVENT_TYPE` event to the stream (EventStoreDB); a reader that finds one
+   * last reads the stream as absent. Optional: an adapter without it keeps the streams.
    */
   deleteStreamsOlderThan?(prefix: string, before: string, limit: number): Promise<number>;
   close(): Promise<void>;

@@ -8,7 +8,7 @@ import type {
   ReadPosition,
   RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
-import { type AppendResult, type EventMetadata, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from './event-store.port.js';
+import { type AppendResult, type EventMetadata, type EventStore, type ExpectedRevision, type NewEvent, PRUNED_EVENT_TYPE, type ReadAllOptions, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from './event-store.port.js';
 import { decodePosition, encodePosition } from './positions.js';
 
 /** Largest page asked of the server in one `$all` read. */
@@ -34,6 +34,8 @@ export class EventStoreDbEventStore implements EventStore {
   private subscription: AllStreamSubscription | null = null;
   private resubscribeTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Per prefix, how far `deleteStreamsOlderThan` has looked through `$all` (this instance's memory). */
+  private readonly pruneCursors = new Map<string, { from: ReadPosition; seen: string | null }>();
   /** The server's version check, made once before the first read or write (retried after a network error). */
   private serverChecked: Promise<void> | null = null;
 
@@ -180,6 +182,73 @@ export class EventStoreDbEventStore implements EventStore {
     return page;
   }
 
+  /**
+   * Soft-deletes the streams of `prefix` whose last event is older than `before` (see the port).
+   * EventStoreDB lists no streams: `$all` is read forward from where this instance's last call
+   * stopped (the log's start after a restart), and the first event of the prefix not older than
+   * `before` ends the walk (the next call starts there). Each stream found is read whole; if its last
+   * event is old, a small `stream.pruned` event is appended expecting that event's revision (a
+   * request that wrote to the stream since wins: the stream is kept) and the stream is soft-deleted
+   * expecting the marker's revision. A soft-deleted stream reads as not found, and the next append
+   * from `no_stream` (or `any`, or its last revision) recreates it, its revisions continuing after the
+   * deleted ones. The deleted events leave disk at the server's next scavenge, which keeps only a
+   * stream's last event — the marker, not a stored response.
+   */
+  async deleteStreamsOlderThan(prefix: string, before: string, limit: number): Promise<number> {
+    if (!prefix) throw new Error('deleteStreamsOlderThan needs a stream prefix');
+    let cursor = this.pruneCursors.get(prefix) ?? { from: START as ReadPosition, seen: null as string | null };
+    const examined = new Set<string>();
+    let deleted = 0;
+    walk: for (;;) {
+      const page = await this.readAllPage(cursor.from, FORWARDS, MAX_BATCH);
+      for (const event of page) {
+        const at = positionOf(event);
+        if (cursor.seen !== null && at <= cursor.seen) continue;
+        if (deleted >= limit) break walk;
+        if (!isSystem(event) && event.streamId.startsWith(prefix) && event.type !== PRUNED_EVENT_TYPE) {
+          if (!(occurredAt(event) < before)) break walk;
+          if (!examined.has(event.streamId)) {
+            examined.add(event.streamId);
+            if (await this.pruneStream(event.streamId, before)) deleted++;
+          }
+        }
+        cursor = { from: event.position, seen: at };
+      }
+      if (page.length < MAX_BATCH) break;
+    }
+    this.pruneCursors.set(prefix, cursor);
+    return deleted;
+  }
+
+  /** Marks and soft-deletes one stream if its last event is older than `before`; false if it was kept or is gone. */
+  private async pruneStream(streamId: string, before: string): Promise<boolean> {
+    const history = await this.readStream(streamId);
+    if (history.length === 0) return false;
+    const last = history[history.length - 1];
+    let markerRevision = last.revision;
+    if (last.type !== PRUNED_EVENT_TYPE) {
+      if (!(String(last.metadata.occurred_at) < before)) return false;
+      try {
+        const marked = await this.append(
+          streamId,
+          [{ id: crypto.randomUUID(), type: PRUNED_EVENT_TYPE, data: { before }, metadata: { occurred_at: last.metadata.occurred_at } }],
+          last.revision,
+        );
+        markerRevision = marked.nextExpectedRevision;
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError) return false;
+        throw error;
+      }
+    }
+    try {
+      await this.client.deleteStream(streamId, { expectedRevision: BigInt(markerRevision) });
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError || error instanceof StreamNotFoundError) return false;
+      throw error;
+    }
+    return true;
+  }
+
   onAppended(listener: () => void): () => void {
     const token = Symbol('listener');
     this.listeners.set(token, listener);
@@ -255,6 +324,16 @@ function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
 
 function positionOf(event: AllStreamRecordedEvent): string {
   return encodePosition(event.position.commit, event.position.prepare);
+}
+
+/** The `occurred_at` an event of ours carries (one without it: the server's time of writing it). */
+function occurredAt(event: AllStreamRecordedEvent): string {
+  const metadata = event.metadata;
+  if (metadata && typeof metadata === 'object' && !(metadata instanceof Uint8Array)) {
+    const value = (metadata as Record<string, unknown>).occurred_at;
+    if (typeof value === 'string') return value;
+  }
+  return event.created.toISOString();
 }
 
 function isSystem(event: { type: string; streamId: string }): boolean {

@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestIntercep
 import type { FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 import { defer, from, Observable, lastValueFrom } from 'rxjs';
-import { type EventStore, expectedRevisionAfter, type RecordedEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
+import { type EventStore, expectedRevisionAfter, PRUNED_EVENT_TYPE, type RecordedEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
 import { type Clock, CLOCK } from '../../shared/src/clock.js';
 import { ApiError } from '../../shared/src/errors.js';
 import { newEventUuid } from '../../shared/src/ids.js';
@@ -45,7 +45,7 @@ function stateOf(events: RecordedEvent[]): KeyState {
       state = { kind: 'in_flight', fingerprint: state.fingerprint, seed: state.seed, heartbeat: state.heartbeat, resumable: true };
     } else if (e.type === 'idempotency.completed' && state.kind === 'in_flight') {
       state = { kind: 'done', fingerprint: state.fingerprint, seed: state.seed, since: at, response: e.data.response as Stored };
-    } else if (e.type === 'idempotency.released') state = { kind: 'free' };
+    } else if (e.type === 'idempotency.released' || e.type === PRUNED_EVENT_TYPE) state = { kind: 'free' };
   }
   return state;
 }
