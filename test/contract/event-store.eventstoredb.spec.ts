@@ -25,6 +25,9 @@ await gatedSuite({
     eventStoreContract(async () => new EventStoreDbEventStore(url), {
       // What a real `$all` holds besides our events: the server's `$metadata` event (in `$$<stream>`)
       // and a link event (`$>`, as projections write) in a user stream, written with the raw client.
+      // A client may append a link itself: it is an ordinary event of type `$>` whose binary body is
+      // `<revision>@<stream>` (the Node client's maintainers' answer and test, KurrentDB-Client-NodeJS
+      // issue #200 / PR #201; the server resolves it like a projection's link).
       async writeForeignEvents(ourStream) {
         const client = EventStoreDBClient.connectionString(url);
         try {

@@ -1,4 +1,4 @@
-import type { AnyBulkWriteOperation, Document } from 'mongodb';
+import { type AnyBulkWriteOperation, type Document, MongoBulkWriteError, MongoServerError } from 'mongodb';
 import { MongoReadStore, TOMBSTONE } from '../../libs/read-store/src/mongo-read-store.js';
 
 /**
@@ -86,7 +86,17 @@ export class MongoStandIn {
         if (this.crashBefore !== null && this.crashBefore-- === 0) this.dead = true;
         this.alive();
         this.bulkWrites.push(name);
-        for (const op of ops) apply(docs, op, uniques(), name);
+        // An ordered bulk write stops at its first write error; the driver throws MongoBulkWriteError
+        // with that error's code and message, and the error itself in `writeErrors` (mongodb 6/7).
+        for (const [index, op] of ops.entries()) {
+          try {
+            apply(docs, op, uniques(), name);
+          } catch (error) {
+            if (!(error instanceof MongoServerError)) throw error;
+            const writeError = { index, code: error.code, errmsg: error.message };
+            throw new MongoBulkWriteError({ message: error.message, code: error.code, writeErrors: [writeError] } as never, { insertedCount: 0 } as never);
+          }
+        }
       },
       deleteMany: async () => docs.clear(),
       deleteOne: async (filter: Document) => docs.delete(filter._id),
@@ -110,10 +120,8 @@ function apply(docs: Map<string, Stored>, op: AnyBulkWriteOperation<Document>, u
       for (const other of docs.values()) {
         if (other._id === id || (u.partial && !matches(other, u.partial))) continue;
         if (JSON.stringify(u.fields.map((f) => other[f] ?? null)) === key) {
-          throw Object.assign(new Error(`E11000 duplicate key error collection: billing.${collection} index: ${u.name} dup key: ${key}`), {
-            code: 11000,
-            errmsg: `E11000 duplicate key error collection: billing.${collection} index: ${u.name} dup key: ${key}`,
-          });
+          // The server's write error for a unique index (code 11000, "E11000 duplicate key error …").
+          throw new MongoServerError({ code: 11000, errmsg: `E11000 duplicate key error collection: billing.${collection} index: ${u.name} dup key: ${key}` });
         }
       }
     }

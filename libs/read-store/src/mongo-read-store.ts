@@ -1,4 +1,4 @@
-import { MongoClient, MongoServerError } from 'mongodb';
+import { type MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
 import type { AnyBulkWriteOperation, ClientSession, Collection, Db, Document, Filter, IndexDirection } from 'mongodb';
 import { assertStorable, type Checkpoint, type CollectionSpec, type DocumentWrite, type FindQuery, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
 
@@ -9,6 +9,21 @@ const CHECKPOINTS = 'checkpoints';
 const NAMESPACE_EXISTS = 48;
 /** Server error code for a unique index violation (E11000). */
 const DUPLICATE_KEY = 11000;
+
+/**
+ * The server's message when `error` is a unique index violation, else null. `bulkWrite` throws
+ * MongoBulkWriteError (a MongoServerError) whose `code` and message are its first write error's and
+ * whose `writeErrors` (one, or an array) hold each `{index, code, errmsg}`; a single operation throws
+ * MongoServerError with `code` 11000.
+ */
+function duplicateKeyMessage(error: unknown): string | null {
+  if (!(error instanceof MongoServerError)) return null;
+  if (error.code === DUPLICATE_KEY) return error.message;
+  const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
+  const list = writeErrors === undefined ? [] : Array.isArray(writeErrors) ? writeErrors : [writeErrors];
+  const found = list.find((w) => w.code === DUPLICATE_KEY);
+  return found ? found.errmsg ?? error.message : null;
+}
 /** Every BSON type a JSON value can have except null: what a unique index indexes (see ensureCollections). */
 const NON_NULL_JSON_TYPES = ['string', 'number', 'bool', 'object', 'array'];
 
@@ -281,10 +296,8 @@ export class MongoReadStore implements ReadStore {
       await this.runPlan(plan);
     } catch (error) {
       // E11000: a unique index refused a write (in a transaction, nothing of the commit landed).
-      if ((error as { code?: number }).code === DUPLICATE_KEY) {
-        const collection = (error as { errmsg?: string; message?: string }).errmsg ?? (error as Error).message;
-        throw new UniqueConstraintError(/collection: \S+\.rm_(\w+)/.exec(collection)?.[1] ?? 'read model', collection);
-      }
+      const duplicate = duplicateKeyMessage(error);
+      if (duplicate !== null) throw new UniqueConstraintError(/collection: \S+\.rm_(\w+)/.exec(duplicate)?.[1] ?? 'read model', duplicate);
       throw error;
     }
   }
