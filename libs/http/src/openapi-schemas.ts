@@ -101,7 +101,14 @@ const retentions = (withReteiva: boolean) =>
     { ...(withReteiva ? { reteiva: ndecimal('ReteIVA rate, percent') } : {}), reteica: ndecimal('ReteICA rate, per thousand'), retefte: ndecimal('Retención en la fuente rate, percent') },
     { description: 'Withholding taxes (retenciones) applied to collections' },
   );
-const discount = obj({ id: id('sd_'), code: str(), amount: nmoney('A fixed amount off (exactly one of amount and percent is set)'), percent: ndecimal('A percentage off') }, { description: 'A discount entry' });
+const discountFields = { id: id('sd_'), code: str(), amount: nmoney('A fixed amount off (exactly one of amount and percent is set)'), percent: ndecimal('A percentage off') };
+const discount = obj(discountFields, { description: 'A discount entry' });
+const durationInCollections = nint('How many collections it applies to; null: every one');
+const subscriptionDiscount = obj({ ...discountFields, duration_in_collections: durationInCollections }, { description: 'A discount entry of a subscription' });
+const sessionDiscount = obj(
+  { ...discountFields, duration_in_collections: durationInCollections, coupon: nid('coupon_', 'The coupon the code redeemed'), applied_by: oneOf(['merchant', 'customer']) },
+  { description: 'A discount entry of a checkout session (given by the merchant or entered by the customer)' },
+);
 const exchangeRate = obj({ from: currency(), to: currency(), rate: decimal('1 `from` = `rate` `to`'), as_of: time(), source: str() }, { description: 'A conversion applied to a price in another currency' });
 const lastPaymentError = nullable(obj({ code: str(), message: str(), decline_code: nstr(), charge: nid('ch_') }, { description: 'Why the latest attempt failed; null once paid' }));
 const card = obj({ brand: str(), last4: { type: 'string', pattern: '^\\d{4}$' }, exp_month: int(), exp_year: int() }, { description: 'The card (never its number)' });
@@ -208,7 +215,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       duration: nint('Cycles until the subscription ends'),
       commitment_periods: nint(),
       usage_based: bool(),
-      discounts: arr(discount),
+      discounts: arr(subscriptionDiscount),
       switch_to_charge: bool(),
       invoice_settings: invoiceSettings,
       invoice_retentions: retentions(true),
@@ -424,7 +431,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       expires_at: time(),
       created_date: time(),
       updated_date: time(),
-      discounts: arr(discount),
+      discounts: arr(sessionDiscount),
       subscription_settings: nullable(obj({ duration: nint(), commitment_periods: nint(), trial_days: nint() })),
       shipping_address_collection: bool(),
       shipping_address_countries: nullable(arr(str())),
@@ -646,7 +653,7 @@ export const RESPONSES: Record<string, string> = {
   'POST /v1/account/gateways': 'Gateway',
   'GET /v1/account/retry_policy': 'RetryPolicy',
   'POST /v1/account/retry_policy': 'RetryPolicy',
-  'POST /v1/payment_methods/{id}/delete': 'PaymentMethod',
+  'POST /v1/payment_methods/{id}/delete': 'Deleted',
   'POST /v1/customers/{id}/register_invoices_payment': 'Collection',
   'GET /v1/subscriptions/{id}/history': 'EventList',
   'POST /v1/test_helpers/test_clocks': 'TestClock',
