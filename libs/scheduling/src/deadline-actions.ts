@@ -95,7 +95,7 @@ export class DeadlineActions {
       }
       case 'reconcile':
         // An attempt left in flight by a process that stopped (see collections.projection.ts).
-        return this.ignoreRaces(() => this.payments.reconcileAbandoned(ctx, id));
+        return this.ignoreRaces(async () => (await this.payments.reconcileAbandoned(ctx, id))?.position ?? null);
       case 'past_due': {
         const marked = await this.executor.execute(collectionDecider, stream, (now) => ({ type: 'MarkPastDue' as const, owner: ctx, collectionId: id, now }), ctx);
         if (!marked.events.length || !doc.subscription) return marked.position;

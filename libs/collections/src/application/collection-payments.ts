@@ -70,8 +70,8 @@ export class CollectionPayments {
       started = await start();
     } catch (error) {
       // Refused because an attempt is in flight: if that attempt is stale (its process stopped),
-      // reconcile it and start again; otherwise the refusal stands.
-      if (!(error instanceof DomainError && error.code === 'payment_in_progress') || !(await this.reconcileStale(ctx, collectionId))) throw error;
+      // reconcile it (the step the `reconcile` deadline runs) and start again; otherwise the refusal stands.
+      if (!(error instanceof DomainError && error.code === 'payment_in_progress') || (await this.reconcileAbandoned(ctx, collectionId)) === null) throw error;
       started = await start();
     }
     const tx = started.state.transactions.find((t) => t.id === transactionId)!;
@@ -183,47 +183,25 @@ export class CollectionPayments {
   }
 
   /**
-   * The scheduler's `reconcile` deadline: an attempt in flight for longer than STALE_ATTEMPT_MS is
-   * finished (its outcome asked of the gateway again, with the same charge id) or closed. Returns the
-   * position written, or null when there was nothing stale.
+   * An attempt left in flight by a process that stopped, for longer than STALE_ATTEMPT_MS: its
+   * outcome is asked of the gateway again with the same charge id (it answers with the first outcome,
+   * never charging twice) and recorded, or a transaction whose retry never started is closed. Run by
+   * the scheduler's `reconcile` deadline, and by a new pay request that finds the attempt in its way.
+   * Returns null when nothing was stale, else the position written (null if another writer did it).
    */
-  async reconcileAbandoned(ctx: CommandContext, collectionId: string): Promise<string | null> {
+  async reconcileAbandoned(ctx: CommandContext, collectionId: string): Promise<{ position: string | null } | null> {
     const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
     const tx = state.exists ? transactionInFlight(state) : null;
-    const last = tx?.charges[tx.charges.length - 1];
-    if (!tx || this.executor.now(ctx).getTime() - Date.parse(last?.started_at ?? tx.started_at) < STALE_ATTEMPT_MS) return null;
-    if (last && last.status === 'in_progress') return (await this.runCharge(ctx, collectionId, last.id, last.try, state, null)).position;
+    if (!tx) return null;
+    const last = tx.charges[tx.charges.length - 1];
+    if (this.executor.now(ctx).getTime() - Date.parse(last?.started_at ?? tx.started_at) < STALE_ATTEMPT_MS) return null;
+    if (last && last.status === 'in_progress') return { position: (await this.runCharge(ctx, collectionId, last.id, last.try, state, null)).position };
     const { position } = await this.executor.execute(
       collectionDecider,
       collectionStream(collectionId),
       (now) => ({ type: 'AbandonTransaction' as const, owner: ctx, collectionId, transactionId: tx.id, now }),
       ctx,
     );
-    return position;
-  }
-
-  /**
-   * An attempt left in flight by a process that stopped: ask the gateway again with the same charge
-   * id (it answers with the first outcome, never charging twice), or close a transaction whose retry
-   * never ran.
-   */
-  private async reconcileStale(ctx: CommandContext, collectionId: string): Promise<boolean> {
-    const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
-    const tx = state.exists ? transactionInFlight(state) : null;
-    if (!tx) return false;
-    const last = tx.charges[tx.charges.length - 1];
-    const since = Date.parse(last?.started_at ?? tx.started_at);
-    if (this.executor.now(ctx).getTime() - since < STALE_ATTEMPT_MS) return false;
-    if (last && last.status === 'in_progress') {
-      await this.runCharge(ctx, collectionId, last.id, last.try, state, null);
-      return true;
-    }
-    await this.executor.execute(
-      collectionDecider,
-      collectionStream(collectionId),
-      (now) => ({ type: 'AbandonTransaction' as const, owner: ctx, collectionId, transactionId: tx.id, now }),
-      ctx,
-    );
-    return true;
+    return { position };
   }
 }
