@@ -1,6 +1,13 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ListQuery } from '../../../../http/src/list.js';
+
+/** An optional field that may be null (types only: its ranges are the decider's). */
+const OptionalString = (doc: ApiPropertyOptions = {}) => applyDecorators(ApiPropertyOptional({ type: String, nullable: true, ...doc } as ApiPropertyOptions), IsOptional(), IsString());
+const OptionalInt = (doc: ApiPropertyOptions = {}) => applyDecorators(ApiPropertyOptional({ type: Number, nullable: true, ...doc } as ApiPropertyOptions), IsOptional(), IsInt());
+const OptionalBoolean = (doc: ApiPropertyOptions = {}) => applyDecorators(ApiPropertyOptional(doc), IsOptional(), IsBoolean());
+const OptionalMetaData = () => applyDecorators(ApiPropertyOptional({ type: Object }), IsOptional(), IsObject());
 
 /** Types only; ranges and combinations are the decider's (one place for every rule). */
 export class CreateCouponDto {
@@ -9,81 +16,51 @@ export class CreateCouponDto {
   @MaxLength(100)
   code!: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
+  @OptionalString()
   name?: string | null;
 
-  @ApiPropertyOptional({ type: String, example: '10000', description: 'Amount off, in `currency` (exactly one of amount or percent).' })
-  @IsOptional()
-  @IsString()
+  @OptionalString({ example: '10000', description: 'Amount off, in `currency` (exactly one of amount or percent).' })
   amount?: string | null;
 
-  @ApiPropertyOptional({ type: String, example: '10', description: 'Percent off (0–100].' })
-  @IsOptional()
-  @IsString()
+  @OptionalString({ example: '10', description: 'Percent off (0–100].' })
   percent?: string | null;
 
-  @ApiPropertyOptional({ type: String, example: 'COP', description: 'Required with amount; with percent, restricts the coupon to one currency.' })
-  @IsOptional()
-  @IsString()
+  @OptionalString({ example: 'COP', description: 'Required with amount; with percent, restricts the coupon to one currency.' })
   currency?: string | null;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Collections the discount applies to (default: all).' })
-  @IsOptional()
-  @IsInt()
+  @OptionalInt({ description: 'Collections the discount applies to (default: all).' })
   duration_in_collections?: number | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'ISO 8601; not redeemable before.' })
-  @IsOptional()
-  @IsString()
+  @OptionalString({ description: 'ISO 8601; not redeemable before.' })
   valid_from?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'ISO 8601; not redeemable after.' })
-  @IsOptional()
-  @IsString()
+  @OptionalString({ description: 'ISO 8601; not redeemable after.' })
   valid_until?: string | null;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Total redemptions allowed (default: unlimited).' })
-  @IsOptional()
-  @IsInt()
+  @OptionalInt({ description: 'Total redemptions allowed (default: unlimited).' })
   max_redemptions?: number | null;
 
-  @ApiPropertyOptional({ default: true })
-  @IsOptional()
-  @IsBoolean()
+  @OptionalBoolean({ default: true })
   active?: boolean;
 
-  @ApiPropertyOptional({ type: Object })
-  @IsOptional()
-  @IsObject()
+  @OptionalMetaData()
   meta_data?: Record<string, string>;
 }
 
 export class UpdateCouponDto {
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
+  @OptionalString()
   name?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
+  @OptionalString()
   valid_until?: string | null;
 
-  @ApiPropertyOptional({ type: Number, nullable: true })
-  @IsOptional()
-  @IsInt()
+  @OptionalInt()
   max_redemptions?: number | null;
 
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsBoolean()
+  @OptionalBoolean()
   active?: boolean;
 
-  @ApiPropertyOptional({ type: Object })
-  @IsOptional()
-  @IsObject()
+  @OptionalMetaData()
   meta_data?: Record<string, string>;
 }
 
