@@ -1,4 +1,4 @@
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { invoicingApp } from '../support/invoicing-app.js';
 import { clockAndCustomer } from '../support/lifecycle.js';
 
 /**
@@ -7,26 +7,13 @@ import { clockAndCustomer } from '../support/lifecycle.js';
  * payments racing for one customer never apply the same balance twice; the event feed of one invoice
  * shows every step by which it reached its balance.
  */
-let t: TestApp;
-let key: string;
-beforeAll(async () => {
-  t = await startTestApp();
-  key = (await t.account()).test_key;
-  expect((await t.as(key).post('/v1/account/invoicing_settings', { enabled: true })).body.enabled).toBe(true);
-});
-afterAll(() => t.close());
-
-const api = () => t.as(key);
+const app = invoicingApp();
+const api = app.api;
 const NOW = '2026-03-10T12:00:00.000Z';
-const day = (n: number) => new Date(Date.parse(NOW) + n * 86_400_000).toISOString();
 const money = (s: string) => BigInt(s.replace('.', ''));
 const sumOf = (xs: string[]) => xs.reduce((a, b) => a + money(b), 0n);
 
-async function upload(customer: string, number: string, dueInDays: number, total: string) {
-  const res = await api().post('/v1/invoices', { customer, number, issue_date: day(dueInDays - 30), due_date: day(dueInDays), subtotal: total, tax_total: '0', total });
-  expect(res.status).toBe(200);
-  return res.body;
-}
+const upload = (customer: string, number: string, dueInDays: number, total: string) => app.upload(NOW, customer, number, dueInDays, total);
 const getInvoice = async (id: string) => (await api().get(`/v1/invoices/${id}`)).body;
 
 test('an invoice issued for a collection: payment, credit note, payment that settles it — the feed filtered by invoice and by customer walks each step', async () => {

@@ -1,4 +1,4 @@
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { invoicingApp } from '../support/invoicing-app.js';
 import { clockAndCustomer } from '../support/lifecycle.js';
 import { PaymentFollowUps } from '../../libs/collections/src/application/payment-follow-ups.js';
 import { Invoicing } from '../../libs/invoicing/src/application/invoicing.js';
@@ -11,21 +11,12 @@ import { EVENT_STORE, READ_STORE } from '../../libs/platform/src/tokens.js';
  * invoice from the durable `collection.*` event — also when it was down at the time and starts again
  * from its checkpoint — and running it again writes nothing new.
  */
-let t: TestApp;
-let key: string;
-let accountId: string;
-beforeAll(async () => {
-  t = await startTestApp({ env: { INVOICING_FOLLOWER: 'on', INVOICING_FOLLOWER_GRACE_MS: '300', INVOICING_FOLLOWER_POLL_MS: '100' } });
-  const account = await t.account();
-  key = account.test_key;
-  accountId = account.id;
-  expect((await t.as(key).post('/v1/account/invoicing_settings', { enabled: true })).body.enabled).toBe(true);
+const app = invoicingApp({ env: { INVOICING_FOLLOWER: 'on', INVOICING_FOLLOWER_GRACE_MS: '300', INVOICING_FOLLOWER_POLL_MS: '100' } });
+beforeAll(() => {
   // The "crash": the inline invoicing after a collection is created never runs.
-  t.app.get(PaymentFollowUps).collectionCreated = async () => null;
+  app.t.app.get(PaymentFollowUps).collectionCreated = async () => null;
 });
-afterAll(() => t.close());
-
-const api = () => t.as(key);
+const api = app.api;
 const NOW = '2026-03-10T12:00:00.000Z';
 
 async function until<T>(what: string, probe: () => Promise<T | null | undefined>, ms = 20_000): Promise<T> {
@@ -57,7 +48,7 @@ test('the inline step never ran: the follower issues the invoice from collection
 });
 
 test('the follower was down when collections were written: started again (a new instance, from its checkpoint) it issues what was missed, once', async () => {
-  const follower = t.app.get(InvoicingFollower);
+  const follower = app.t.app.get(InvoicingFollower);
   await follower.stop();
   const price = await taxedPrice();
   const { customer } = await clockAndCustomer(api(), NOW);
@@ -70,10 +61,10 @@ test('the follower was down when collections were written: started again (a new 
   expect(await invoicesOf(customer.id)).toHaveLength(0);
 
   // The process starts again: a new follower over the same stores resumes from the checkpoint the old one left.
-  const invoicing = t.app.get(Invoicing);
+  const invoicing = app.t.app.get(Invoicing);
   const restarted = new InvoicingFollower(
-    t.app.get(EVENT_STORE),
-    t.app.get(READ_STORE),
+    app.t.app.get(EVENT_STORE),
+    app.t.app.get(READ_STORE),
     { name: 'invoicing:collections', handle: async (type, ctx, id, data) => void (await invoicing.followCollectionEvent(type, ctx, id, data)) },
     { pollMs: 100, graceMs: 0 },
   );
@@ -89,7 +80,7 @@ test('the follower was down when collections were written: started again (a new 
     expect(await feed(byCollection[after.body.id].id)).toEqual(['invoice.created', 'invoice.issued', 'invoice.payment_recorded', 'invoice.paid']);
     // Idempotent: the same events handled again (a crash before the checkpoint moved) write nothing new.
     const before = await Promise.all(invoices.map((i) => feed(i.id)));
-    const ctx = { accountId, mode: 'test' as const, requestId: null, idempotencyKey: null };
+    const ctx = { accountId: app.accountId, mode: 'test' as const, requestId: null, idempotencyKey: null };
     expect(await invoicing.followCollectionEvent('collection.created', ctx, created.body.id)).toBeNull();
     expect(await invoicing.followCollectionEvent('collection.paid', ctx, after.body.id)).toBeNull();
     expect(await Promise.all(invoices.map((i) => feed(i.id)))).toEqual(before);
@@ -100,9 +91,9 @@ test('the follower was down when collections were written: started again (a new 
 });
 
 test('a registered payment whose invoice step never ran: the follower records it on the invoice from collection.payment_applied, naming the receipt', async () => {
-  const follower = t.app.get(InvoicingFollower);
+  const follower = app.t.app.get(InvoicingFollower);
   await follower.start(); // stopped by the test before; resumes from the shared checkpoint
-  t.app.get(PaymentFollowUps).registeredPaymentApplied = async () => null;
+  app.t.app.get(PaymentFollowUps).registeredPaymentApplied = async () => null;
   const { customer } = await clockAndCustomer(api(), NOW);
   const inv = (await api().post('/v1/invoices', { customer: customer.id, number: 'FE-F1', issue_date: NOW, due_date: '2026-03-20T12:00:00.000Z', subtotal: '30000', tax_total: '0', total: '30000' })).body;
   const receipt = await api().post(`/v1/customers/${customer.id}/register_invoices_payment`, { amount: '10000' });

@@ -1,4 +1,4 @@
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { invoicingApp } from '../support/invoicing-app.js';
 import { clockAndCustomer } from '../support/lifecycle.js';
 
 /**
@@ -6,23 +6,10 @@ import { clockAndCustomer } from '../support/lifecycle.js';
  * nearest due date, the last partly), a payment larger than everything owed, and pay-by-invoice;
  * the event feed of an invoice tells how it reached its balance.
  */
-let t: TestApp;
-let key: string;
-beforeAll(async () => {
-  t = await startTestApp();
-  key = (await t.account()).test_key;
-});
-afterAll(() => t.close());
-
-const api = () => t.as(key);
+const app = invoicingApp({ invoicing: false });
+const api = app.api;
 const NOW = '2026-03-10T12:00:00.000Z';
-const day = (n: number) => new Date(Date.parse(NOW) + n * 86_400_000).toISOString();
-
-async function upload(customer: string, number: string, dueInDays: number, total: string) {
-  const res = await api().post('/v1/invoices', { customer, number, issue_date: day(dueInDays - 30), due_date: day(dueInDays), subtotal: total, tax_total: '0', total });
-  expect(res.status).toBe(200);
-  return res.body;
-}
+const upload = (customer: string, number: string, dueInDays: number, total: string) => app.upload(NOW, customer, number, dueInDays, total);
 
 test('three uploaded invoices (overdue 30 days, overdue 5 days, due next week): one registered payment pays the first two and part of the third', async () => {
   const { customer } = await clockAndCustomer(api(), NOW);

@@ -1,4 +1,4 @@
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { invoicingApp } from '../support/invoicing-app.js';
 import { card } from '../support/billing-fixtures.js';
 import { advance, clockAndCustomer, getCol, getSub } from '../support/lifecycle.js';
 
@@ -7,16 +7,8 @@ import { advance, clockAndCustomer, getCol, getSub } from '../support/lifecycle.
  * test clocks: when they are issued, their balance (payments, credit notes), voids, a provider that
  * fails and is retried on a durable deadline, and the event feed an auditor follows.
  */
-let t: TestApp;
-let key: string;
-beforeAll(async () => {
-  t = await startTestApp();
-  key = (await t.account()).test_key;
-  expect((await t.as(key).post('/v1/account/invoicing_settings', { enabled: true })).body.enabled).toBe(true);
-});
-afterAll(() => t.close());
-
-const api = () => t.as(key);
+const app = invoicingApp();
+const api = app.api;
 const START = '2026-01-31T10:00:00.000Z';
 const RENEWAL = '2026-02-28T10:00:00.000Z';
 
@@ -171,8 +163,8 @@ test('a provider that fails twice: the invoice waits with its state visible, is 
 });
 
 test('invoicing settings: numbering range and default withholdings (API); disabled: nothing issued', async () => {
-  const acct = await t.account();
-  const client = t.as(acct.test_key);
+  const acct = await app.t.account();
+  const client = app.t.as(acct.test_key);
   expect((await client.get('/v1/account/invoicing_settings')).body).toMatchObject({ object: 'invoicing_settings', enabled: false, provider: 'simulator', numbering: { prefix: 'SETT', next_number: 1 } });
   const set = await client.post('/v1/account/invoicing_settings', { enabled: true, numbering: { prefix: 'FE', next_number: 990, range_end: 5000 }, default_retentions: { reteica: '0.966' } });
   expect(set.status).toBe(200);
@@ -202,6 +194,6 @@ test('list: due-date order, filters by status and due-date range; 404 for anothe
   expect(ranged.map((i: any) => i.due_date)).toEqual(['2026-02-06T10:00:00.000Z']);
   expect((await api().get(`/v1/invoices?customer=${customer.id}&status=paid`)).body.data).toEqual([]);
   expect((await api().get(`/v1/invoices?due_date_from=nope`)).status).toBe(400);
-  const other = await t.account();
-  expect((await t.as(other.test_key).get(`/v1/invoices/${all[0].id}`)).status).toBe(404);
+  const other = await app.t.account();
+  expect((await app.t.as(other.test_key).get(`/v1/invoices/${all[0].id}`)).status).toBe(404);
 });
