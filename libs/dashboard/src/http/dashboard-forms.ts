@@ -56,6 +56,14 @@ const given = (f: Fields, ...names: string[]) => Object.fromEntries(names.filter
 /** A whole number as the API expects it; anything else is passed as typed, for the API to refuse by name. */
 const int = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : /^-?\d+$/.test(v.trim()) ? Number.parseInt(v.trim(), 10) : v);
 const compact = (o: Body) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+/** The customer and one item (price and quantity): the first fields of the subscription and collection forms. */
+const customerAndItemFields = (priceHint: string): FormField[] => [
+  { name: 'customer', hint: 'dash.hint.customer' },
+  { name: 'items[0][price]', hint: priceHint },
+  { name: 'items[0][quantity]', type: 'number', value: '1' },
+];
+/** The one item of those forms, as the API's `items`. */
+const firstItem = (f: Fields) => [compact({ price: f['items[0][price]']?.trim() || undefined, quantity: int(f['items[0][quantity]']) })];
 
 export const CREATE_FORMS: Record<string, DashboardForm> = {
   product: {
@@ -97,9 +105,7 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
     resource: 'subscriptions',
     submit: 'dash.form.subscription.submit',
     fields: [
-      { name: 'customer', hint: 'dash.hint.customer' },
-      { name: 'items[0][price]', hint: 'dash.hint.price' },
-      { name: 'items[0][quantity]', type: 'number', value: '1' },
+      ...customerAndItemFields('dash.hint.price'),
       { name: 'collection_method', type: 'select', options: ['charge', 'collect'] },
       { name: 'days_until_due', type: 'number', hint: 'dash.hint.collect_only' },
       { name: 'payment_information[card][number]', hint: 'dash.hint.card_number' },
@@ -112,7 +118,7 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
       const number = (f['payment_information[card][number]'] ?? '').replace(/[\s-]/g, '');
       return compact({
         ...given(f, 'customer', 'collection_method'),
-        items: [compact({ price: f['items[0][price]']?.trim() || undefined, quantity: int(f['items[0][quantity]']) })],
+        items: firstItem(f),
         days_until_due: int(f.days_until_due),
         payment_information: number
           ? { gateway: 'gateway_a', type: 'card', card: compact({ number, exp_month: int(f['payment_information[card][exp_month]']), exp_year: int(f['payment_information[card][exp_year]']), cvc: f['payment_information[card][cvc]'] || undefined }) }
@@ -126,15 +132,13 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
     resource: 'collections',
     submit: 'dash.form.collection.submit',
     fields: [
-      { name: 'customer', hint: 'dash.hint.customer' },
-      { name: 'items[0][price]', hint: 'dash.hint.price_one_time' },
-      { name: 'items[0][quantity]', type: 'number', value: '1' },
+      ...customerAndItemFields('dash.hint.price_one_time'),
       { name: 'collection_method', type: 'select', options: ['collect', 'charge'] },
       { name: 'days_until_due', type: 'number' },
       { name: 'description' },
     ],
     dto: CreateCollectionDto,
-    body: (f) => compact({ ...given(f, 'customer', 'collection_method', 'description'), items: [compact({ price: f['items[0][price]']?.trim() || undefined, quantity: int(f['items[0][quantity]']) })], days_until_due: int(f.days_until_due) }),
+    body: (f) => compact({ ...given(f, 'customer', 'collection_method', 'description'), items: firstItem(f), days_until_due: int(f.days_until_due) }),
     command: (ctx, body) => new CreateCollectionCommand(ctx, body as never),
   },
   test_clock: {
