@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
+import { PAYMENT_GATEWAY, type PaymentGateway } from '../../libs/payments/src/gateways/payment-gateway.port.js';
 
 /**
  * The guarantee: however many pay requests race on one collection, at most one attempt runs at a
@@ -210,5 +211,62 @@ describe('exactly one charge per collection', () => {
     expect(count(full.map((r) => r.status), 200)).toBe(1);
     expect(count(full.map((r) => r.status), 409)).toBe(9);
     expect((await api().get(`/v1/collections/${col.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: '49900.00' });
+  });
+});
+
+describe('an attempt left in flight (the process stopped before the gateway answered): one reconcile step, two callers', () => {
+  /** A pay request whose gateway call never answers: the attempt is on disk, its outcome is not (as after a SIGKILL). */
+  async function strandedAttempt(): Promise<Doc> {
+    const { col } = await chargeCollection();
+    const gateway = t.app.get<PaymentGateway>(PAYMENT_GATEWAY);
+    const charge = gateway.charge;
+    gateway.charge = async () => {
+      throw new Error('the process stopped before the gateway answered');
+    };
+    try {
+      expect((await pay(col.id, { payment_information: card() })).status).toBe(500);
+    } finally {
+      gateway.charge = charge;
+    }
+    const stranded = (await api().get(`/v1/collections/${col.id}`)).body;
+    expect(stranded).toMatchObject({ status: 'pending', collecting: true });
+    expect((await allCharges(col.id)).map((c) => c.status)).toEqual(['in_progress']);
+    return stranded;
+  }
+
+  test('before 60 s a new pay is refused; after, the pay request finishes the stranded attempt (same charge, asked again) and charges nothing more', async () => {
+    const col = await strandedAttempt();
+    const refused = await pay(col.id, { payment_information: card() });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('payment_in_progress');
+    const start = t.clock.now();
+    t.clock.set(new Date(start.getTime() + 61_000));
+    try {
+      const again = await pay(col.id, { payment_information: card() });
+      // The stranded attempt was the one to succeed: this request's own attempt is refused.
+      expect(again.status).toBe(409);
+      expect(again.body.error.code).toBe('collection_already_paid');
+      expect((await api().get(`/v1/collections/${col.id}`)).body).toMatchObject({ status: 'paid', collecting: false });
+      expect((await allCharges(col.id)).map((c) => c.status)).toEqual(['succeeded']);
+      expect((await events(`object_id=${col.id}&type=collection.paid`)).length).toBe(1);
+    } finally {
+      t.clock.set(start);
+    }
+  });
+
+  test('the scheduler\'s reconcile deadline, 60 s after the attempt, runs the same step', async () => {
+    const col = await strandedAttempt();
+    const start = t.clock.now();
+    t.clock.set(new Date(start.getTime() + 61_000));
+    try {
+      await t.runDue();
+      expect((await api().get(`/v1/collections/${col.id}`)).body).toMatchObject({ status: 'paid', collecting: false });
+      expect((await allCharges(col.id)).map((c) => c.status)).toEqual(['succeeded']);
+      // Once done, a pay finds nothing to reconcile and nothing to pay.
+      expect((await pay(col.id, { payment_information: card() })).body.error.code).toBe('collection_already_paid');
+      expect((await allCharges(col.id)).map((c) => c.status)).toEqual(['succeeded']);
+    } finally {
+      t.clock.set(start);
+    }
   });
 });
