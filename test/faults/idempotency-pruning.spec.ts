@@ -111,4 +111,4 @@ test('on EventStoreDB (its stand-in, or the server EVENTSTORE_URL names): old re
   const youngReplay = await api.post('/v1/products', { name: 'Young' }, { 'Idempotency-Key': 'young-key' });
   expect(youngReplay.body.id).toBe(young.body.id);
   expect((await api.get(`/v1/products/${old.body.id}`)).status).toBe(200);
-});
+}, 120_000);
