@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ANY, BACKWARDS, END, EventStoreDBClient, FORWARDS, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError, excludeSystemEvents, jsonEvent } from '@eventstore/db-client';
 import type {
   AllStreamRecordedEvent,
@@ -231,7 +232,7 @@ export class EventStoreDbEventStore implements EventStore {
       try {
         const marked = await this.append(
           streamId,
-          [{ id: crypto.randomUUID(), type: PRUNED_EVENT_TYPE, data: { before }, metadata: { occurred_at: last.metadata.occurred_at } }],
+          [{ id: randomUUID(), type: PRUNED_EVENT_TYPE, data: { before }, metadata: { occurred_at: last.metadata.occurred_at } }],
           last.revision,
         );
         markerRevision = marked.nextExpectedRevision;
