@@ -36,6 +36,9 @@ interface Due {
   doc: DeadlineDoc;
 }
 
+/** Where a real-time pass stands in one source's deadline index: after this (`_due_at`, id), or at its end. */
+type Cursor = { value: string; id: string } | 'done' | undefined;
+
 /**
  * Turns deadlines into commands. Deadlines live in the read models (`_clock`, `_due_at`, `_due_kind`,
  * derived from events by the projectors), so they survive restarts and a missed one is simply due.
@@ -80,52 +83,131 @@ export class Scheduler {
   }
 
   /**
-   * Runs every deadline of `scope` due at or before `until`. Real time: in batches, at `until` (the
-   * poll's now). A test clock: one at a time in (`_due_at`, id) order, each at its own `_due_at` —
-   * never earlier than the time the run has reached (a deadline made due in the past by an earlier
-   * one runs when it became due) nor than `scope.from` — so the outcome depends neither on how the
-   * clock is stepped nor on timing. A clock's deadline that fails stops the run (the advance answers
-   * the error and can be resumed): it is never skipped and run later at another time.
+   * Runs every deadline of `scope` due at or before `until`. Real time: at `until` (the poll's now),
+   * streamed in pages (see `runRealTime`). A test clock: one at a time in (`_due_at`, id) order, each
+   * at its own `_due_at` — never earlier than the time the run has reached (a deadline made due in
+   * the past by an earlier one runs when it became due) nor than `scope.from` — so the outcome
+   * depends neither on how the clock is stepped nor on timing. A clock's deadline that fails stops
+   * the run (the advance answers the error and can be resumed): it is never skipped and run later at
+   * another time.
    */
   async runDue(scope: DeadlineScope, until: Date): Promise<RunResult> {
-    const clock = scope.clock ?? '';
+    this.forgetOldRests(until.getTime());
+    if (!scope.clock) return this.runRealTime(until);
     const limit = until.toISOString();
     /** Deadlines of this run that decided nothing: not asked for again in this run (their document does not change). */
     const stuck = new Set<string>();
-    this.forgetOldRests(until.getTime());
     let reached = scope.from?.getTime() ?? -Infinity;
     let ran = 0;
     let position: string | null = null;
     for (;;) {
-      // Real-time rests (wall-clock backoff) never apply to a test clock: its runs must not depend on them.
-      const due = await this.due(clock, limit, scope.clock ? 1 : this.batchSize, (d) => stuck.has(key(d)) || (!scope.clock && this.resting(d, until)), scope.clock !== null);
+      const due = await this.due(scope.clock, limit, 1, (d) => stuck.has(key(d)), true);
       if (due.length === 0) return { ran, position };
-      const results = await this.inParallel(due, scope.clock ? 1 : this.concurrency, async (d) => {
-        let at = until;
-        if (scope.clock) {
-          reached = Math.max(reached, Date.parse(d.doc._due_at));
-          at = new Date(reached);
-        }
-        const p = await this.run(d, at, scope.clock !== null);
-        if (p === null) stuck.add(key(d));
-        return p;
-      });
-      ran += due.length;
-      for (const p of results) position = laterPosition(position, p);
-      // Wait for everything the batch appended, not only what the actions reported: a follow-up written
+      const d = due[0];
+      reached = Math.max(reached, Date.parse(d.doc._due_at));
+      const p = await this.run(d, new Date(reached), true);
+      if (p === null) stuck.add(key(d));
+      ran += 1;
+      // Wait for everything the deadline appended, not only what the action reported: a follow-up written
       // before a refusal (a renewal's collection) must be seen by the next query, or its deadline would
       // be missed by this run and picked up by a later one at another time.
+      position = laterPosition(laterPosition(position, p), await this.events.headPosition());
+      await this.projections.waitFor(position);
+    }
+  }
+
+  /**
+   * Real time: passes over the due deadlines, each pass streaming them in pages of `batchSize` with a
+   * keyset cursor per source (`_due_at`, id) — one page in memory at a time, however many are due —
+   * and running each page `concurrency` at once. Within a pass the scheduler does not wait for the
+   * projections (it needs no read-your-writes: the cursor never returns to a document it has passed,
+   * and every command names what it expects, so a document read before the projections caught up
+   * decides nothing). At the end of a pass that ran something it waits once for the projections to
+   * reach everything appended and passes again from the start, for the deadlines the pass itself
+   * made due (a renewal's collection that went past due); a pass that runs nothing ends the run.
+   */
+  private async runRealTime(until: Date): Promise<RunResult> {
+    const limit = until.toISOString();
+    const stuck = new Set<string>();
+    const skip = (d: Due) => stuck.has(key(d)) || this.resting(d, until);
+    let ran = 0;
+    let position: string | null = null;
+    for (;;) {
+      let ranInPass = 0;
+      const cursors = new Map<DeadlineSource, Cursor>();
+      for (;;) {
+        const due = await this.nextPage(cursors, limit, skip);
+        if (due.length === 0) break;
+        const results = await this.inParallel(due, this.concurrency, async (d) => {
+          const p = await this.run(d, until);
+          if (p === null) stuck.add(key(d));
+          return p;
+        });
+        ranInPass += due.length;
+        for (const p of results) position = laterPosition(position, p);
+      }
+      ran += ranInPass;
+      if (ranInPass === 0) return { ran, position };
       position = laterPosition(position, await this.events.headPosition());
       await this.projections.waitFor(position);
     }
   }
 
   /**
-   * The earliest due deadlines of a scope that may run now (not `skip`ped), every source merged in
-   * time order. Pages past skipped ones, so a deadline that decides nothing never hides the ones
+   * The next page of a real-time pass: up to `batchSize` due deadlines after each source's cursor,
+   * every source merged in time order; each cursor moves past the documents of its source the page
+   * takes (and past those it skips: a deadline that decided nothing in this run, or rests, never hides
+   * the ones after it — nor its own document's later deadlines due by `until`, see `nextOf`).
+   */
+  private async nextPage(cursors: Map<DeadlineSource, Cursor>, until: string, skip: (d: Due) => boolean): Promise<Due[]> {
+    const candidates: { due: Due | null; at: Exclude<Cursor, undefined>; source: DeadlineSource }[] = [];
+    await Promise.all(
+      this.sources.map(async (source) => {
+        const cursor = cursors.get(source);
+        if (cursor === 'done') return;
+        let after = cursor;
+        for (;;) {
+          const docs = await this.store.find<DeadlineDoc>(source.collection, { where: { _clock: '' }, orderBy: { field: '_due_at', direction: 'asc' }, after, limit: this.batchSize });
+          let taken = 0;
+          for (const doc of docs) {
+            if (doc._due_at > until || doc._due_at === NO_DEADLINE) {
+              candidates.push({ due: null, at: 'done', source });
+              return;
+            }
+            const d = nextOf(source, doc, until, skip);
+            candidates.push({ due: d, at: { value: doc._due_at, id: doc.id }, source });
+            if (d) taken++;
+          }
+          if (docs.length < this.batchSize) {
+            candidates.push({ due: null, at: 'done', source });
+            return;
+          }
+          if (taken > 0) return;
+          // A whole page skipped (rests, deadlines that decided nothing): read on.
+          const last = docs[docs.length - 1];
+          after = { value: last._due_at, id: last.id };
+        }
+      }),
+    );
+    // Time order across sources (each source's candidates are already in its index order); the page
+    // ends after `batchSize` deadlines, and each source's cursor moves to the last candidate it gave.
+    const order = (c: (typeof candidates)[number]) => (c.at === 'done' ? '\uffff' : `${c.at.value}\u0000${c.at.id}`);
+    candidates.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+    const page: Due[] = [];
+    for (const c of candidates) {
+      if (c.at !== 'done' && page.length >= this.batchSize) break;
+      cursors.set(c.source, c.at);
+      if (c.due) page.push(c.due);
+    }
+    return page;
+  }
+
+  /**
+   * The earliest due deadlines of a test clock that may run now (not `skip`ped), every source merged
+   * in time order. Pages past skipped ones, so a deadline that decides nothing never hides the ones
    * after it — nor its own document's later deadlines (`_deadlines`): the document then takes part
    * with its next deadline due by `until` (see `nextOf`). Such a deadline is later than the index
-   * position, so an `ordered` query (a test clock, one at a time) reads on until the index passes it.
+   * position, so an `ordered` query (one at a time) reads on until the index passes it.
    */
   private async due(clock: string, until: string, limit: number, skip: (d: Due) => boolean, ordered = false): Promise<Due[]> {
     const page = async (source: DeadlineSource): Promise<Due[]> => {
