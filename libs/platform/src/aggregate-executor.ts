@@ -392,6 +392,15 @@ export class AggregateExecutor {
     this.cache.clear();
   }
 
+  /**
+   * Forgets the remembered states of these streams (a batch worker's one-off streams, e.g. the
+   * scheduler's renewals, which would otherwise fill the memory and push out the hot ones). Only a
+   * shortcut is lost: the next command reads the snapshot and tail.
+   */
+  forget(...streamIds: string[]): void {
+    for (const streamId of streamIds) this.cache.delete(streamId);
+  }
+
   private staged(decider: object, streamId: string): Known | null {
     const unit = this.stagedStreams.get(streamId);
     const known = unit && !unit.closed ? unit.streams.get(streamId) : undefined;

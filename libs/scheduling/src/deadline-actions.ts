@@ -10,7 +10,7 @@ import { ResolvePaymentSource } from '../../payments/src/application/resolve-pay
 import { CollectionPayments } from '../../collections/src/application/collection-payments.js';
 import { type CollectionEvent, collectionDecider, collectionStream } from '../../collections/src/domain/collection.decider.js';
 import { SubscriptionBilling } from '../../subscriptions/src/application/subscription-billing.js';
-import { type SubscriptionCommand, type SubscriptionEvent, subscriptionDecider, subscriptionStream } from '../../subscriptions/src/domain/subscription.decider.js';
+import { type SubscriptionCommand, type SubscriptionEvent, type SubscriptionState, subscriptionDecider, subscriptionStream } from '../../subscriptions/src/domain/subscription.decider.js';
 import type { SubscriptionDoc } from '../../../projections/subscriptions.projection.js';
 import type { CollectionDoc } from '../../../projections/collections.projection.js';
 
@@ -42,12 +42,37 @@ export class DeadlineActions {
 
   readonly usageWaitMs: number;
 
+  /**
+   * Runs a subscription's deadline. The streams it touched are forgotten by the executor afterwards:
+   * a run renews each subscription once a cycle, so remembering 100,000 renewed states would only
+   * fill the memory (flat in the number renewed) and push out the shared hot ones (customers,
+   * payment methods, the account) that every renewal reads.
+   */
   async subscription(ctx: CommandContext, doc: SubscriptionDoc): Promise<string | null> {
+    const touched = [subscriptionStream(doc.id), ...(doc.latest_collection ? [collectionStream(doc.latest_collection)] : [])];
+    try {
+      return await this.runSubscription(ctx, doc, touched);
+    } finally {
+      this.executor.forget(...touched);
+    }
+  }
+
+  /** Runs a collection's deadline; its streams are forgotten afterwards (see `subscription`). */
+  async collection(ctx: CommandContext, doc: CollectionDoc): Promise<string | null> {
+    try {
+      return await this.runCollection(ctx, doc);
+    } finally {
+      this.executor.forget(collectionStream(doc.id), ...(doc.subscription ? [subscriptionStream(doc.subscription)] : []));
+    }
+  }
+
+  private async runSubscription(ctx: CommandContext, doc: SubscriptionDoc, touched: string[]): Promise<string | null> {
     const id = doc.id;
     const on = (command: (now: Date) => SubscriptionCommand) => this.executor.execute(subscriptionDecider, subscriptionStream(id), command, ctx);
     switch (doc._due_kind) {
       case 'renew': {
         const collectionId = newId('col');
+        touched.push(collectionStream(collectionId));
         const renewed = await on((now) => ({
           type: 'RenewSubscription',
           owner: ctx,
@@ -59,7 +84,7 @@ export class DeadlineActions {
         }));
         const events = renewed.events as unknown as SubscriptionEvent[];
         if (!events.some((e) => e.type === 'subscription.renewed' || e.type === 'subscription.started')) return renewed.position;
-        return laterPosition(renewed.position, await this.billCollection(ctx, id, collectionId));
+        return laterPosition(renewed.position, await this.billCollection(ctx, id, collectionId, renewed.state));
       }
       case 'expire': {
         const expired = await on((now) => ({ type: 'ExpireSubscription', owner: ctx, subscriptionId: id, now }));
@@ -81,7 +106,7 @@ export class DeadlineActions {
     }
   }
 
-  async collection(ctx: CommandContext, doc: CollectionDoc): Promise<string | null> {
+  private async runCollection(ctx: CommandContext, doc: CollectionDoc): Promise<string | null> {
     const id = doc.id;
     const stream = collectionStream(id);
     switch (doc._due_kind) {
@@ -142,9 +167,12 @@ export class DeadlineActions {
     }
   }
 
-  /** A renewal's (or a scheduled start's) collection: made, and attempted when the subscription charges. */
-  private async billCollection(ctx: CommandContext, subscriptionId: string, collectionId: string): Promise<string | null> {
-    const { state } = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
+  /**
+   * A renewal's (or a scheduled start's) collection: made, and attempted when the subscription
+   * charges. `renewed`: the subscription's state as the renewal just left it (not read again).
+   */
+  private async billCollection(ctx: CommandContext, subscriptionId: string, collectionId: string, renewed?: SubscriptionState): Promise<string | null> {
+    const state = renewed ?? (await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state;
     const sub = state.fields!;
     const reason = sub.collections_count === 1 && !sub.migrated && !state.trialCollection ? 'subscription_create' : 'subscription_cycle';
     // One unit of work: the new collection and its attempt are one commit, made before the gateway is called.
