@@ -1,0 +1,59 @@
+import { jest } from '@jest/globals';
+import { AggregateExecutor } from '../../libs/platform/src/aggregate-executor.js';
+import { Scheduler } from '../../libs/scheduling/src/scheduler.js';
+import { subscriptionStream } from '../../libs/subscriptions/src/domain/subscription.decider.js';
+import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
+import { billingSetup, card } from '../support/billing-fixtures.js';
+import { feed } from '../support/subscription-helpers.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * The real-time billing run streams its deadlines in pages (a keyset cursor, not a fresh query from
+ * the front after each batch), waits for the projections once per pass rather than after each page,
+ * and leaves no renewed state behind in the executor's memory.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ now: new Date('2026-03-01T09:00:00.000Z') });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+test('seven subscriptions due at once, pages of two: each renewed and charged once, one projection wait per pass, nothing remembered', async () => {
+  const api = t.as((await t.account()).test_key);
+  const s = await billingSetup(api);
+  const subs: string[] = [];
+  for (let i = 0; i < 7; i++) {
+    const res = await api.post('/v1/subscriptions', { customer: s.customer.id, items: [{ price: s.monthly.id }], payment_information: card() });
+    expect(res.body.status).toBe('active');
+    subs.push(res.body.id);
+  }
+  const scheduler = t.app.get(Scheduler);
+  const executor = t.app.get(AggregateExecutor);
+  scheduler.batchSize = 2;
+  scheduler.concurrency = 2;
+  const waits = jest.spyOn(t.app.get(ProjectionEngine), 'waitFor');
+  const known = jest.spyOn(executor, 'forget');
+  t.clock.set(new Date('2026-04-01T09:00:00.000Z'));
+  const result = await t.runDue();
+
+  // One pass ran the seven renewals in four pages without waiting between them; the wait at its end,
+  // then a second pass that found nothing: one wait, not one per page.
+  expect(result.ran).toBe(7);
+  expect(waits).toHaveBeenCalledTimes(1);
+  // Every renewed subscription's state was forgotten once its deadline ran.
+  const forgotten = new Set(known.mock.calls.flat());
+  for (const id of subs) expect(forgotten.has(subscriptionStream(id))).toBe(true);
+
+  const events = await feed(api);
+  for (const id of subs) {
+    const sub = (await api.get(`/v1/subscriptions/${id}`)).body;
+    expect(sub).toMatchObject({ status: 'active', collections_count: 2, next_renewal_date: '2026-05-01T09:00:00.000Z' });
+    expect(events.filter((e) => e.type === 'subscription.renewed' && e.data.object.id === id)).toHaveLength(1);
+    const charges = (await api.get(`/v1/charges?collection=${sub.latest_collection}`)).body.data;
+    expect(charges.map((c: { status: string }) => c.status)).toEqual(['succeeded']);
+  }
+  // Nothing is left due: a second run runs nothing.
+  expect((await t.runDue()).ran).toBe(0);
+}, 60_000);
