@@ -142,6 +142,18 @@ test('refunding a paid, invoiced collection issues a credit note for the amount 
   expect(note).toMatchObject({ amount: '19000.00', refund: expect.stringMatching(/^re_/), issuance: { status: 'issued' } });
 });
 
+test('a refund with a blank reason still gets its credit note (the note names the refund instead)', async () => {
+  const price = await taxedPrice();
+  const { customer } = await clockAndCustomer(api(), START);
+  const sub = (await api().post('/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }], payment_information: card() })).body;
+  const [invoice] = await invoicesOf(customer.id);
+  const refund = await api().post(`/v1/collections/${sub.latest_collection}/refund`, { amount: '19000', reason: '   ' });
+  expect(refund.status).toBe(200);
+  const [note] = (await api().get(`/v1/invoices/${invoice.id}/credit_notes`)).body.data;
+  expect(note).toMatchObject({ amount: '19000.00', reason: expect.stringMatching(/^Refund re_\w+ of collection col_/), issuance: { status: 'issued' } });
+  expect((await api().get(`/v1/invoices/${invoice.id}`)).body).toMatchObject({ amount_credited: '19000.00' });
+});
+
 test('a provider that fails twice: the invoice waits with its state visible, is retried on its deadline, then issued', async () => {
   const price = await taxedPrice();
   const { clock, customer } = await clockAndCustomer(api(), START);

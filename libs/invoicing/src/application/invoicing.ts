@@ -89,7 +89,8 @@ export class Invoicing {
       invoiceId: f.invoice!,
       creditNoteId,
       amount: refund.amount,
-      reason: refund.reason ?? `Refund ${refund.id} of collection ${collectionId}`,
+      // A refund's reason may be blank (the refund accepts it); a credit note needs one.
+      reason: refund.reason?.trim() ? refund.reason : `Refund ${refund.id} of collection ${collectionId}`,
       refund: refund.id,
       now,
     }));
