@@ -5,7 +5,31 @@ import { type CollectionFields, type InvoiceFigures, collectionDecider, collecti
 /** How many links of a `balance_of` chain are followed at most (a guard; chains are short). */
 const MAX_CHAIN = 100;
 
-type Member = { id: string; fields: CollectionFields };
+export type ChainMember = { id: string; fields: CollectionFields };
+type Member = ChainMember;
+
+/** A collection read from its stream (null when it does not exist). */
+export async function loadChainMember(executor: AggregateExecutor, id: string): Promise<ChainMember | null> {
+  const { state } = await executor.load(collectionDecider, collectionStream(id));
+  return state.exists ? { id, fields: state.fields! } : null;
+}
+
+/**
+ * The chain a partial payment links, from `root` down: each collection's balance collection in turn
+ * (`partial_payment.balance_collection`), read from the streams. `known`: a member already in hand
+ * (e.g. with fields not yet written), used instead of reading its stream.
+ */
+export async function chainFrom(executor: AggregateExecutor, root: ChainMember, known?: ChainMember): Promise<ChainMember[]> {
+  const members: ChainMember[] = [root];
+  for (let i = 0; i < MAX_CHAIN; i++) {
+    const next = members[members.length - 1].fields.partial_payment?.balance_collection;
+    if (!next || members.some((m) => m.id === next)) break;
+    const member = next === known?.id ? known : await loadChainMember(executor, next);
+    if (!member) break;
+    members.push(member);
+  }
+  return members;
+}
 
 /**
  * The invoice of a collection while this service issues no invoices: the chain of collections a
@@ -23,24 +47,14 @@ type Member = { id: string; fields: CollectionFields };
  *   replace total and total_paid: see update-collection-total.ts).
  */
 export async function invoiceOf(executor: AggregateExecutor, collectionId: string, fields: CollectionFields): Promise<InvoiceFigures & { fiscal_invoice: string | null }> {
-  const load = async (id: string): Promise<Member | null> => {
-    const { state } = await executor.load(collectionDecider, collectionStream(id));
-    return state.exists ? { id, fields: state.fields! } : null;
-  };
-  let root: Member = { id: collectionId, fields };
+  const self: Member = { id: collectionId, fields };
+  let root: Member = self;
   for (let i = 0; i < MAX_CHAIN && root.fields.balance_of; i++) {
-    const up = await load(root.fields.balance_of);
+    const up = await loadChainMember(executor, root.fields.balance_of);
     if (!up) break;
     root = up;
   }
-  const members: Member[] = [root];
-  for (let i = 0; i < MAX_CHAIN; i++) {
-    const next = members[members.length - 1].fields.partial_payment?.balance_collection;
-    if (!next || members.some((m) => m.id === next)) break;
-    const member = next === collectionId ? { id: collectionId, fields } : await load(next);
-    if (!member) break;
-    members.push(member);
-  }
+  const members = await chainFrom(executor, root, self);
   const cur = currencyOf(fields.currency)!;
   const applied = (f: CollectionFields) => new Money(f.amount_applied ?? '0');
   const total = root.fields.partial_payment ? new Money(root.fields.partial_payment.original_total) : new Money(root.fields.total).plus(applied(root.fields));

@@ -6,6 +6,7 @@ import { ApiError, DomainError } from '../../../shared/src/errors.js';
 import { Money, currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
 import { type CollectionFields, PAYABLE, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
 import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
+import { chainFrom, loadChainMember } from '../../../collections/src/application/collection-invoice.js';
 import type { InvoiceFields } from '../domain/invoice.decider.js';
 
 /** Rounds of placing a credit: the first, and two more after a concurrent payment or credit changed a collection. */
@@ -33,15 +34,8 @@ export class CreditNoteCollections {
 
   /** The invoice's collections: its own and, after a partial payment, each balance collection in the chain's order. */
   async chainOf(invoice: InvoiceFields): Promise<Chain> {
-    const out: Chain = [];
-    let id: string | null = invoice.collection;
-    for (let i = 0; id && i < 100; i++) {
-      const f: CollectionFields | null = (await this.executor.load(collectionDecider, collectionStream(id))).state.fields;
-      if (!f) break;
-      out.push({ id, f });
-      id = f.partial_payment?.balance_collection ?? null;
-    }
-    return out;
+    const root = invoice.collection ? await loadChainMember(this.executor, invoice.collection) : null;
+    return root ? (await chainFrom(this.executor, root)).map((m) => ({ id: m.id, f: m.fields })) : [];
   }
 
   /** Whether the invoice has collections of ours at all (an invoice without any is credited on the invoice alone). */
