@@ -134,7 +134,15 @@ export class ProjectionEngine {
     // Larger batches than live (fewer commits; nobody waits on a rebuild's first events).
     const pass = new ProjectionPipeline(chosen, this.events, this.store, { ...this.options, batchSize: this.options.batchSize ?? 5000 });
     await pass.init();
-    const events = await pass.catchUp();
+    // The chosen collections are empty: fill them without their (non-unique) indexes, then build those once.
+    const specs = chosen.flatMap((p) => p.collections);
+    await this.store.beginBulkLoad?.(specs);
+    let events: number;
+    try {
+      events = await pass.catchUp();
+    } finally {
+      await this.store.endBulkLoad?.(specs);
+    }
     await this.pipeline.init();
     return chosen.map((p) => ({ name: p.name, events }));
   }

@@ -72,6 +72,17 @@ export interface ReadStore {
   getCheckpoint(name: string): Promise<string | null>;
   /** Drops the collections' documents and the checkpoint (projection rebuild). */
   reset(collections: string[], checkpointName: string): Promise<void>;
+  /**
+   * Optional, a full rebuild's fast path: the collections (just reset, empty) are about to be filled
+   * from the first event. The store may drop their indexes that are not unique, so each write costs
+   * only its row; `endBulkLoad` builds them once over the filled collections (a sorted build). Unique
+   * indexes stay, so a duplicate is refused at the write that makes it, as outside a rebuild. Reads
+   * stay correct meanwhile (slower). Should the process stop before `endBulkLoad`, the next
+   * `ensureCollections` (every start) builds the missing indexes.
+   */
+  beginBulkLoad?(specs: CollectionSpec[]): Promise<void>;
+  /** Ends what beginBulkLoad started: every index of the collections exists again. */
+  endBulkLoad?(specs: CollectionSpec[]): Promise<void>;
   close(): Promise<void>;
 }
 

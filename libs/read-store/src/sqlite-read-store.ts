@@ -15,6 +15,8 @@ const extract = (name: string) => `json_extract(doc, '$.${checkName(name)}')`;
 /** The column that holds an indexed field's value beside the JSON document. */
 const column = (name: string) => `x_${checkName(name)}`;
 const COLUMN = /^x_/;
+/** Page cache during a bulk load: 64 MiB (negative: KiB). */
+const BULK_CACHE_SIZE = -65536;
 
 /**
  * An indexed field's value as its column holds it: what `json_extract(doc, '$.field')` yields for
@@ -63,7 +65,13 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 10000');
     this.db.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL)');
+    this.cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
+    this.autoCheckpoint = this.db.pragma('wal_autocheckpoint', { simple: true }) as number;
   }
+
+  /** The connection's page cache size and WAL auto-checkpoint as opened (restored after a bulk load). */
+  private readonly cacheSize: number;
+  private readonly autoCheckpoint: number;
 
   private stmt(sql: string): Database.Statement {
     let s = this.statements.get(sql);
@@ -256,6 +264,37 @@ export class SqliteReadStore implements ReadStore {
         this.db.prepare('DELETE FROM checkpoints WHERE name = ?').run(checkpointName);
       })
       .immediate();
+  }
+
+  async beginBulkLoad(specs: CollectionSpec[]): Promise<void> {
+    this.db
+      .transaction(() => {
+        for (const spec of specs) {
+          const t = table(spec.name);
+          for (const index of spec.indexes) {
+            if (index.unique) continue; // enforced row by row, as outside a rebuild
+            const name = index.fields.map(checkName).join('__');
+            for (const n of [`${t}__x__${name}__id`, `${t}__xp__${name}__id`, `${t}__${name}__id`]) this.db.exec(`DROP INDEX IF EXISTS ${n}`);
+          }
+        }
+      })
+      .immediate();
+    // A larger page cache while the load runs, and no checkpoint of the WAL into the database after
+    // each commit: one at the end (each commit is in the WAL as before; endBulkLoad checkpoints).
+    this.db.pragma(`cache_size = ${BULK_CACHE_SIZE}`);
+    this.db.pragma('wal_autocheckpoint = 0');
+  }
+
+  async endBulkLoad(specs: CollectionSpec[]): Promise<void> {
+    try {
+      await this.ensureCollections(specs);
+    } finally {
+      this.db.pragma(`cache_size = ${this.cacheSize}`);
+      this.db.pragma(`wal_autocheckpoint = ${this.autoCheckpoint}`);
+      // Everything loaded goes into the database file (synced) and the WAL, as large as the load, is
+      // emptied; busy readers only make this a partial checkpoint, which the next commits finish.
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    }
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,157 @@
+import { jest } from '@jest/globals';
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore } from '../../libs/event-store/src/sqlite-event-store.js';
+import { SqliteReadStore } from '../../libs/read-store/src/sqlite-read-store.js';
+import type { Projection } from './projection.js';
+import { ProjectionEngine } from './projection-engine.js';
+
+/**
+ * A rebuild on the embedded store loads the emptied collections without their non-unique indexes
+ * and builds those once at the end (ProjectionEngine.rebuild → beginBulkLoad / endBulkLoad).
+ */
+
+type ItemDoc = { id: string; owner: string; rank: number; code: string } & Record<string, unknown>;
+
+/** One document per stream (indexed by owner+rank, unique code) and one derived entry per event (indexed by owner+seq). */
+function items(name: string, code: (streamId: string) => string = (s) => s): Projection<ItemDoc> {
+  return {
+    name,
+    collection: name,
+    collections: [
+      { name, indexes: [{ fields: ['owner', 'rank'] }, { fields: ['code'], unique: true }] },
+      { name: `${name}_log`, indexes: [{ fields: ['owner', 'seq'] }] },
+    ],
+    documentIds: (e) => (e.type === 'put' ? [e.streamId] : []),
+    project: (doc, e, id) => ({ id, owner: String(e.data.owner), rank: (doc?.rank ?? 0) + 1, code: code(id) }),
+    derive: (e) => [{ collection: `${name}_log`, id: e.id, doc: { id: e.id, owner: String(e.data.owner), seq: e.position } }],
+  };
+}
+
+const put = (owner: string) => ({ id: randomUUID(), type: 'put', data: { owner }, metadata: { occurred_at: '2026-01-01T00:00:00.000Z' } });
+const quiet = { log: () => undefined };
+
+async function setup() {
+  const dir = mkdtempSync(join(tmpdir(), 'rebuild-'));
+  const file = join(dir, 'read.sqlite');
+  const events = new SqliteEventStore(join(dir, 'events.sqlite'));
+  for (let i = 0; i < 30; i++) await events.append(`s-${i % 7}`, [put(`o${i % 3}`)], 'any');
+  return { events, file, store: new SqliteReadStore(file) };
+}
+
+/** Index names of the read store's tables (created by us, not SQLite's own). */
+function indexes(file: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  } finally {
+    db.close();
+  }
+}
+
+/** Every row of every read-model table, columns included. */
+function rows(file: string): string {
+  const db = new Database(file, { readonly: true });
+  try {
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    return JSON.stringify(tables.map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY id`).all()]));
+  } finally {
+    db.close();
+  }
+}
+
+const ALL_INDEXES = [
+  'rm_one__x__code',
+  'rm_one__x__owner__rank__id',
+  'rm_one_log__x__owner__seq__id',
+  'rm_two__x__code',
+  'rm_two__x__owner__rank__id',
+  'rm_two_log__x__owner__seq__id',
+];
+
+describe('projection rebuild on the embedded store (bulk load)', () => {
+  test('loads without the non-unique indexes, builds them at the end, and ends with the same rows (columns included) as the live run', async () => {
+    const { events, file, store } = await setup();
+    const engine = new ProjectionEngine([items('one'), items('two')], events, store, quiet);
+    await engine.init();
+    await engine.catchUp();
+    expect(indexes(file)).toEqual(ALL_INDEXES);
+    const live = rows(file);
+
+    const during: string[][] = [];
+    const commit = store.commit.bind(store);
+    jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
+      during.push(indexes(file));
+      return commit(writes, checkpoint);
+    });
+    expect(await engine.rebuild()).toEqual([
+      { name: 'one', events: 30 },
+      { name: 'two', events: 30 },
+    ]);
+    // The batch was written with only the unique indexes (enforced row by row); every index is back.
+    expect(during.some((names) => names.join() === 'rm_one__x__code,rm_two__x__code')).toBe(true);
+    expect(indexes(file)).toEqual(ALL_INDEXES);
+    expect(rows(file)).toBe(live);
+    // The rebuilt indexes serve the queries.
+    const db = new Database(file, { readonly: true });
+    const plan = db.prepare("EXPLAIN QUERY PLAN SELECT doc FROM rm_one_log WHERE x_owner = 'o1' ORDER BY x_seq, id").all() as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(' ')).toContain('rm_one_log__x__owner__seq__id');
+    db.close();
+    expect((await store.find<{ id: string }>('one', { where: { owner: 'o1' }, orderBy: { field: 'rank', direction: 'desc' }, limit: 10 })).length).toBeGreaterThan(0);
+  });
+
+  test("a rebuild of one projection leaves the other's indexes in place all along", async () => {
+    const { events, file, store } = await setup();
+    const engine = new ProjectionEngine([items('one'), items('two')], events, store, quiet);
+    await engine.init();
+    await engine.catchUp();
+    const live = rows(file);
+    const during: string[][] = [];
+    const commit = store.commit.bind(store);
+    jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
+      during.push(indexes(file));
+      return commit(writes, checkpoint);
+    });
+    await engine.rebuild('two');
+    const loading = during.find((names) => !names.includes('rm_two__x__owner__rank__id'));
+    expect(loading).toEqual(['rm_one__x__code', 'rm_one__x__owner__rank__id', 'rm_one_log__x__owner__seq__id', 'rm_two__x__code']);
+    expect(indexes(file)).toEqual(ALL_INDEXES);
+    expect(rows(file)).toBe(live);
+  });
+
+  test('a duplicate of a unique key during a rebuild is refused as outside one (unique indexes stay during the load): that projection is parked with the error, the others and every index are whole', async () => {
+    const { events, file, store } = await setup();
+    const engine = new ProjectionEngine([items('one'), items('two')], events, store, quiet);
+    await engine.init();
+    await engine.catchUp();
+    // A new version of `two` that gives every document the same code: its rebuild cannot hold the unique index.
+    const broken = new ProjectionEngine([items('one'), items('two', () => 'same')], events, store, { retries: 1, backoffMs: 1, log: () => undefined });
+    await broken.init();
+    await broken.rebuild();
+    const status = await broken.status();
+    expect(status.find((s) => s.name === 'one')).toMatchObject({ caught_up: true, parked: null });
+    const parked = status.find((s) => s.name === 'two')!.parked;
+    expect(parked?.error).toMatch(/^two: a document with the same unique key exists/);
+    expect(parked?.stream_id).toMatch(/^s-/);
+    expect(indexes(file)).toEqual(ALL_INDEXES);
+    // Nothing of the refused batch landed (the store refuses a projection's batch as a whole, blaming its first event).
+    expect(await store.find('two', { where: { code: 'same' }, orderBy: { field: 'id', direction: 'asc' }, limit: 10 })).toEqual([]);
+    expect(parked?.position).toBe((await events.readAll({ after: null, maxCount: 1 }))[0].position);
+  });
+
+  test('a rebuild that stops half-way (no endBulkLoad) gets its indexes back at the next start', async () => {
+    const { events, file, store } = await setup();
+    const engine = new ProjectionEngine([items('one'), items('two')], events, store, quiet);
+    await engine.init();
+    await engine.catchUp();
+    await store.beginBulkLoad(engine.projections.flatMap((p) => p.collections));
+    expect(indexes(file)).toEqual(['rm_one__x__code', 'rm_two__x__code']);
+    await store.close();
+    const restarted = new ProjectionEngine([items('one'), items('two')], events, new SqliteReadStore(file), quiet);
+    await restarted.init();
+    expect(indexes(file)).toEqual(ALL_INDEXES);
+  });
+});
