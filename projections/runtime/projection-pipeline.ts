@@ -226,19 +226,23 @@ export class ProjectionPipeline {
     const outcome: Outcome = { writes: [], checkpoint: null, failure: null, first: events[0] };
     // Only the events that concern this projection (most concern few); `at` is its index in `events`.
     const touched: { event: RecordedEvent; ids: string[]; at: number }[] = [];
+    const distinct = new Set<string>();
     let end = events.length;
     for (let at = 0; at < events.length; at++) {
       const event = events[at];
       try {
         const ids = p.documentIds(event);
-        if (ids.length > 0) touched.push({ event, ids, at });
+        if (ids.length > 0) {
+          touched.push({ event, ids, at });
+          for (const id of ids) distinct.add(id);
+        }
       } catch (error) {
         outcome.failure = { event, error };
         end = at;
         break;
       }
     }
-    const ids = [...new Set(touched.flatMap((t) => t.ids))];
+    const ids = [...distinct];
     const docs = ids.length ? await this.store.getMany<Doc>(p.collection, ids) : new Map<string, Doc>();
     const current = new Map<string, Doc | null>(ids.map((id) => [id, docs.get(id) ?? null]));
     const changed = new Map<string, string>();
