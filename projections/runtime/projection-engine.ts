@@ -140,9 +140,12 @@ export class ProjectionEngine {
     let events: number;
     try {
       events = await pass.catchUp();
-    } finally {
-      await this.store.endBulkLoad?.(specs);
+    } catch (error) {
+      // The pass's error is the one to report; the indexes come back here or at the next start.
+      await this.store.endBulkLoad?.(specs).catch(() => undefined);
+      throw error;
     }
+    await this.store.endBulkLoad?.(specs);
     await this.pipeline.init();
     return chosen.map((p) => ({ name: p.name, events }));
   }

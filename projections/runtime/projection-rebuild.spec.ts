@@ -142,6 +142,16 @@ describe('projection rebuild on the embedded store (bulk load)', () => {
     expect(parked?.position).toBe((await events.readAll({ after: null, maxCount: 1 }))[0].position);
   });
 
+  test('a rebuild whose pass fails reports that error and builds the indexes again', async () => {
+    const { events, file, store } = await setup();
+    const engine = new ProjectionEngine([items('one'), items('two')], events, store, quiet);
+    await engine.init();
+    await engine.catchUp();
+    jest.spyOn(events, 'readAll').mockRejectedValue(new Error('event store gone'));
+    await expect(engine.rebuild()).rejects.toThrow('event store gone');
+    expect(indexes(file)).toEqual(ALL_INDEXES);
+  });
+
   test('a rebuild that stops half-way (no endBulkLoad) gets its indexes back at the next start', async () => {
     const { events, file, store } = await setup();
     const engine = new ProjectionEngine([items('one'), items('two')], events, store, quiet);

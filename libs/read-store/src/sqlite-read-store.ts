@@ -296,7 +296,12 @@ export class SqliteReadStore implements ReadStore {
       this.db.pragma(`wal_autocheckpoint = ${this.autoCheckpoint}`);
       // Everything loaded goes into the database file (synced) and the WAL, as large as the load, is
       // emptied; busy readers only make this a partial checkpoint, which the next commits finish.
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      // Every commit is already in the WAL, so a checkpoint that fails (disk full) loses nothing.
+      try {
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        /* the next auto-checkpoint does it */
+      }
     }
   }
 
