@@ -45,7 +45,8 @@ import { decodePosition } from '../libs/event-store/src/positions.js';
 import { SqliteEventStore } from '../libs/event-store/src/sqlite-event-store.js';
 import type { CommandContext } from '../libs/platform/src/command-context.js';
 import { loadConfig, readStoreFile } from '../libs/platform/src/config.js';
-import { EVENT_STORE } from '../libs/platform/src/tokens.js';
+import { EVENT_STORE, READ_STORE } from '../libs/platform/src/tokens.js';
+import type { DocumentWrite, ReadStore } from '../libs/read-store/src/read-store.port.js';
 import type { CommandResult } from '../libs/platform/src/write-then-read.js';
 import { Scheduler } from '../libs/scheduling/src/scheduler.js';
 import { FixedClock } from '../libs/shared/src/clock.js';
@@ -475,6 +476,60 @@ async function startCpuProfile(): Promise<{ stop: (name: string) => Promise<void
  */
 const PLAIN_LOOP_IN_FLIGHT = 128;
 
+/**
+ * What the billing run asks of the stores, counted while runDue runs: stream reads by stream kind,
+ * read-model queries (get/getMany/find) and document writes by collection. BENCH_COUNT_IDENTICAL=1
+ * also counts writes that rewrite a document unchanged but for its `_position` (it keeps every written
+ * document in memory: for small runs).
+ */
+function countStoreWork(events: EventStore, reads: ReadStore) {
+  const streamReads = new Map<string, number>();
+  const queries = new Map<string, number>();
+  const writes = new Map<string, number>();
+  let identical = 0;
+  const last = process.env.BENCH_COUNT_IDENTICAL === '1' ? new Map<string, string>() : null;
+  const add = (m: Map<string, number>, k: string, n = 1) => m.set(k, (m.get(k) ?? 0) + n);
+  const e = events as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const r = reads as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const originals: [Record<string, unknown>, string, unknown][] = [];
+  const wrap = (target: Record<string, (...a: unknown[]) => unknown>, name: string, count: (...a: unknown[]) => void) => {
+    const original = target[name];
+    originals.push([target, name, Object.prototype.hasOwnProperty.call(target, name) ? original : undefined]);
+    target[name] = function (this: unknown, ...args: unknown[]) {
+      count(...args);
+      return original.apply(this, args);
+    };
+  };
+  wrap(e, 'readStream', (stream) => add(streamReads, String(stream).split('-')[0]));
+  for (const q of ['get', 'getMany', 'find', 'count']) if (typeof r[q] === 'function') wrap(r, q, (collection) => add(queries, `${q} ${String(collection)}`));
+  wrap(r, 'commit', (w) => {
+    for (const write of w as DocumentWrite[]) {
+      add(writes, write.collection);
+      if (last && write.doc) {
+        const key = `${write.collection}/${write.id}`;
+        const { _position, ...rest } = write.doc as Record<string, unknown>;
+        const json = JSON.stringify(rest);
+        if (last.get(key) === json) identical++;
+        last.set(key, json);
+      }
+    }
+  });
+  const per = (m: Map<string, number>, n: number) =>
+    [...m].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${(v / n).toFixed(2)}`).join(', ') || 'none';
+  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  return {
+    stop: () => {
+      for (const [target, name, own] of originals.reverse()) {
+        if (own === undefined) delete target[name];
+        else target[name] = own;
+      }
+    },
+    describe: (n: number) =>
+      `${(sum(streamReads) / n).toFixed(2)} stream reads (${per(streamReads, n)}); ${(sum(queries) / n).toFixed(2)} read-model queries (${per(queries, n)}); ` +
+      `${(sum(writes) / n).toFixed(2)} document writes (${per(writes, n)})${last ? `, of which ${(identical / n).toFixed(2)} unchanged but for _position` : ''}`,
+  };
+}
+
 const seqOf = (position: string | null) => (position ? Number(decodePosition(position).commit) : 0);
 const MiB = (bytes: number) => `${fmt(bytes / 1048576)} MiB`;
 
@@ -590,12 +645,14 @@ async function billingRunBench(RENEWALS: number, label: string) {
     const rssStart = process.memoryUsage().rss;
     let rssPeak = rssStart;
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
+    const counts = countStoreWork(events, app.get<ReadStore>(READ_STORE));
     const profiler = await startCpuProfile();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const result = await scheduler.runDue({ clock: null }, due);
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
+    counts.stop();
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     clearInterval(sampler);
     await profiler?.stop(`billing-run-${RENEWALS}`);
@@ -633,6 +690,7 @@ async function billingRunBench(RENEWALS: number, label: string) {
       `   events appended by the run: ${fmt(appended)} (positions ${fmt(seqOf(headBefore))} → ${fmt(seqOf(headAfter))}), ${(appended / RENEWALS).toFixed(2)} per renewal:` +
         ` ${[...byType].map(([type, n]) => `${type} ${fmt(n)}`).join(', ')}`,
     );
+    console.log(`   per renewal: ${counts.describe(RENEWALS)}`);
     console.log(`   rss: ${MiB(rssStart)} at the start of runDue, peak ${MiB(rssPeak)} during it (sampled every 100 ms), +${MiB(rssPeak - rssStart)}; projections caught up when runDue returned: ${caughtUp ? 'yes' : 'NO'}`);
     console.log(`   the run:    ${fmt(runRate).padStart(7)} events/s (${seconds.toFixed(1)} s)`);
     console.log(

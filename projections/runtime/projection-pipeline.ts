@@ -121,6 +121,22 @@ export class ProjectionPipeline {
     await this.readParked();
   }
 
+  private readonly batchListeners = new Set<(events: RecordedEvent[]) => void>();
+
+  /**
+   * ForeignWriteSource (AggregateExecutor.watchForeignWrites): every batch read is shown to
+   * `listener` before it is applied; `watching` while the pipeline follows the store with a
+   * projection that can run.
+   */
+  onBatch(listener: (events: RecordedEvent[]) => void): () => void {
+    this.batchListeners.add(listener);
+    return () => this.batchListeners.delete(listener);
+  }
+
+  watching(): boolean {
+    return !this.stopped && this.lanes.some((l) => !l.parked);
+  }
+
   /** Each projection's checkpoint as this process knows it. */
   checkpoints(): Map<string, string | null> {
     return new Map(this.lanes.map((l) => [l.projection.name, l.checkpoint]));
@@ -155,6 +171,7 @@ export class ProjectionPipeline {
     for (const l of runnable) if (l.checkpoint === null || (from !== null && l.checkpoint < from)) from = l.checkpoint;
     const batch = await this.events.readAll({ after: from, maxCount: this.batchSize });
     if (batch.length === 0) return 0;
+    for (const listener of this.batchListeners) listener(batch);
     await this.apply(batch, runnable);
     return batch.length;
   }

@@ -123,6 +123,78 @@ describe('aggregate executor', () => {
     expect((await events.readStream('tally-n')).map((e) => e.revision)).toEqual([0, 1]);
   });
 
+  describe('watching for foreign writes (the projection pipeline shows what other processes wrote)', () => {
+    /** Two processes on one file, each with its own event store handle, executor and pipeline. */
+    async function twoProcesses() {
+      const { mkdtempSync } = await import('node:fs');
+      const { join } = await import('node:path');
+      const { tmpdir } = await import('node:os');
+      const { ProjectionPipeline } = await import('../../../projections/runtime/projection-pipeline.js');
+      const dir = mkdtempSync(join(tmpdir(), 'executor-watch-'));
+      const clock = new FixedClock(new Date('2026-01-01T00:00:00.000Z'));
+      const make = (name: string) => {
+        const events = new SqliteEventStore(join(dir, 'events.sqlite'));
+        const reads = new SqliteReadStore(join(dir, `reads-${name}.sqlite`));
+        const executor = new AggregateExecutor(events, clock, reads);
+        // No projection needs to exist for the watch: one that counts is enough.
+        const pipeline = new ProjectionPipeline([{ name: `none-${name}`, collection: 'none', collections: [], documentIds: () => [], project: () => null }], events, reads, { pollMs: 5 });
+        return { events, reads, executor, pipeline };
+      };
+      return { one: make('one'), two: make('two') };
+    }
+
+    test('a remembered state is used without reading the tail; another process writing the stream evicts it once the pipeline reads its event', async () => {
+      const { one, two } = await twoProcesses();
+      await one.pipeline.init();
+      one.executor.watchForeignWrites(one.pipeline);
+      one.pipeline.start();
+      try {
+        await run(one.executor, { type: 'add', n: 1 });
+        const readStream = jest.spyOn(one.events, 'readStream');
+        expect((await one.executor.load(tally, 'tally-1')).state.total).toBe(1);
+        expect(readStream).not.toHaveBeenCalled(); // memory, no tail read
+        // Its own write seen by the pipeline evicts nothing.
+        await one.pipeline.catchUp();
+        expect(one.executor.foreignEvictions).toBe(0);
+
+        await run(two.executor, { type: 'add', n: 10 }); // the other process
+        // Until the pipeline reads it, the memory is what this process knew: an append would be refused.
+        await new Promise((r) => setTimeout(r, 50));
+        expect(one.executor.foreignEvictions).toBe(1);
+        expect((await one.executor.load(tally, 'tally-1')).state.total).toBe(11); // re-read
+        expect(readStream).toHaveBeenCalled();
+        // An empty decision on the re-read state is right: closing twice says nothing the second time.
+        await run(two.executor, { type: 'close' });
+        await new Promise((r) => setTimeout(r, 50));
+        expect((await run(one.executor, { type: 'close' })).events).toEqual([]);
+      } finally {
+        await one.pipeline.stop();
+        for (const p of [one, two]) {
+          await p.events.close();
+          await p.reads.close();
+        }
+      }
+    });
+
+    test('a stopped pipeline watches nothing: the tail is read again on every load', async () => {
+      const { one, two } = await twoProcesses();
+      await one.pipeline.init();
+      one.executor.watchForeignWrites(one.pipeline); // never started
+      try {
+        await run(one.executor, { type: 'add', n: 1 });
+        await run(two.executor, { type: 'add', n: 10 });
+        const readStream = jest.spyOn(one.events, 'readStream');
+        expect((await one.executor.load(tally, 'tally-1')).state.total).toBe(11);
+        expect(readStream).toHaveBeenCalledTimes(1);
+      } finally {
+        for (const p of [one, two]) {
+          await p.events.close();
+          await p.reads.close();
+        }
+      }
+    });
+  });
+
   describe('unit of work', () => {
     const ctx: CommandContext = { accountId: 'acct_1', mode: 'test', requestId: null, idempotencyKey: null };
     const on = (x: AggregateExecutor, stream: string, c: Cmd) => x.execute(tally, stream, () => c, ctx);

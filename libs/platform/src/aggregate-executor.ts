@@ -37,6 +37,14 @@ interface Replay {
   step: string | null;
 }
 
+/** What tells the executor of writes made by other processes (the projection pipeline). */
+export interface ForeignWriteSource {
+  /** Calls `listener` with every batch of events read from the store; returns its removal. */
+  onBatch(listener: (events: RecordedEvent[]) => void): () => void;
+  /** True while batches are being read (the pipeline follows the store). */
+  watching(): boolean;
+}
+
 const MAX_ATTEMPTS = 8;
 /** Streams whose state is kept in memory (LRU). */
 export const AGGREGATE_CACHE_SIZE = 20_000;
@@ -244,14 +252,48 @@ export class AggregateExecutor {
     }
   }
 
-  /** The stream's current state (memory or snapshot, plus whatever the store has after it). */
+  /**
+   * The stream's current state (memory or snapshot, plus whatever the store has after it). A
+   * remembered state is taken as it is, without reading the stream's tail, while this process's
+   * projection pipeline watches the store for writes of other processes (`watchForeignWrites`):
+   * what this process writes goes through here and updates the memory, what another process writes
+   * evicts it when the pipeline reads it. Without a watch (ROLE=api, the pipeline stopped) the tail
+   * is read every time.
+   */
   async load<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string): Promise<{ state: S; revision: number }> {
     const staged = this.staged(decider, streamId);
     if (staged) return { state: staged.state as S, revision: staged.revision };
     const known = this.remembered(decider, streamId);
-    const current = known ? await this.catchUp(decider, streamId, known) : await this.read(decider, streamId);
+    const current = known ? (this.watch?.watching() ? known : await this.catchUp(decider, streamId, known)) : await this.read(decider, streamId);
     return { state: current.state as S, revision: current.revision };
   }
+
+  /**
+   * Lets `load` trust the memory: `source` hands over every batch of events it reads from the store
+   * (in the global order) and says whether it is reading now. An event beyond the revision this
+   * process remembers for its stream was written by another process (or is one of this process's own
+   * whose append has not returned yet): the stream is forgotten, and the next command reads it again.
+   */
+  watchForeignWrites(source: ForeignWriteSource): () => void {
+    const off = source.onBatch((events) => {
+      for (const e of events) {
+        const known = this.cache.peek(e.streamId);
+        if (known && known.revision < e.revision) {
+          this.cache.delete(e.streamId);
+          this.foreignEvictions++;
+        }
+      }
+    });
+    this.watch = source;
+    return () => {
+      off();
+      if (this.watch === source) this.watch = null;
+    };
+  }
+
+  /** Remembered states forgotten because the pipeline saw their stream move on (tests, benchmarks). */
+  foreignEvictions = 0;
+  private watch: ForeignWriteSource | null = null;
 
   /** The whole stream (for callers that look back through its events) and the state it folds to. */
   async loadHistory<S, E extends DomainEvent>(decider: Decider<any, S, E>, streamId: string) {

@@ -28,6 +28,7 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
     private readonly engine: ProjectionEngine,
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly store: ReadStore,
+    private readonly executor: AggregateExecutor,
   ) {}
 
   /** True once the stores answered and the projections started: what `/health/ready` reports. */
@@ -47,7 +48,11 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
           this.logger.warn(`a store is not answering yet (attempt ${attempt}: ${redactUrl(String((error as Error)?.message ?? error))}); retrying in ${delay} ms`),
       },
     );
-    if (this.config.role !== 'api') this.engine.start();
+    if (this.config.role !== 'api') {
+      // The pipeline shows the executor what other processes write: remembered states need no tail read.
+      this.executor.watchForeignWrites(this.engine.pipeline);
+      this.engine.start();
+    }
     this.ready = true;
     this.logger.log(`event store: ${this.events.kind}, read models: ${this.store.kind}, role: ${this.config.role}`);
   }

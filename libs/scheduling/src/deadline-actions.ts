@@ -84,7 +84,7 @@ export class DeadlineActions {
         }));
         const events = renewed.events as unknown as SubscriptionEvent[];
         if (!events.some((e) => e.type === 'subscription.renewed' || e.type === 'subscription.started')) return renewed.position;
-        return laterPosition(renewed.position, await this.billCollection(ctx, id, collectionId, renewed.state));
+        return laterPosition(renewed.position, await this.billCollection(ctx, id, collectionId, renewed.state, true));
       }
       case 'expire': {
         const expired = await on((now) => ({ type: 'ExpireSubscription', owner: ctx, subscriptionId: id, now }));
@@ -171,13 +171,14 @@ export class DeadlineActions {
    * A renewal's (or a scheduled start's) collection: made, and attempted when the subscription
    * charges. `renewed`: the subscription's state as the renewal just left it (not read again).
    */
-  private async billCollection(ctx: CommandContext, subscriptionId: string, collectionId: string, renewed?: SubscriptionState): Promise<string | null> {
+  private async billCollection(ctx: CommandContext, subscriptionId: string, collectionId: string, renewed?: SubscriptionState, minted = false): Promise<string | null> {
     const state = renewed ?? (await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state;
     const sub = state.fields!;
     const reason = sub.collections_count === 1 && !sub.migrated && !state.trialCollection ? 'subscription_create' : 'subscription_cycle';
     // One unit of work: the new collection and its attempt are one commit, made before the gateway is called.
     const unit = await this.executor.unitOfWork(ctx, async () => {
-      const created = await this.billing.createCollection(ctx, subscriptionId, sub, collectionId, reason);
+      // `minted`: the renewal just decided under an id minted by this run (never a `sync`'s id, which may exist).
+      const created = await this.billing.createCollection(ctx, subscriptionId, sub, collectionId, reason, [], null, undefined, minted);
       const attempted = await this.ignoreRaces(() => this.billing.attempt(ctx, sub, collectionId, null, true));
       return laterPosition(created, attempted ?? null);
     });

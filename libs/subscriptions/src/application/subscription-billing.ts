@@ -81,10 +81,12 @@ export class SubscriptionBilling {
     extraLines: LineInput[] = [],
     checked: CheckedCollection | null = null,
     invoicing?: 'none',
+    minted = false,
   ): Promise<string | null> {
-    // A collection checked by this request under an id it minted (checkCollection) cannot exist yet,
-    // unless ids come from an Idempotency-Key (a resumed run may have written it).
-    const fresh = checked?.collectionId === collectionId && !ctx.idempotencyKey;
+    // A collection checked by this request under an id it minted (checkCollection), or an id the
+    // caller says it minted just now (`minted`: a renewal's), cannot exist yet, unless ids come from
+    // an Idempotency-Key (a resumed run may have written it).
+    const fresh = (minted || checked?.collectionId === collectionId) && !ctx.idempotencyKey;
     if (!fresh && (await this.executor.load(collectionDecider, collectionStream(collectionId))).state.exists) return null;
     const command = checked?.collectionId === collectionId ? checked.command : await this.collectionCommand(ctx, subscriptionId, sub, collectionId, reason, extraLines, invoicing);
     const { position } = await this.executor.execute(collectionDecider, collectionStream(collectionId), command, ctx, { newStream: fresh });
