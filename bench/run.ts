@@ -40,7 +40,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../apps/api/src/create-app.js';
 import { CreateAccountCommand, type CreatedAccount } from '../libs/accounts/src/application/create-account.js';
-import type { EventStore, NewEvent } from '../libs/event-store/src/event-store.port.js';
+import type { EventStore, NewEvent, StreamAppend } from '../libs/event-store/src/event-store.port.js';
 import { decodePosition } from '../libs/event-store/src/positions.js';
 import { SqliteEventStore } from '../libs/event-store/src/sqlite-event-store.js';
 import type { CommandContext } from '../libs/platform/src/command-context.js';
@@ -534,34 +534,86 @@ const seqOf = (position: string | null) => (position ? Number(decodePosition(pos
 const MiB = (bytes: number) => `${fmt(bytes / 1048576)} MiB`;
 
 /**
- * The billing run: the service in this process (FixedClock, SCHEDULER=off, role all, a fresh
- * DATA_DIR), one account, product, monthly price, a few customers with a saved card each
- * (`POST /v1/payment_methods/migrate`, an approving simulator token), then RENEWALS migrated
- * subscriptions, all with `next_renewal_date` T: their `subscription.created` events decided by the
- * subscription decider and appended directly (BENCH_SEED=commands: through the migrate command
- * handler instead, about 1,300/s, too slow for 100,000). The clock moves to T and
- * `Scheduler.runDue({ clock: null }, T)` is timed: each renewal is `subscription.renewed`, a
- * collection, a transaction and charge approved by the simulator, `charge.paid`, `collection.paid`,
- * projected before runDue returns.
+ * The billing run, in three processes so that the measured one holds the run alone:
+ *  - a seeding child (BENCH_BILLING_CHILD=seed): the service on a fresh DATA_DIR (FixedClock,
+ *    SCHEDULER=off, role all), one account, product, monthly price, a few customers with a saved
+ *    card each (`POST /v1/payment_methods/migrate`, an approving simulator token), then RENEWALS
+ *    migrated subscriptions, all with `next_renewal_date` T: their `subscription.created` events
+ *    decided by the subscription decider from the inputs the migrate handler looks up, appended
+ *    with the projections stopped by `appendMany` in groups (one commit each), then projected by
+ *    one catch-up (BENCH_SEED=commands: through the migrate command handler instead, about 1,300/s);
+ *  - the measured child (BENCH_BILLING_CHILD=run): the service started on that DATA_DIR with its
+ *    clock at T, and `Scheduler.runDue({ clock: null }, T)` timed: each renewal is
+ *    `subscription.renewed`, a collection, a transaction and charge approved by the simulator,
+ *    `charge.paid`, `collection.paid`, projected before runDue returns. Its peak rss is the
+ *    process's own (getrusage maxrss when runDue returns: start-up and the run, nothing else);
+ *  - this process: the plain append loop of as many events, the check in the read models, the targets.
  */
-async function billingRunBench(RENEWALS: number, label: string) {
-  const customers = 16;
-  const start = new Date('2026-01-15T10:00:00.000Z');
-  const due = new Date('2026-02-15T10:00:00.000Z');
-  console.log(`\n${label} Billing run: ${fmt(RENEWALS)} charge subscriptions due at the same instant, renewed by the scheduler (in-process, embedded stores)`);
-  const clock = new FixedClock(start);
-  const config = { ...loadConfig({ DATA_DIR: join(dir, `billing-run-${RENEWALS}`), SCHEDULER: 'off', LOG_LEVEL: 'warn' }), role: 'all' as const };
-  const app = await createApp({ config, clock });
-  // The process's peak in each phase of the section, next to the run's own.
-  const peaks = new Map<string, number>();
-  let phase = 'set-up and seeding';
-  const sample = () => peaks.set(phase, Math.max(peaks.get(phase) ?? 0, process.memoryUsage().rss));
-  const sectionSampler = setInterval(sample, 100);
+const BILLING_START = new Date('2026-01-15T10:00:00.000Z');
+const BILLING_DUE = new Date('2026-02-15T10:00:00.000Z');
+const BILLING_CUSTOMERS = 16;
+/** Subscriptions appended per `appendMany` (one commit) while seeding. */
+const SEED_GROUP = 2000;
+
+interface SeedResult {
+  accountId: string;
+  appendedSeconds: number | null;
+  seededSeconds: number;
+  projectedSeconds: number;
+  setupSeconds: number;
+}
+
+interface RunChildResult {
+  ran: number;
+  seconds: number;
+  cpuSeconds: number;
+  load: number[];
+  appended: number;
+  byType: [string, number][];
+  headBefore: string | null;
+  headAfter: string | null;
+  rssStart: number;
+  rssSampledPeak: number;
+  processPeak: number;
+  caughtUp: boolean;
+  work: string;
+}
+
+const billingConfig = (dataDir: string) => ({ ...loadConfig({ DATA_DIR: dataDir, SCHEDULER: 'off', LOG_LEVEL: 'warn' }), role: 'all' as const });
+
+/** Runs this file again as a child for one phase of the billing run; returns what it reported (its other lines are echoed). */
+function billingChild<T>(phase: 'seed' | 'run', renewals: number, dataDir: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, process.argv[1]], {
+      env: { ...process.env, BENCH_BILLING_CHILD: phase, BENCH_BILLING_RENEWALS: String(renewals), BENCH_BILLING_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let result: T | undefined;
+    let buffered = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      buffered += chunk;
+      let nl;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        if (line.startsWith('@@result ')) result = JSON.parse(line.slice(9)) as T;
+        else console.log(line);
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 && result !== undefined ? resolve(result) : reject(new Error(`billing run: the ${phase} process ended with code ${code}`))));
+  });
+}
+
+/** The seeding child: see the comment above BILLING_START. */
+async function billingSeedChild(RENEWALS: number, dataDir: string): Promise<SeedResult> {
+  const clock = new FixedClock(BILLING_START);
+  const app = await createApp({ config: billingConfig(dataDir), clock });
   try {
     const engine = app.get(ProjectionEngine);
     const events = app.get<EventStore>(EVENT_STORE);
     const bus = app.get(CommandBus);
-    const scheduler = app.get(Scheduler);
     const fastify = app.getHttpAdapter().getInstance();
     const account = await bus.execute<CreateAccountCommand, CreatedAccount>(new CreateAccountCommand('Bench billing run'));
     await engine.waitFor(account.position);
@@ -578,7 +630,7 @@ async function billingRunBench(RENEWALS: number, label: string) {
       product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, currency: 'COP', unit_price: '49900',
     });
     const payers: { customer: string; method: string }[] = [];
-    for (let i = 0; i < customers; i++) {
+    for (let i = 0; i < BILLING_CUSTOMERS; i++) {
       const customer = await post<{ id: string }>('/v1/customers', { email: `billing.run.${i}@example.com`, name: `Billing Run ${i}` });
       const method = await post<{ id: string }>('/v1/payment_methods/migrate', {
         customer: customer.id, gateway: 'gateway_a', type: 'card', token: `simtok_approve_benchrun${i}`,
@@ -588,7 +640,7 @@ async function billingRunBench(RENEWALS: number, label: string) {
     }
     const ctx: CommandContext = { accountId: account.id, mode: 'test', requestId: null, idempotencyKey: null };
     const body = (payer: (typeof payers)[number]): CreateSubscriptionBody => ({
-      customer: payer.customer, collection_method: 'charge', payment_method: payer.method, items: [{ price: price.id }], next_renewal_date: due.toISOString(),
+      customer: payer.customer, collection_method: 'charge', payment_method: payer.method, items: [{ price: price.id }], next_renewal_date: BILLING_DUE.toISOString(),
     });
     const seedStarted = performance.now();
     let appendedAfter: number | null = null;
@@ -598,50 +650,54 @@ async function billingRunBench(RENEWALS: number, label: string) {
     };
     if (SEED === 'commands') {
       // What POST /v1/subscriptions/migrate runs, without HTTP.
-      await bounded(Array.from({ length: RENEWALS }, (_, i) => payers[i % customers]), CONCURRENCY, async (payer) => {
+      await bounded(Array.from({ length: RENEWALS }, (_, i) => payers[i % BILLING_CUSTOMERS]), CONCURRENCY, async (payer) => {
         seen((await bus.execute<CreateSubscriptionCommand, CommandResult>(new CreateSubscriptionCommand(ctx, body(payer), true))).position);
       });
     } else {
       // The same `subscription.created` events, decided by the subscription decider from the inputs the
-      // migrate handler looks up (price snapshot, payment method facts), appended as the executor does,
-      // 1,000 appends per event-loop turn (one group commit), with the projectors stopped; then they
-      // catch up in their own batches and follow the store again.
+      // migrate handler looks up (price snapshot, payment method facts), recorded as the executor
+      // records them, appended SEED_GROUP streams per appendMany (one commit, each stream `no_stream`)
+      // with the projectors stopped; then they catch up in their own batches.
       await engine.stop();
       const inputs = app.get(SubscriptionInputs);
       const facts = await Promise.all(payers.map((p) => inputs.paymentMethodFacts(ctx, p.customer, p.method, p.method)));
-      for (let from = 0; from < RENEWALS; from += 1000) {
-        const wave = await Promise.all(
-          Array.from({ length: Math.min(1000, RENEWALS - from) }, async (_, k) => {
-            const payer = payers[(from + k) % customers];
-            const { items, ...rest } = body(payer);
-            const input: SubscriptionInput = { ...rest, items: await inputs.items(ctx, items), payment_information: undefined, test_clock: null };
-            const subscriptionId = newId('sub');
-            const now = clock.now();
-            const decided = subscriptionDecider.decide(
-              { type: 'CreateSubscription', owner: ctx, subscriptionId, firstCollectionId: newId('col'), discountIds: [], input, paymentMethods: facts[(from + k) % customers], migrate: true, now },
-              subscriptionDecider.initialState,
-            );
-            return { stream: subscriptionStream(subscriptionId), events: decided.map((e) => recordedAs(e, ctx, now)) };
-          }),
-        );
-        for (const r of await Promise.all(wave.map((w) => events.append(w.stream, w.events, 'no_stream')))) seen(r.position);
+      for (let from = 0; from < RENEWALS; from += SEED_GROUP) {
+        const group: StreamAppend[] = [];
+        for (let k = 0; k < Math.min(SEED_GROUP, RENEWALS - from); k++) {
+          const payer = payers[(from + k) % BILLING_CUSTOMERS];
+          const { items, ...rest } = body(payer);
+          const input: SubscriptionInput = { ...rest, items: await inputs.items(ctx, items), payment_information: undefined, test_clock: null };
+          const subscriptionId = newId('sub');
+          const now = clock.now();
+          const decided = subscriptionDecider.decide(
+            { type: 'CreateSubscription', owner: ctx, subscriptionId, firstCollectionId: newId('col'), discountIds: [], input, paymentMethods: facts[(from + k) % BILLING_CUSTOMERS], migrate: true, now },
+            subscriptionDecider.initialState,
+          );
+          group.push({ streamId: subscriptionStream(subscriptionId), events: decided.map((e) => recordedAs(e, ctx, now)), expected: 'no_stream' });
+        }
+        for (const r of await events.appendMany(group)) seen(r.position);
       }
       appendedAfter = (performance.now() - seedStarted) / 1000;
       await engine.catchUp();
       engine.start();
     }
     const seeded = (performance.now() - seedStarted) / 1000;
-    if (!(await engine.waitFor(last, 600_000))) throw new Error('billing run: the projections did not catch up with the seeding');
+    if (!(await engine.waitFor(last, 3_600_000))) throw new Error('billing run: the projections did not catch up with the seeding');
     const projected = (performance.now() - seedStarted) / 1000;
-    console.log(
-      `   seeding: ${fmt(RENEWALS)} migrated subscriptions ${SEED === 'commands' ? `through the CommandBus (${CONCURRENCY} in flight)` : 'decided by the subscription decider and appended directly'}` +
-        `${appendedAfter === null ? '' : ` in ${appendedAfter.toFixed(1)} s`} and projected in ${seeded.toFixed(1)} s (${fmt(RENEWALS / seeded)}/s; all projections caught up after ${projected.toFixed(1)} s); set-up ${((performance.now() - setupStarted) / 1000).toFixed(1)} s in all`,
-    );
+    return { accountId: account.id, appendedSeconds: appendedAfter, seededSeconds: seeded, projectedSeconds: projected, setupSeconds: (performance.now() - setupStarted) / 1000 };
+  } finally {
+    await app.close();
+  }
+}
 
-    clock.set(due);
+/** The measured child: the service on the seeded DATA_DIR, its clock at the instant due, runDue timed. */
+async function billingRunChild(RENEWALS: number, dataDir: string): Promise<RunChildResult> {
+  const app = await createApp({ config: billingConfig(dataDir), clock: new FixedClock(BILLING_DUE) });
+  try {
+    const engine = app.get(ProjectionEngine);
+    const events = app.get<EventStore>(EVENT_STORE);
+    const scheduler = app.get(Scheduler);
     const headBefore = await events.headPosition();
-    sample();
-    phase = 'runDue';
     const rssStart = process.memoryUsage().rss;
     let rssPeak = rssStart;
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
@@ -649,19 +705,18 @@ async function billingRunBench(RENEWALS: number, label: string) {
     const profiler = await startCpuProfile();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
-    const result = await scheduler.runDue({ clock: null }, due);
+    const result = await scheduler.runDue({ clock: null }, BILLING_DUE);
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     counts.stop();
-    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     clearInterval(sampler);
-    await profiler?.stop(`billing-run-${RENEWALS}`);
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
-    sample();
-    phase = 'counting the events';
+    // The process's own peak so far (start-up and the run): getrusage's maxrss, in KiB on Linux.
+    const processPeak = process.resourceUsage().maxRSS * 1024;
+    await profiler?.stop(`billing-run-${RENEWALS}`);
+    const load = loadavg();
     const headAfter = await events.headPosition();
     const caughtUp = await engine.waitFor(headAfter, 1);
-
     // What the run appended, by type.
     const byType = new Map<string, number>();
     let appended = 0;
@@ -672,67 +727,92 @@ async function billingRunBench(RENEWALS: number, label: string) {
       appended += page.length;
       after = page[page.length - 1].position;
     }
-
-    sample();
-    phase = 'plain loop';
-    const baselineStore = new SqliteEventStore(join(dir, `billing-baseline-${RENEWALS}.sqlite`));
-    const baselineStarted = performance.now();
-    const baseline = await plainAppends(baselineStore, appended, PLAIN_LOOP_IN_FLIGHT);
-    const baselineSeconds = (performance.now() - baselineStarted) / 1000;
-    await baselineStore.close();
-
-    const runRate = appended / seconds;
-    console.log(
-      `   runDue: ${fmt(result.ran)} deadlines run in ${seconds.toFixed(1)} s: ${fmt(RENEWALS / seconds)} renewals/s; ${cpuSeconds.toFixed(1)} s of this process's cpu` +
-        ` (${((cpuSeconds / RENEWALS) * 1000).toFixed(2)} ms a renewal; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`,
-    );
-    console.log(
-      `   events appended by the run: ${fmt(appended)} (positions ${fmt(seqOf(headBefore))} → ${fmt(seqOf(headAfter))}), ${(appended / RENEWALS).toFixed(2)} per renewal:` +
-        ` ${[...byType].map(([type, n]) => `${type} ${fmt(n)}`).join(', ')}`,
-    );
-    console.log(`   per renewal: ${counts.describe(RENEWALS)}`);
-    console.log(`   rss: ${MiB(rssStart)} at the start of runDue, peak ${MiB(rssPeak)} during it (sampled every 100 ms), +${MiB(rssPeak - rssStart)}; projections caught up when runDue returned: ${caughtUp ? 'yes' : 'NO'}`);
-    console.log(`   the run:    ${fmt(runRate).padStart(7)} events/s (${seconds.toFixed(1)} s)`);
-    console.log(
-      `   plain loop: ${fmt(baseline).padStart(7)} events/s (${baselineSeconds.toFixed(1)} s): the same number of events, one per append to its own stream,` +
-        ` ${PLAIN_LOOP_IN_FLIGHT} in flight, on a fresh embedded store`,
-    );
-    console.log(`   run / plain loop: ${(runRate / baseline).toFixed(3)}x`);
-    target(`billing run of ${fmt(RENEWALS)} / plain append loop`, runRate / baseline, 0.3);
-    target(`billing run of ${fmt(RENEWALS)}: peak rss during runDue (MiB)`, rssPeak / 1048576, 437, 'lower');
-    billingPeaks.set(RENEWALS, rssPeak);
-
-    // The check, in the read models.
-    sample();
-    phase = 'check';
-    const db = new Database(readStoreFile(config), { readonly: true });
-    const row = db
-      .prepare(
-        `SELECT COUNT(*) AS subs,
-                SUM(json_extract(s.doc, '$.collections_count') = 1) AS one,
-                SUM(json_extract(c.doc, '$.status') = 'paid' AND json_extract(c.doc, '$.billing_reason') = 'subscription_cycle') AS paid,
-                SUM(json_extract(s.doc, '$.status') = 'active') AS active,
-                SUM(json_extract(s.doc, '$.next_renewal_date') = ?) AS next
-           FROM rm_subscriptions s LEFT JOIN rm_collections c ON c.id = json_extract(s.doc, '$.latest_collection')
-          WHERE json_extract(s.doc, '$._account') = ?`,
-      )
-      .get('2026-03-15T10:00:00.000Z', account.id) as { subs: number; one: number; paid: number; active: number; next: number };
-    db.close();
-    const expected = ['subscription.renewed', 'collection.created', 'transaction.created', 'charge.created', 'charge.paid', 'collection.paid'];
-    const eventsOk = appended === expected.length * RENEWALS && expected.every((type) => byType.get(type) === RENEWALS);
-    const ok = eventsOk && row.subs === RENEWALS && row.one === RENEWALS && row.paid === RENEWALS && row.active === RENEWALS && row.next === RENEWALS;
-    console.log(
-      `   check: one of each of ${expected.join(', ')} per renewal: ${eventsOk ? 'yes' : 'NO'}; ${fmt(row.subs)} subscriptions, ${fmt(row.one)} with collections_count 1 (a migrated subscription starts at 0), ${fmt(row.paid)} with their latest collection a paid subscription_cycle,` +
-        ` ${fmt(row.active)} active, ${fmt(row.next)} renewing next on 2026-03-15: ${ok ? 'OK' : 'FAILED'}`,
-    );
-    if (!ok) throw new Error('billing run: not every subscription was renewed and paid');
-    return rssPeak;
+    return {
+      ran: result.ran, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, load, appended, byType: [...byType], headBefore, headAfter,
+      rssStart, rssSampledPeak: rssPeak, processPeak, caughtUp, work: counts.describe(RENEWALS),
+    };
   } finally {
-    clearInterval(sectionSampler);
-    sample();
     await app.close();
-    console.log(`   (process rss peaks by phase: ${[...peaks].map(([name, rss]) => `${name} ${MiB(rss)}`).join(', ')})`);
   }
+}
+
+/** This process's part of the billing run: the two children, the plain loop, the check, the targets. */
+async function billingRunBench(RENEWALS: number, label: string) {
+  console.log(`\n${label} Billing run: ${fmt(RENEWALS)} charge subscriptions due at the same instant, renewed by the scheduler (a process of its own, embedded stores)`);
+  const dataDir = join(dir, `billing-run-${RENEWALS}`);
+  const seed = await billingChild<SeedResult>('seed', RENEWALS, dataDir);
+  console.log(
+    `   seeding (its own process): ${fmt(RENEWALS)} migrated subscriptions ${SEED === 'commands' ? `through the CommandBus (${CONCURRENCY} in flight)` : `decided by the subscription decider and appended directly, ${fmt(SEED_GROUP)} per commit`}` +
+      `${seed.appendedSeconds === null ? '' : ` in ${seed.appendedSeconds.toFixed(1)} s`} and projected in ${seed.seededSeconds.toFixed(1)} s (${fmt(RENEWALS / seed.seededSeconds)}/s; all projections caught up after ${seed.projectedSeconds.toFixed(1)} s); set-up ${seed.setupSeconds.toFixed(1)} s in all`,
+  );
+  const run = await billingChild<RunChildResult>('run', RENEWALS, dataDir);
+  const byType = new Map(run.byType);
+  const { appended, seconds } = run;
+
+  const baselineStore = new SqliteEventStore(join(dir, `billing-baseline-${RENEWALS}.sqlite`));
+  const baselineStarted = performance.now();
+  const baseline = await plainAppends(baselineStore, appended, PLAIN_LOOP_IN_FLIGHT);
+  const baselineSeconds = (performance.now() - baselineStarted) / 1000;
+  await baselineStore.close();
+
+  const runRate = appended / seconds;
+  console.log(
+    `   runDue (its own process): ${fmt(run.ran)} deadlines run in ${seconds.toFixed(1)} s: ${fmt(RENEWALS / seconds)} renewals/s; ${run.cpuSeconds.toFixed(1)} s of the process's cpu` +
+      ` (${((run.cpuSeconds / RENEWALS) * 1000).toFixed(2)} ms a renewal; load average ${run.load.map((l) => l.toFixed(1)).join(' ')})`,
+  );
+  console.log(
+    `   events appended by the run: ${fmt(appended)} (positions ${fmt(seqOf(run.headBefore))} → ${fmt(seqOf(run.headAfter))}), ${(appended / RENEWALS).toFixed(2)} per renewal:` +
+      ` ${[...byType].map(([type, n]) => `${type} ${fmt(n)}`).join(', ')}`,
+  );
+  console.log(`   per renewal: ${run.work}`);
+  console.log(
+    `   rss of the run's process: ${MiB(run.rssStart)} when the service had started, peak ${MiB(run.processPeak)} (maxrss; sampled during runDue: ${MiB(run.rssSampledPeak)}, +${MiB(run.rssSampledPeak - run.rssStart)});` +
+      ` projections caught up when runDue returned: ${run.caughtUp ? 'yes' : 'NO'}`,
+  );
+  console.log(`   the run:    ${fmt(runRate).padStart(7)} events/s (${seconds.toFixed(1)} s)`);
+  console.log(
+    `   plain loop: ${fmt(baseline).padStart(7)} events/s (${baselineSeconds.toFixed(1)} s): the same number of events, one per append to its own stream,` +
+      ` ${PLAIN_LOOP_IN_FLIGHT} in flight, on a fresh embedded store`,
+  );
+  console.log(`   run / plain loop: ${(runRate / baseline).toFixed(3)}x`);
+  target(`billing run of ${fmt(RENEWALS)} / plain append loop`, runRate / baseline, 0.3);
+  target(`billing run of ${fmt(RENEWALS)}: peak rss of the run's process (MiB)`, run.processPeak / 1048576, 437, 'lower');
+  billingPeaks.set(RENEWALS, run.processPeak);
+
+  // The check, in the read models.
+  const db = new Database(readStoreFile(billingConfig(dataDir)), { readonly: true });
+  const row = db
+    .prepare(
+      `SELECT COUNT(*) AS subs,
+              SUM(json_extract(s.doc, '$.collections_count') = 1) AS one,
+              SUM(json_extract(c.doc, '$.status') = 'paid' AND json_extract(c.doc, '$.billing_reason') = 'subscription_cycle') AS paid,
+              SUM(json_extract(s.doc, '$.status') = 'active') AS active,
+              SUM(json_extract(s.doc, '$.next_renewal_date') = ?) AS next
+         FROM rm_subscriptions s LEFT JOIN rm_collections c ON c.id = json_extract(s.doc, '$.latest_collection')
+        WHERE json_extract(s.doc, '$._account') = ?`,
+    )
+    .get('2026-03-15T10:00:00.000Z', seed.accountId) as { subs: number; one: number; paid: number; active: number; next: number };
+  // Exactly one successful charge per collection, and one collection per subscription renewed.
+  const charges = db
+    .prepare(
+      `SELECT COUNT(*) AS collections, SUM(paid = 1) AS once FROM (
+         SELECT json_extract(doc, '$.collection') AS collection, SUM(json_extract(doc, '$.status') = 'succeeded') AS paid
+           FROM rm_charges WHERE json_extract(doc, '$._account') = ? GROUP BY 1)`,
+    )
+    .get(seed.accountId) as { collections: number; once: number };
+  db.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  const expected = ['subscription.renewed', 'collection.created', 'transaction.created', 'charge.created', 'charge.paid', 'collection.paid'];
+  const eventsOk = appended === expected.length * RENEWALS && expected.every((type) => byType.get(type) === RENEWALS);
+  const ok =
+    eventsOk && run.ran === RENEWALS && run.caughtUp && row.subs === RENEWALS && row.one === RENEWALS && row.paid === RENEWALS && row.active === RENEWALS && row.next === RENEWALS &&
+    charges.collections === RENEWALS && charges.once === RENEWALS;
+  console.log(
+    `   check: one of each of ${expected.join(', ')} per renewal: ${eventsOk ? 'yes' : 'NO'}; ${fmt(row.subs)} subscriptions, ${fmt(row.one)} with collections_count 1 (a migrated subscription starts at 0), ${fmt(row.paid)} with their latest collection a paid subscription_cycle,` +
+      ` ${fmt(row.active)} active, ${fmt(row.next)} renewing next on 2026-03-15; ${fmt(charges.once)} of ${fmt(charges.collections)} charged collections with exactly one paid charge: ${ok ? 'OK' : 'FAILED'}`,
+  );
+  if (!ok) throw new Error('billing run: not every subscription was renewed and paid once');
+  return run.processPeak;
 }
 
 /**
@@ -1094,6 +1174,16 @@ async function section(name: string, body: () => Promise<unknown>): Promise<void
     failures.push(`${name}: ${(error as Error).message}`);
     console.log(`   FAILED: ${(error as Error).stack ?? error}`);
   }
+}
+/** A child process of the billing run (see billingRunBench): runs its phase, reports on its last line, and ends. */
+const CHILD = process.env.BENCH_BILLING_CHILD;
+if (CHILD) {
+  rmSync(dir, { recursive: true, force: true });
+  const n = Number(process.env.BENCH_BILLING_RENEWALS);
+  const dataDir = process.env.BENCH_BILLING_DATA_DIR!;
+  const result = CHILD === 'seed' ? await billingSeedChild(n, dataDir) : await billingRunChild(n, dataDir);
+  console.log(`@@result ${JSON.stringify(result)}`);
+  process.exit(0);
 }
 try {
   await section('append', appendBench);
