@@ -102,7 +102,14 @@ export class CheckoutFollowUps implements OnModuleInit {
     return position;
   }
 
+  /**
+   * A renewal's collection (`subscription_cycle`) is never waiting on a session: its subscription
+   * renews only once active, i.e. after its first collection was paid, which marked the session
+   * paid for good (inline, or here) — so no session is looked up for it (the billing run pays
+   * thousands of them).
+   */
   async collectionPaid(ctx: CommandContext, notice: CollectionPaidNotice): Promise<string | null> {
+    if (notice.billingReason === 'subscription_cycle') return null;
     const [session] = await this.readModels.store.find<CheckoutSessionDoc>('checkout_sessions', {
       where: { _account: ctx.accountId, is_test: ctx.mode === 'test', collection: notice.collectionId },
       orderBy: { field: '_created', direction: 'desc' },

@@ -178,6 +178,7 @@ export class CollectionPayments {
       customerId: paid.customer,
       paymentMethod,
       tokenizable: paymentMethod !== null && isTokenizable(paid.payment_method_type ?? ''),
+      billingReason: state.fields!.billing_reason,
     };
     return laterPosition(position, await this.followUps.collectionPaid(ctx, notice));
   }

@@ -9,6 +9,8 @@ export interface CollectionPaidNotice {
   /** The stored method that paid (saved from one-off data, or the one charged); null otherwise. */
   paymentMethod: string | null;
   tokenizable: boolean;
+  /** The collection's `billing_reason` (a renewal's is `subscription_cycle`), when the caller knows it. */
+  billingReason?: string;
 }
 
 export interface CollectionPaidListener {

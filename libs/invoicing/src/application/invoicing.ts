@@ -52,6 +52,8 @@ export class Invoicing {
 
   /** Listener: a collection was created — its invoice now if its timing is `create`. */
   async collectionCreated(ctx: CommandContext, collectionId: string): Promise<string | null> {
+    // Invoicing off (the settings are in memory): the collection is not even looked at.
+    if (!(await this.settingsOf.settings(ctx)).enabled) return null;
     const f = await this.collection(collectionId);
     if (!f || f.invoice || (await this.timingOf(ctx, f)) !== 'create') return null;
     return (await this.invoiceCollection(ctx, collectionId)).position;
