@@ -21,9 +21,26 @@ export const NON_MONEY_CURRENCIES: ReadonlySet<string> = new Set([
   'BOV', 'CHE', 'CHW', 'CLF', 'COU', 'MXV', 'USN', 'UYI', 'UYW',
 ]);
 
+/**
+ * currency() by code, looked up once: the table lookup (a scan of ISO 4217) cost a few µs a call,
+ * and money is formatted many times per event (deciders, projections). At most 26³ three-letter keys.
+ */
+const currencyByCode = new Map<string, Currency | null>();
+
 /** ISO 4217 currency by code (upper or lower case), or null when unknown or not money (NON_MONEY_CURRENCIES). */
 export function currency(code: string): Currency | null {
-  if (typeof code !== 'string' || !/^[A-Za-z]{3}$/.test(code)) return null;
+  if (typeof code !== 'string') return null;
+  let found = currencyByCode.get(code);
+  if (found === undefined) {
+    if (!/^[A-Za-z]{3}$/.test(code)) return null;
+    found = lookUpCurrency(code);
+    currencyByCode.set(code, found);
+  }
+  // A copy: callers own what they are given.
+  return found && { code: found.code, exponent: found.exponent };
+}
+
+function lookUpCurrency(code: string): Currency | null {
   if (NON_MONEY_CURRENCIES.has(code.toUpperCase())) return null;
   const entry = currencyCodes.code(code.toUpperCase());
   if (!entry || entry.digits === undefined || entry.digits === null) return null;
