@@ -124,6 +124,10 @@ describe('aggregate executor', () => {
   });
 
   describe('watching for foreign writes (the projection pipeline shows what other processes wrote)', () => {
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+
     /** Two processes on one file, each with its own event store handle, executor and pipeline. */
     async function twoProcesses() {
       const { mkdtempSync } = await import('node:fs');
@@ -158,14 +162,14 @@ describe('aggregate executor', () => {
         expect(one.executor.foreignEvictions).toBe(0);
 
         await run(two.executor, { type: 'add', n: 10 }); // the other process
-        // Until the pipeline reads it, the memory is what this process knew: an append would be refused.
-        await new Promise((r) => setTimeout(r, 50));
+        // Until the pipeline reads it, the memory is what this process knew (an append would be refused).
+        await until(() => one.executor.foreignEvictions > 0);
         expect(one.executor.foreignEvictions).toBe(1);
         expect((await one.executor.load(tally, 'tally-1')).state.total).toBe(11); // re-read
         expect(readStream).toHaveBeenCalled();
         // An empty decision on the re-read state is right: closing twice says nothing the second time.
         await run(two.executor, { type: 'close' });
-        await new Promise((r) => setTimeout(r, 50));
+        await until(() => one.executor.foreignEvictions > 1);
         expect((await run(one.executor, { type: 'close' })).events).toEqual([]);
       } finally {
         await one.pipeline.stop();
