@@ -7,20 +7,26 @@ import { currency as currencyOf, formatAmount } from '../../../../shared/src/mon
 export function applyCollectionEvent(fields: CollectionFields, event: CollectionEvent): CollectionFields {
   switch (event.type) {
     case 'collection.created': {
-      const { id, account_id, is_test, created_at, ...f } = event.data;
+      const d = event.data;
+      const { id, account_id, is_test, created_at, partial_payment, balance_of, amount_applied, paid_by, applied_to, amount_credited, credit_notes, settled_by_credit_note, ...rest } = d;
       // Collections recorded before partial payments and registered payments existed have none of their fields.
-      const cur = currencyOf(f.currency);
-      const defaults: Pick<CollectionFields, 'partial_payment' | 'balance_of' | 'amount_applied' | 'paid_by' | 'applied_to' | 'amount_credited' | 'credit_notes' | 'settled_by_credit_note'> = {
-        partial_payment: null,
-        balance_of: null,
-        amount_applied: cur ? formatAmount('0', cur) : '0',
-        paid_by: null,
-        applied_to: null,
-        amount_credited: cur ? formatAmount('0', cur) : '0',
-        credit_notes: [],
-        settled_by_credit_note: null,
+      const zero = () => {
+        const cur = currencyOf(d.currency);
+        return cur ? formatAmount('0', cur) : '0';
       };
-      return { ...defaults, ...f };
+      // What `{ ...defaults, ...fields }` gives (the same keys in the same order), written as one
+      // literal and one spread: two spreads of ~50 keys into one object cost V8 some 50× more.
+      return {
+        partial_payment: 'partial_payment' in d ? partial_payment : null,
+        balance_of: 'balance_of' in d ? balance_of : null,
+        amount_applied: 'amount_applied' in d ? amount_applied : zero(),
+        paid_by: 'paid_by' in d ? paid_by : null,
+        applied_to: 'applied_to' in d ? applied_to : null,
+        amount_credited: 'amount_credited' in d ? amount_credited : zero(),
+        credit_notes: 'credit_notes' in d ? credit_notes : [],
+        settled_by_credit_note: 'settled_by_credit_note' in d ? settled_by_credit_note : null,
+        ...rest,
+      };
     }
     case 'collection.invoice_attached':
       return { ...fields, invoice: event.data.invoice, invoice_number: event.data.invoice_number, invoices: event.data.invoices };
