@@ -577,6 +577,8 @@ interface RunChildResult {
   processPeak: number;
   caughtUp: boolean;
   work: string;
+  /** process.memoryUsage() when runDue returned. */
+  memory: string;
 }
 
 const billingConfig = (dataDir: string) => ({ ...loadConfig({ DATA_DIR: dataDir, SCHEDULER: 'off', LOG_LEVEL: 'warn' }), role: 'all' as const });
@@ -713,6 +715,7 @@ async function billingRunChild(RENEWALS: number, dataDir: string): Promise<RunCh
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
     // The process's own peak so far (start-up and the run): getrusage's maxrss, in KiB on Linux.
     const processPeak = process.resourceUsage().maxRSS * 1024;
+    const memory = process.memoryUsage();
     await profiler?.stop(`billing-run-${RENEWALS}`);
     const load = loadavg();
     const headAfter = await events.headPosition();
@@ -730,6 +733,7 @@ async function billingRunChild(RENEWALS: number, dataDir: string): Promise<RunCh
     return {
       ran: result.ran, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, load, appended, byType: [...byType], headBefore, headAfter,
       rssStart, rssSampledPeak: rssPeak, processPeak, caughtUp, work: counts.describe(RENEWALS),
+      memory: `V8 heap ${MiB(memory.heapUsed)} used of ${MiB(memory.heapTotal)}, external ${MiB(memory.external)}, rss ${MiB(memory.rss)}`,
     };
   } finally {
     await app.close();
@@ -767,7 +771,7 @@ async function billingRunBench(RENEWALS: number, label: string) {
   console.log(`   per renewal: ${run.work}`);
   console.log(
     `   rss of the run's process: ${MiB(run.rssStart)} when the service had started, peak ${MiB(run.processPeak)} (maxrss; sampled during runDue: ${MiB(run.rssSampledPeak)}, +${MiB(run.rssSampledPeak - run.rssStart)});` +
-      ` projections caught up when runDue returned: ${run.caughtUp ? 'yes' : 'NO'}`,
+      ` projections caught up when runDue returned: ${run.caughtUp ? 'yes' : 'NO'}; when it returned: ${run.memory}`,
   );
   console.log(`   the run:    ${fmt(runRate).padStart(7)} events/s (${seconds.toFixed(1)} s)`);
   console.log(
