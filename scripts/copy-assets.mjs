@@ -1,9 +1,15 @@
 // `npm run build`: copies every library's page templates (libs/*/views) and static files (libs/*/static)
-// beside the compiled code in dist/, where the page renderer looks for them.
+// beside the compiled code in dist/, where the page renderer looks for them, and the plain-JavaScript
+// modules tsc does not emit (the SQLite writer thread's entry, libs/*/src/*.mjs).
 import { cpSync, existsSync, readdirSync } from 'node:fs';
 for (const lib of readdirSync('libs')) {
   for (const dir of ['views', 'static']) {
     const from = `libs/${lib}/${dir}`;
     if (existsSync(from)) cpSync(from, `dist/libs/${lib}/${dir}`, { recursive: true });
   }
+}
+for (const lib of readdirSync('libs')) {
+  const src = `libs/${lib}/src`;
+  if (!existsSync(src)) continue;
+  for (const file of readdirSync(src)) if (file.endsWith('.mjs')) cpSync(`${src}/${file}`, `dist/${src}/${file}`);
 }

@@ -9,8 +9,9 @@ import { eventStoreContract } from './event-store.contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'es-contract-'));
 
-describe('event store contract: embedded SQLite', () => {
-  eventStoreContract(async () => new SqliteEventStore(join(dir, 'events.sqlite')));
+// Both places the commits can run (SQLITE_WRITER): the writer thread (the default) and the event loop.
+describe.each(['thread', 'inline'] as const)('event store contract: embedded SQLite, writer %s', (writer) => {
+  eventStoreContract(async () => new SqliteEventStore(join(dir, `events-${writer}.sqlite`), { writer }));
 });
 
 describe('embedded SQLite event store', () => {

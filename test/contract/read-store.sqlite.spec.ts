@@ -7,9 +7,10 @@ import { readStoreContract } from './read-store.contract.js';
 
 const file = join(mkdtempSync(join(tmpdir(), 'rs-contract-')), 'read.sqlite');
 
-describe('read store contract: embedded SQLite', () => {
+// Both places the commits can run (SQLITE_WRITER): the writer thread (the default) and the event loop.
+describe.each(['thread', 'inline'] as const)('read store contract: embedded SQLite, writer %s', (writer) => {
   // Every call opens the same file: a second instance is what a restarted process opens.
-  readStoreContract(async () => new SqliteReadStore(file));
+  readStoreContract(async () => new SqliteReadStore(`${file}-${writer}`, { writer }));
 });
 
 describe('embedded SQLite read store: indexed fields as columns', () => {

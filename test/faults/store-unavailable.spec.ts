@@ -1,5 +1,4 @@
 import { CommandBus } from '@nestjs/cqrs';
-import type Database from 'better-sqlite3';
 import { CreateAccountCommand, type CreatedAccount } from '../../libs/accounts/src/application/create-account.js';
 import { EVENT_STORE, READ_STORE } from '../../libs/platform/src/tokens.js';
 import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
@@ -14,13 +13,14 @@ import { headSeq, readModelSnapshot, snapshotDifferences } from './support/crash
  * return — no restart.
  *
  * How the faults are made (the tests run as root, which ignores chmod, and mounting a small file
- * system would need more root tricks): on the stores' own SQLite connections, `PRAGMA query_only`
+ * system would need more root tricks): on the stores' writing SQLite connections (their writer threads'), `PRAGMA query_only`
  * makes every write fail with SQLITE_READONLY (what a read-only data directory gives), and
  * `PRAGMA max_page_count` set to the file's current size makes writes fail with SQLITE_FULL once the
  * free space left in its pages is used (what a full disk gives). Both are undone the same way.
  */
 
-const dbOf = (store: unknown) => (store as { db: Database.Database }).db;
+/** The connection that writes: the store's writer thread's (SQLITE_WRITER=thread, the default) or its own. */
+const dbOf = (store: unknown) => ({ pragma: (pragma: string) => (store as { writerPragma(p: string): Promise<unknown> }).writerPragma(pragma) });
 
 let t: TestApp;
 afterEach(async () => {
@@ -42,7 +42,7 @@ test('read-only event store: every write is 503 store_unavailable, nothing is wr
   const head = headSeq(t.dataDir);
   const models = readModelSnapshot(t.dataDir);
 
-  events.pragma('query_only = 1');
+  await events.pragma('query_only = 1');
   const subscription = { customer: customer.id, items: [{ price: monthly.id }], collection_method: 'charge', payment_information: card() };
   expectStoreUnavailable(await api.post('/v1/products', { name: 'While read-only' }));
   expectStoreUnavailable(await api.post('/v1/customers', { email: 'ro@example.com', name: 'RO' }));
@@ -53,7 +53,7 @@ test('read-only event store: every write is 503 store_unavailable, nothing is wr
   expect(headSeq(t.dataDir)).toBe(head);
   expect(snapshotDifferences(readModelSnapshot(t.dataDir), models)).toEqual([]);
 
-  events.pragma('query_only = 0');
+  await events.pragma('query_only = 0');
   expect((await api.post('/v1/products', { name: 'Writable again' })).status).toBe(200);
   const created = await api.post('/v1/subscriptions', subscription, { 'Idempotency-Key': 'ro-1' });
   expect(created.status).toBe(200);
@@ -67,8 +67,8 @@ test('full event store (SQLITE_FULL): the write that finds the disk full is 503 
   const api = t.as((await t.account()).test_key);
   const { customer, monthly } = await billingSetup(api);
   const events = dbOf(t.app.get(EVENT_STORE));
-  const pages = events.pragma('page_count', { simple: true }) as number;
-  events.pragma(`max_page_count = ${pages}`);
+  const pages = (await events.pragma('page_count')) as number;
+  await events.pragma(`max_page_count = ${pages}`);
 
   // Fill what is left of the file's pages, one product at a time, until a write finds it full.
   let full: any = null;
@@ -104,7 +104,7 @@ test('full event store (SQLITE_FULL): the write that finds the disk full is 503 
   expect(accepted.every((id) => listed.has(id))).toBe(true);
   expect(listed.size).toBe(accepted.length + 1);
 
-  events.pragma('max_page_count = 1073741823');
+  await events.pragma('max_page_count = 1073741823');
   const created = await api.post('/v1/subscriptions', subscription, { 'Idempotency-Key': 'full-1' });
   expect(created.status).toBe(200);
   expect(created.body.status).toBe('active');
@@ -115,14 +115,14 @@ test('read-only read models: the projections wait (never parked) and catch up on
   t = await startTestApp({ embedded: true });
   await t.account();
   const models = dbOf(t.app.get(READ_STORE));
-  models.pragma('query_only = 1');
+  await models.pragma('query_only = 1');
   const created = await t.app.get(CommandBus).execute<CreateAccountCommand, CreatedAccount>(new CreateAccountCommand('Written while read-only'));
   // Longer than the whole retry-then-park schedule (0.1 + 0.2 + 0.4 + 0.8 s).
   await new Promise((r) => setTimeout(r, 2500));
   const health = (await t.http().get('/health')).body;
   expect(health.status).toBe('ok');
   expect(health.projections.every((p: { parked: unknown }) => !p.parked)).toBe(true);
-  models.pragma('query_only = 0');
+  await models.pragma('query_only = 0');
   expect(await t.app.get(ProjectionEngine).waitFor(created.position, 10_000)).toBe(true);
   expect((await t.as(created.test_key).get('/v1/products')).status).toBe(200);
 });

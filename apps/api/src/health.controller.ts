@@ -27,9 +27,15 @@ export class HealthController {
       caught_up: p.caught_up,
       parked: p.parked ? { event_id: p.parked.event_id, event_type: p.parked.event_type, position: p.parked.position, error: p.parked.error, parked_at: p.parked.parked_at } : null,
     }));
-    // `status` stays `ok` (the process is alive); `degraded` says a read model has stopped.
-    const status = projections.some((p) => p.parked) ? 'degraded' : 'ok';
-    return { status, event_store: this.events.kind, read_store: this.store.kind, projections };
+    // `status` stays `ok` (the process is alive); `degraded` says a read model has stopped, or an
+    // embedded store's writer thread stopped with writes in flight (until a write succeeds again).
+    const writers = this.writerFailures();
+    const status = projections.some((p) => p.parked) || writers.length ? 'degraded' : 'ok';
+    return { status, event_store: this.events.kind, read_store: this.store.kind, projections, ...(writers.length ? { writer_errors: writers } : {}) };
+  }
+
+  private writerFailures(): string[] {
+    return [this.events, this.store].map((s) => (s as { writerFailure?: Error | null }).writerFailure?.message).filter((m): m is string => Boolean(m));
   }
 
   /**
@@ -46,7 +52,7 @@ export class HealthController {
     const within = <T>(work: Promise<T>) => Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
     checks.event_store = await within(this.events.headPosition()).then(() => true, () => false);
     checks.read_store = await within(this.store.getCheckpoint(this.engine.names()[0] ?? 'none')).then(() => true, () => false);
-    const ok = checks.started && checks.event_store && checks.read_store;
+    const ok = checks.started && checks.event_store && checks.read_store && this.writerFailures().length === 0;
     reply.status(ok ? 200 : 503);
     return { status: ok ? 'ready' : 'unavailable', ...checks };
   }

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from './event-store.port.js';
 import { decodePosition, encodePosition } from './positions.js';
 import { isStoreUnavailable } from '../../shared/src/store-unavailable.js';
+import { SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '../../shared/src/sqlite-writer-thread.js';
 
 /** How often a listened-to store checks for another connection's commits. */
 const WATCH_MS = 100;
@@ -17,6 +18,17 @@ interface PendingAppend {
 }
 
 type Outcome = { ok: AppendResult[] } | { error: unknown };
+
+/** The writer thread's answer to a group: per append its [revision, seq] per part, or its error. */
+interface ThreadGroupResult {
+  outcomes: Array<{ ok: Array<[number, number]> } | { error: WriterErrorInfo }>;
+  maxSeq: number;
+}
+
+export interface SqliteEventStoreOptions {
+  /** `thread` (default for files): commits in a writer thread; `inline`: on the event loop (always for `:memory:`). */
+  writer?: SqliteWriterMode;
+}
 
 interface EventRow {
   seq: number;
@@ -35,6 +47,12 @@ interface EventRow {
  * transaction (one fsync), each under its own savepoint, so one append's conflict does not
  * affect the others. A multi-stream append (appendMany) is one such append: its parts share one
  * savepoint, so a conflict on any part writes none of them.
+ *
+ * Writer thread (the default for a file): the group's transaction runs in a worker thread with its
+ * own connection (sqlite-writer.worker.mjs), so neither its CPU nor its fsync holds up the event
+ * loop; while it commits one group the next one gathers here, and each append resolves when the
+ * thread answers that its group is on disk. Reads stay on this thread's connection (WAL: they see
+ * every committed group).
  */
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite';
@@ -49,8 +67,16 @@ export class SqliteEventStore implements EventStore {
   /** While someone listens: looks every WATCH_MS whether another connection (process) committed. */
   private watchTimer: NodeJS.Timeout | null = null;
   private dataVersion = 0;
+  /** The highest position listeners have been told of: another connection's commit is news only beyond it. */
+  private announced = 0;
+  /** Commits in a writer thread (null: inline); `inFlight` is the group it is committing. */
+  private readonly writer: SqliteWriterThread | null;
+  private inFlight: Promise<void> | null = null;
 
-  constructor(file: string) {
+  constructor(
+    private readonly file: string,
+    options: SqliteEventStoreOptions = {},
+  ) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -73,6 +99,7 @@ export class SqliteEventStore implements EventStore {
       );
     `);
     this.emitter.setMaxListeners(0);
+    this.writer = writerModeFor(file, options.writer) === 'thread' ? new SqliteWriterThread(file, 'events') : null;
     const appendOne = this.db.transaction((item: PendingAppend) => item.parts.map((part) => this.appendInTransaction(part)));
     this.writeBatch = this.db.transaction((batch: PendingAppend[]) =>
       batch.map((item): Outcome => {
@@ -117,7 +144,13 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
+  /** Why the writer thread last stopped with writes in flight (null: writing normally): /health shows it. */
+  get writerFailure(): Error | null {
+    return this.writer?.failure ?? null;
+  }
+
   private flush(): void {
+    if (this.writer) return this.flushToThread(this.writer);
     const batch = this.queue;
     this.queue = [];
     this.flushScheduled = false;
@@ -133,7 +166,48 @@ export class SqliteEventStore implements EventStore {
       if ('ok' in outcome) item.resolve(outcome.ok);
       else item.reject(outcome.error);
     });
-    if (outcomes.some((o) => 'ok' in o)) this.emitter.emit('appended');
+    if (outcomes.some((o) => 'ok' in o)) this.announce(Number(this.stmts.head.get()?.seq ?? 0));
+  }
+
+  /** Sends the gathered group to the writer thread, unless it is committing one: then it goes when that one is done. */
+  private flushToThread(writer: SqliteWriterThread): void {
+    this.flushScheduled = false;
+    if (this.inFlight || this.queue.length === 0) return;
+    const batch: PendingAppend[] = [];
+    const items: unknown[] = [];
+    for (const item of this.queue) {
+      try {
+        items.push(item.parts.map((p) => [p.streamId, p.expected, p.events.map((e) => [e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)])]));
+        batch.push(item);
+      } catch (error) {
+        item.reject(error); // not serialisable: this append fails alone, as inline
+      }
+    }
+    this.queue = [];
+    if (batch.length === 0) return;
+    this.inFlight = writer.request<ThreadGroupResult>('append', items).then(
+      ({ outcomes, maxSeq }) => {
+        batch.forEach((item, i) => {
+          const outcome = outcomes[i];
+          if ('ok' in outcome) item.resolve(outcome.ok.map(([revision, seq]) => ({ nextExpectedRevision: revision, position: encodePosition(BigInt(seq)) })));
+          else item.reject(appendError(outcome.error));
+        });
+        if (outcomes.some((o) => 'ok' in o)) this.announce(maxSeq);
+      },
+      (error: unknown) => {
+        const failure = error instanceof Error ? error : writerError(error as WriterErrorInfo);
+        for (const item of batch) item.reject(failure);
+      },
+    ).finally(() => {
+      this.inFlight = null;
+      this.flushToThread(writer);
+    });
+  }
+
+  /** Tells listeners of appends up to `seq` (this instance's own). */
+  private announce(seq: number): void {
+    if (seq > this.announced) this.announced = seq;
+    this.emitter.emit('appended');
   }
 
   private appendInTransaction(item: StreamAppend): AppendResult {
@@ -196,11 +270,17 @@ export class SqliteEventStore implements EventStore {
   private watch(): void {
     if (this.watchTimer || !this.db.open) return;
     this.dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    this.announced = Math.max(this.announced, Number(this.stmts.head.get()?.seq ?? 0));
     this.watchTimer = setInterval(() => {
       if (!this.db.open) return this.unwatch();
       const version = this.db.pragma('data_version', { simple: true }) as number;
-      if (version !== this.dataVersion) {
-        this.dataVersion = version;
+      if (version === this.dataVersion) return;
+      this.dataVersion = version;
+      // Another connection committed: this store's own writer thread (already announced when it
+      // answered), another process, or a pruning. News only if the log grew beyond what was told.
+      const head = Number(this.stmts.head.get()?.seq ?? 0);
+      if (head > this.announced) {
+        this.announced = head;
         this.emitter.emit('appended');
       }
     }, WATCH_MS);
@@ -236,9 +316,28 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     this.unwatch();
-    if (this.queue.length) this.flush();
+    if (this.writer) {
+      // Every append already made is committed (or refused) before the thread and connection close.
+      while (this.inFlight || this.queue.length) {
+        if (!this.inFlight) this.flushToThread(this.writer);
+        await this.inFlight;
+      }
+      await this.writer.close();
+    } else if (this.queue.length) this.flush();
     this.db.close();
   }
+
+  /** Test hook: a pragma on the connection that writes (the writer thread's, else this one), e.g. to make a fault. */
+  async writerPragma(pragma: string): Promise<unknown> {
+    if (!this.writer) return this.db.pragma(pragma, { simple: true });
+    return this.writer.request('pragma', pragma).catch((e: unknown) => Promise.reject(e instanceof Error ? e : writerError(e as WriterErrorInfo)));
+  }
+}
+
+/** A refused append as the writer thread described it: a conflict is the port's WrongExpectedRevisionError. */
+function appendError(info: WriterErrorInfo): Error {
+  if (info.conflict) return new WrongExpectedRevisionError(info.conflict.streamId, info.conflict.expected as ExpectedRevision, info.conflict.actual as number | 'no_stream');
+  return writerError(info);
 }
 
 function toRecorded(row: EventRow): RecordedEvent {

@@ -11,6 +11,8 @@ export interface Config {
   eventStoreUrl: string | null;
   /** `mongodb://…`: when set, MongoDB holds the read models; otherwise embedded SQLite. */
   mongoUrl: string | null;
+  /** Where the embedded stores commit (SQLITE_WRITER): `thread` (default, a writer thread per store) or `inline` (on the event loop). */
+  sqliteWriter: 'thread' | 'inline';
   /** `all`: API and projectors in one process; `api`: HTTP only; `worker`: projectors only. */
   role: Role;
   checkoutUrl: string;
@@ -76,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.DATA_DIR ?? './data'),
     eventStoreUrl: env.EVENTSTORE_URL || null,
     mongoUrl: env.MONGO_URL || null,
+    sqliteWriter: sqliteWriter(env.SQLITE_WRITER),
     role,
     checkoutUrl: (env.CHECKOUT_URL ?? `http://localhost:${port}/checkout`).replace(/\/$/, ''),
     portalUrl: (env.PORTAL_URL ?? `http://localhost:${port}/portal`).replace(/\/$/, ''),
@@ -108,6 +111,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: positiveInt(env.INVOICING_FOLLOWER_POLL_MS, 1000, 'INVOICING_FOLLOWER_POLL_MS') || 1000,
     },
   };
+}
+
+function sqliteWriter(value: string | undefined): 'thread' | 'inline' {
+  if (value === undefined || value === '') return 'thread';
+  if (value !== 'thread' && value !== 'inline') throw new Error(`SQLITE_WRITER must be thread or inline (got ${value})`);
+  return value;
 }
 
 function positiveInt(value: string | undefined, fallback: number, name: string): number {

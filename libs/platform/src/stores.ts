@@ -8,10 +8,10 @@ import { type Config, eventStoreFile, readStoreFile } from './config.js';
 
 /** The event store chosen by configuration: EventStoreDB when EVENTSTORE_URL is set, else embedded. */
 export function createEventStore(config: Config): EventStore {
-  return config.eventStoreUrl ? new EventStoreDbEventStore(config.eventStoreUrl) : new SqliteEventStore(eventStoreFile(config));
+  return config.eventStoreUrl ? new EventStoreDbEventStore(config.eventStoreUrl) : new SqliteEventStore(eventStoreFile(config), { writer: config.sqliteWriter });
 }
 
 /** The read-model store chosen by configuration: MongoDB when MONGO_URL is set, else embedded. */
 export function createReadStore(config: Config): ReadStore {
-  return config.mongoUrl ? new MongoReadStore(config.mongoUrl) : new SqliteReadStore(readStoreFile(config));
+  return config.mongoUrl ? new MongoReadStore(config.mongoUrl) : new SqliteReadStore(readStoreFile(config), { writer: config.sqliteWriter });
 }

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '../../shared/src/sqlite-writer-thread.js';
 import { assertStorable, type Checkpoint, type CollectionSpec, type DocumentWrite, type FindQuery, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -52,6 +53,11 @@ function bindable(value: Scalar): string | number | null {
  * checkpoints in the same database so a projector batch and its checkpoint commit in one
  * transaction. Indexing columns rather than `json_extract(doc, …)` expressions spares SQLite
  * parsing each written document once per index field (the event feed has six indexes).
+ *
+ * Writer thread (the default for a file): `commit` serialises the documents here and the writer
+ * thread (sqlite-writer.worker.mjs, its own connection) runs the transaction; the promise resolves
+ * once it committed, so a request waiting for its position reads its own writes. Reads, index
+ * creation and resets stay on this thread's connection.
  */
 export class SqliteReadStore implements ReadStore {
   readonly kind = 'sqlite';
@@ -59,8 +65,12 @@ export class SqliteReadStore implements ReadStore {
   private readonly statements = new Map<string, Database.Statement>();
   /** Per collection: its indexed fields (those with a column) and its prepared upsert. */
   private readonly shapes = new Map<string, { fields: string[]; upsert: Database.Statement; remove: Database.Statement }>();
+  /** Commits in a writer thread (null: inline). */
+  private readonly writer: SqliteWriterThread | null;
+  /** Commits sent to the writer thread and not answered yet (a reset waits for them). */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
-  constructor(file: string) {
+  constructor(file: string, options: { writer?: SqliteWriterMode } = {}) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -69,6 +79,12 @@ export class SqliteReadStore implements ReadStore {
     this.db.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL)');
     this.cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
     this.autoCheckpoint = this.db.pragma('wal_autocheckpoint', { simple: true }) as number;
+    this.writer = writerModeFor(file, options.writer) === 'thread' ? new SqliteWriterThread(file, 'reads') : null;
+  }
+
+  /** Why the writer thread last stopped with a commit in flight (null: writing normally): /health shows it. */
+  get writerFailure(): Error | null {
+    return this.writer?.failure ?? null;
   }
 
   /** The connection's page cache size and WAL auto-checkpoint as opened (restored after a bulk load). */
@@ -226,6 +242,7 @@ export class SqliteReadStore implements ReadStore {
   async commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[]): Promise<void> {
     const checkpoints = checkpoint === undefined ? [] : Array.isArray(checkpoint) ? checkpoint : [checkpoint];
     assertStorable(writes);
+    if (this.writer) return this.commitInThread(this.writer, writes, checkpoints);
     this.db
       .transaction(() => {
         for (const w of writes) {
@@ -251,12 +268,42 @@ export class SqliteReadStore implements ReadStore {
       .immediate();
   }
 
+  /** The documents as strings and column values (cheap to post), the transaction in the writer thread. */
+  private async commitInThread(writer: SqliteWriterThread, writes: DocumentWrite[], checkpoints: Checkpoint[]): Promise<void> {
+    const rows = writes.map((w) => {
+      const { fields } = this.shape(w.collection);
+      const doc = w.doc;
+      if (doc === null) return [w.collection, table(w.collection), w.id, null, [], []];
+      return [w.collection, table(w.collection), w.id, JSON.stringify(doc), fields.map(column), fields.map((f) => columnValue(doc[f]))];
+    });
+    const sent = writer.request('commit', { rows, checkpoints: checkpoints.map((c) => [c.name, c.position]) });
+    this.inFlight.add(sent);
+    try {
+      await sent;
+    } catch (error) {
+      if (error instanceof Error) throw error;
+      const info = error as WriterErrorInfo;
+      if (info.unique) throw new UniqueConstraintError(info.unique.collection, info.unique.detail);
+      throw writerError(info);
+    } finally {
+      this.inFlight.delete(sent);
+    }
+  }
+
+  /** Test hook: a pragma on the connection that writes (the writer thread's, else this one), e.g. to make a fault. */
+  async writerPragma(pragma: string): Promise<unknown> {
+    if (!this.writer) return this.db.pragma(pragma, { simple: true });
+    return this.writer.request('pragma', pragma).catch((e: unknown) => Promise.reject(e instanceof Error ? e : writerError(e as WriterErrorInfo)));
+  }
+
   async getCheckpoint(name: string): Promise<string | null> {
     const row = this.stmt('SELECT position FROM checkpoints WHERE name = ?').get(name) as { position: string } | undefined;
     return row?.position ?? null;
   }
 
   async reset(collections: string[], checkpointName: string): Promise<void> {
+    // A commit still in the writer thread must not land after the reset.
+    await Promise.allSettled([...this.inFlight]);
     this.db
       .transaction(() => {
         for (const c of collections) {
@@ -306,6 +353,8 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+    await this.writer?.close();
     this.db.close();
   }
 }

@@ -7,10 +7,11 @@
  *
  * SQLite (better-sqlite3) reports them in `code`: SQLITE_FULL, SQLITE_READONLY (and its extended
  * codes, e.g. SQLITE_READONLY_DBMOVED), SQLITE_IOERR_*, SQLITE_CANTOPEN_*; Node's own file errors
- * ENOSPC / EROFS / EDQUOT / EIO likewise. Causes are followed (`error.cause`).
+ * ENOSPC / EROFS / EDQUOT / EIO likewise, and an embedded store's writer thread that stopped with a
+ * write in flight (ERR_SQLITE_WRITER_STOPPED: the next write starts a new one). Causes are followed (`error.cause`).
  */
 const SQLITE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN)(_|$)/;
-const SYSTEM = new Set(['ENOSPC', 'EROFS', 'EDQUOT', 'EIO']);
+const SYSTEM = new Set(['ENOSPC', 'EROFS', 'EDQUOT', 'EIO', 'ERR_SQLITE_WRITER_STOPPED']);
 
 export function isStoreUnavailable(error: unknown): boolean {
   for (let e = error, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {

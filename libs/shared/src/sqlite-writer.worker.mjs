@@ -1,0 +1,152 @@
+// The SQLite writer thread (see libs/shared/src/sqlite-writer-thread.ts): one better-sqlite3
+// connection of its own on the store's file (WAL), doing the commits of one embedded store so that
+// their CPU and their fsync do not hold up the service's event loop. Plain JavaScript with no import
+// but better-sqlite3, so that Node loads it as it is from the sources (jest) and from dist (the build
+// copies it there).
+//
+// `kind: 'events'`: one group of appends per message, one transaction (synchronous=FULL), a savepoint
+// per append (its expected revisions checked inside it), as SqliteEventStore does inline.
+// `kind: 'reads'`: one read-model commit per message (documents and checkpoints in one transaction).
+import Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { file, kind } = workerData;
+/** Opened at the first request (and again after a failed open: the file may come back). */
+let db = null;
+let ops = null;
+
+function open() {
+  if (db) return;
+  const conn = new Database(file, { fileMustExist: true });
+  try {
+    conn.pragma('journal_mode = WAL');
+    conn.pragma(kind === 'events' ? 'synchronous = FULL' : 'synchronous = NORMAL');
+    conn.pragma('busy_timeout = 10000');
+    ops = kind === 'events' ? eventOps(conn) : readOps(conn);
+  } catch (error) {
+    conn.close();
+    throw error;
+  }
+  db = conn;
+}
+
+const STORE_UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN)(_|$)/;
+
+function eventOps(conn) {
+  const streamRevision = conn.prepare('SELECT revision FROM streams WHERE stream_id = ?');
+  const upsertStream = conn.prepare('INSERT INTO streams (stream_id, revision) VALUES (?, ?) ON CONFLICT(stream_id) DO UPDATE SET revision = excluded.revision');
+  const insertEvent = conn.prepare('INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+
+  /** One part of an append: [streamId, expected, [[id, type, data, metadata], …]] → [revision, seq]. */
+  function appendPart([streamId, expected, events]) {
+    const row = streamRevision.get(streamId);
+    const current = row ? row.revision : -1;
+    const ok = expected === 'any' || (expected === 'no_stream' && current === -1) || (typeof expected === 'number' && expected === current);
+    if (!ok) throw Object.assign(new Error('wrong expected revision'), { conflict: { streamId, expected, actual: current === -1 ? 'no_stream' : current } });
+    let revision = current;
+    let seq = 0;
+    for (const [id, type, data, metadata] of events) {
+      revision += 1;
+      seq = Number(insertEvent.run(id, streamId, revision, type, data, metadata).lastInsertRowid);
+    }
+    upsertStream.run(streamId, revision);
+    return [revision, seq];
+  }
+  const appendOne = conn.transaction((parts) => parts.map(appendPart));
+  const group = conn.transaction((items) =>
+    items.map((parts) => {
+      try {
+        return { ok: appendOne(parts) };
+      } catch (error) {
+        // A full disk or an I/O error rolls the whole transaction back: the group fails as one.
+        if (STORE_UNAVAILABLE.test(error?.code ?? '') || !conn.inTransaction) throw error;
+        return { error: describe(error) };
+      }
+    }),
+  );
+  return {
+    append(items) {
+      const outcomes = group.immediate(items);
+      let maxSeq = 0;
+      for (const o of outcomes) if (o.ok) for (const [, seq] of o.ok) maxSeq = Math.max(maxSeq, seq);
+      return { outcomes, maxSeq };
+    },
+  };
+}
+
+function readOps(conn) {
+  /** Per collection and column list (what the main thread's connection found in the table): the prepared upsert. */
+  const upserts = new Map();
+  const removes = new Map();
+  const checkpoint = conn.prepare('INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = max(position, excluded.position)');
+  const upsertOf = (table, columns) => {
+    const key = `${table}|${columns.join(',')}`;
+    let stmt = upserts.get(key);
+    if (!stmt) {
+      const names = ['id', 'doc', ...columns];
+      const updates = names.slice(1).map((n) => `${n} = excluded.${n}`);
+      stmt = conn.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT(id) DO UPDATE SET ${updates.join(', ')}`);
+      upserts.set(key, stmt);
+    }
+    return stmt;
+  };
+  const removeOf = (table) => {
+    let stmt = removes.get(table);
+    if (!stmt) removes.set(table, (stmt = conn.prepare(`DELETE FROM ${table} WHERE id = ?`)));
+    return stmt;
+  };
+  /** rows: [collection, table, id, doc JSON | null, columns, values]; checkpoints: [name, position]. */
+  const commit = conn.transaction((rows, checkpoints) => {
+    for (const [collection, table, id, doc, columns, values] of rows) {
+      if (doc === null) removeOf(table).run(id);
+      else {
+        try {
+          upsertOf(table, columns).run(id, doc, ...values);
+        } catch (error) {
+          if (error?.code === 'SQLITE_CONSTRAINT_UNIQUE') throw Object.assign(new Error(error.message), { unique: { collection, detail: `document ${id}: ${error.message}` } });
+          throw error;
+        }
+      }
+    }
+    for (const [name, position] of checkpoints) checkpoint.run(name, position);
+  });
+  return {
+    commit({ rows, checkpoints }) {
+      commit.immediate(rows, checkpoints);
+      return null;
+    },
+  };
+}
+
+/** An error as a message can carry it (the main thread makes the port's error classes of it again). */
+function describe(error) {
+  return {
+    name: error?.name ?? 'Error',
+    message: error?.message ?? String(error),
+    code: typeof error?.code === 'string' ? error.code : undefined,
+    conflict: error?.conflict,
+    unique: error?.unique,
+  };
+}
+
+parentPort.on('message', ({ id, op, payload }) => {
+  if (op === 'close') {
+    if (db) db.close();
+    db = null;
+    parentPort.postMessage({ id, result: null });
+    parentPort.close();
+    return;
+  }
+  try {
+    if (op === 'pragma') {
+      // Tests make faults (a read-only or full database) on the connection that writes.
+      open();
+      parentPort.postMessage({ id, result: db.pragma(payload, { simple: true }) ?? null });
+      return;
+    }
+    open();
+    parentPort.postMessage({ id, result: ops[op](payload) });
+  } catch (error) {
+    parentPort.postMessage({ id, error: describe(error) });
+  }
+});
