@@ -21,6 +21,9 @@ export function buildService(): string {
       const from = join(ROOT, 'libs', lib, assets);
       if (existsSync(from)) cpSync(from, join(dir, 'libs', lib, assets), { recursive: true });
     }
+    // And the plain-JavaScript modules tsc does not emit (the SQLite writer thread's entry).
+    const src = join(ROOT, 'libs', lib, 'src');
+    if (existsSync(src)) for (const file of readdirSync(src)) if (file.endsWith('.mjs')) cpSync(join(src, file), join(dir, 'libs', lib, 'src', file));
   }
   return dir;
 }
