@@ -140,7 +140,10 @@ export class PayCheckoutSession {
       throw error;
     }
     const recorded = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'RecordPaymentOutcome', owner: ctx, sessionId, outcome, now }));
-    return { outcome, position: laterPosition(position, recorded.position) };
+    // Nothing decided: the collection's follow-up (checkout-follow-ups.ts) recorded the outcome first.
+    // The answer waits for that event's position, else the session's read model may still say unpaid.
+    const outcomePosition = recorded.position ?? (await this.executor.loadHistory(checkoutSessionDecider, checkoutSessionStream(sessionId))).history.at(-1)?.position ?? null;
+    return { outcome, position: laterPosition(position, outcomePosition) };
   }
 
   private async subscription(ctx: CommandContext, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PaymentOutcome> {
