@@ -61,12 +61,23 @@ export class SqliteWriterThread {
   ) {}
 
   request<T>(op: string, payload: unknown): Promise<T> {
-    const worker = this.worker ?? this.start();
+    let worker: Worker;
+    try {
+      worker = this.worker ?? this.start();
+    } catch (error) {
+      return Promise.reject(new WriterThreadStoppedError(this.file, `could not start: ${(error as Error).message}`));
+    }
     const id = ++this.nextId;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       if (this.pending.size === 1) worker.ref();
-      worker.postMessage({ id, op, payload });
+      try {
+        worker.postMessage({ id, op, payload });
+      } catch (error) {
+        this.pending.delete(id);
+        if (this.pending.size === 0) worker.unref();
+        reject(error);
+      }
     });
   }
 
