@@ -198,3 +198,27 @@ describe('the service on the embedded stores', () => {
     }
   });
 });
+
+describe('a process that only writes and closes', () => {
+  test('does not end before close() finished (the writer thread is held until it has exited)', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { pathToFileURL } = await import('node:url');
+    const root = process.cwd();
+    const storeUrl = pathToFileURL(join(root, 'libs/event-store/src/sqlite-event-store.js')).href;
+    const readsUrl = pathToFileURL(join(root, 'libs/read-store/src/sqlite-read-store.js')).href;
+    const path = file('script');
+    const code = `
+      const { SqliteEventStore } = await import(${JSON.stringify(storeUrl)});
+      const { SqliteReadStore } = await import(${JSON.stringify(readsUrl)});
+      const store = new SqliteEventStore(${JSON.stringify(path)});
+      for (let i = 0; i < 3; i++) await store.append('thing-' + i, [{ id: crypto.randomUUID(), type: 't', data: {}, metadata: {} }], 'no_stream');
+      await store.close();
+      const reads = new SqliteReadStore(${JSON.stringify(`${path}-reads`)});
+      await reads.commit([], { name: 'p', position: '1' });
+      await reads.close();
+      console.log('closed');
+    `;
+    const run = spawnSync(process.execPath, ['--no-warnings', '--import', pathToFileURL(join(root, 'test/support/register-ts.mjs')).href, '--input-type=module', '-e', code], { encoding: 'utf8', timeout: 60_000 });
+    expect({ status: run.status, stdout: run.stdout.trim(), stderr: run.stderr.trim() }).toEqual({ status: 0, stdout: 'closed', stderr: '' });
+  });
+});

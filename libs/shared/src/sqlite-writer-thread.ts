@@ -86,7 +86,8 @@ export class SqliteWriterThread {
   }
 
   private start(): Worker {
-    const worker = new Worker(new URL('./sqlite-writer.worker.mjs', import.meta.url), { workerData: { file: this.file, kind: this.kind } });
+    // No inherited Node flags (loaders, `--input-type`…): the worker is plain JavaScript needing none.
+    const worker = new Worker(new URL('./sqlite-writer.worker.mjs', import.meta.url), { workerData: { file: this.file, kind: this.kind }, execArgv: [] });
     worker.unref();
     worker.on('message', (message: { id: number; result?: unknown; error?: WriterErrorInfo }) => {
       const pending = this.pending.get(message.id);
@@ -123,10 +124,13 @@ export class SqliteWriterThread {
     try {
       await this.request('close', null);
     } catch {
-      // Stopped already: nothing left to close.
+      // Stopped already (its exit is what `exited` waits for).
     }
     this.worker = null;
-    await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())]);
-    await worker.terminate();
+    // Held until it has exited (nothing else may keep the process alive meanwhile); ended by force if it hangs.
+    worker.ref();
+    const timer = setTimeout(() => void worker.terminate(), 2000);
+    await exited;
+    clearTimeout(timer);
   }
 }
