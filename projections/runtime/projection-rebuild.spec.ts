@@ -82,17 +82,23 @@ describe('projection rebuild on the embedded store (bulk load)', () => {
     const live = rows(file);
 
     const during: string[][] = [];
+    const tuning: unknown[][] = [];
     const commit = store.commit.bind(store);
     jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
       during.push(indexes(file));
+      // The load's tuning is on the connection that commits (the writer thread's, files default to it).
+      tuning.push([await store.writerPragma('cache_size'), await store.writerPragma('wal_autocheckpoint')]);
       return commit(writes, checkpoint);
     });
+    const before = [await store.writerPragma('cache_size'), await store.writerPragma('wal_autocheckpoint')];
     expect(await engine.rebuild()).toEqual([
       { name: 'one', events: 30 },
       { name: 'two', events: 30 },
     ]);
     // The batch was written with only the unique indexes (enforced row by row); every index is back.
     expect(during.some((names) => names.join() === 'rm_one__x__code,rm_two__x__code')).toBe(true);
+    expect(tuning).toContainEqual([-65536, 65536]);
+    expect([await store.writerPragma('cache_size'), await store.writerPragma('wal_autocheckpoint')]).toEqual(before);
     expect(indexes(file)).toEqual(ALL_INDEXES);
     expect(rows(file)).toBe(live);
     // The rebuilt indexes serve the queries.

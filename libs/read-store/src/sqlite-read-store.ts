@@ -290,7 +290,7 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
-  /** Test hook: a pragma on the connection that writes (the writer thread's, else this one), e.g. to make a fault. */
+  /** A pragma on the connection that writes (the writer thread's, else this one): the bulk load's tuning; tests make faults with it. */
   async writerPragma(pragma: string): Promise<unknown> {
     if (!this.writer) return this.db.pragma(pragma, { simple: true });
     return this.writer.request('pragma', pragma).catch((e: unknown) => Promise.reject(e instanceof Error ? e : writerError(e as WriterErrorInfo)));
@@ -331,16 +331,17 @@ export class SqliteReadStore implements ReadStore {
     // A larger page cache while the load runs, and the WAL copied into the database file every 256 MiB
     // rather than after nearly every (multi-MiB) commit. Each commit is in the WAL as before, so
     // durability is unchanged; endBulkLoad checkpoints what is left.
-    this.db.pragma(`cache_size = ${BULK_CACHE_SIZE}`);
-    this.db.pragma(`wal_autocheckpoint = ${BULK_WAL_AUTOCHECKPOINT}`);
+    // Set on the connection that writes (the writer thread's in thread mode), where the commits run.
+    await this.writerPragma(`cache_size = ${BULK_CACHE_SIZE}`);
+    await this.writerPragma(`wal_autocheckpoint = ${BULK_WAL_AUTOCHECKPOINT}`);
   }
 
   async endBulkLoad(specs: CollectionSpec[]): Promise<void> {
     try {
       await this.ensureCollections(specs);
     } finally {
-      this.db.pragma(`cache_size = ${this.cacheSize}`);
-      this.db.pragma(`wal_autocheckpoint = ${this.autoCheckpoint}`);
+      await this.writerPragma(`cache_size = ${this.cacheSize}`);
+      await this.writerPragma(`wal_autocheckpoint = ${this.autoCheckpoint}`);
       // Everything loaded goes into the database file (synced) and the WAL, as large as the load, is
       // emptied; busy readers only make this a partial checkpoint, which the next commits finish.
       // Every commit is already in the WAL, so a checkpoint that fails (disk full) loses nothing.
