@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from './event-store.port.js';
 import { decodePosition, encodePosition } from './positions.js';
 import { isStoreUnavailable } from '../../shared/src/store-unavailable.js';
-import { SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '../../shared/src/sqlite-writer-thread.js';
+import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '../../shared/src/sqlite-writer-thread.js';
 
 /** How often a listened-to store checks for another connection's commits. */
 const WATCH_MS = 100;
@@ -327,10 +327,9 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 
-  /** Test hook: a pragma on the connection that writes (the writer thread's, else this one), e.g. to make a fault. */
-  async writerPragma(pragma: string): Promise<unknown> {
-    if (!this.writer) return this.db.pragma(pragma, { simple: true });
-    return this.writer.request('pragma', pragma).catch((e: unknown) => Promise.reject(e instanceof Error ? e : writerError(e as WriterErrorInfo)));
+  /** A pragma on the connection that writes (pragmaOnWriter). */
+  writerPragma(pragma: string): Promise<unknown> {
+    return pragmaOnWriter(this.writer, this.db, pragma);
   }
 }
 

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '../../shared/src/sqlite-writer-thread.js';
+import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '../../shared/src/sqlite-writer-thread.js';
 import { assertStorable, type Checkpoint, type CollectionSpec, type DocumentWrite, type FindQuery, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -290,10 +290,9 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
-  /** A pragma on the connection that writes (the writer thread's, else this one): the bulk load's tuning; tests make faults with it. */
-  async writerPragma(pragma: string): Promise<unknown> {
-    if (!this.writer) return this.db.pragma(pragma, { simple: true });
-    return this.writer.request('pragma', pragma).catch((e: unknown) => Promise.reject(e instanceof Error ? e : writerError(e as WriterErrorInfo)));
+  /** A pragma on the connection that writes (pragmaOnWriter). */
+  writerPragma(pragma: string): Promise<unknown> {
+    return pragmaOnWriter(this.writer, this.db, pragma);
   }
 
   async getCheckpoint(name: string): Promise<string | null> {

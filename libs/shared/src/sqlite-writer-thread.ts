@@ -35,6 +35,15 @@ export function writerError(info: WriterErrorInfo): Error {
   return Object.assign(new Error(info.message), { name: info.name, code: info.code });
 }
 
+/**
+ * A pragma on the connection that writes: the writer thread's when there is one, else `db` (the
+ * event loop's connection, inline mode). The rebuild's bulk-load tuning and the fault tests use it.
+ */
+export async function pragmaOnWriter(writer: SqliteWriterThread | null, db: { pragma(source: string, options: { simple: true }): unknown }, pragma: string): Promise<unknown> {
+  if (!writer) return db.pragma(pragma, { simple: true });
+  return writer.request('pragma', pragma).catch((e: unknown) => Promise.reject(e instanceof Error ? e : writerError(e as WriterErrorInfo)));
+}
+
 interface Pending {
   resolve: (value: any) => void;
   reject: (error: unknown) => void;
