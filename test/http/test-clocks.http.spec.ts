@@ -106,7 +106,14 @@ describe('the clock itself', () => {
     } finally {
       scheduler.runDue = runDue;
     }
-    expect((await t.as(key).get(`${BASE}/${clock.id}`)).body).toMatchObject({ status: 'advancing', frozen_time: T0 });
+    // The 500 answered without waiting for the read model (the error left the request before its
+    // read-your-writes wait); the clock's `advancing` shows there once the projection commits it.
+    let seen = (await t.as(key).get(`${BASE}/${clock.id}`)).body;
+    for (let i = 0; i < 100 && seen.status !== 'advancing'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      seen = (await t.as(key).get(`${BASE}/${clock.id}`)).body;
+    }
+    expect(seen).toMatchObject({ status: 'advancing', frozen_time: T0 });
     const earlier = await t.as(key).post(`${BASE}/${clock.id}/advance`, { frozen_time: '2026-02-01T00:00:00Z' });
     expect(earlier.status).toBe(409);
     expect(earlier.body.error).toMatchObject({ code: 'invalid_state', param: 'frozen_time' });
