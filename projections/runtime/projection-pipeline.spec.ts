@@ -208,6 +208,95 @@ describe('projection pipeline', () => {
     await pipeline.stop();
   });
 
+  test('catch-up projects the next batch while the previous one commits, on top of its uncommitted documents', async () => {
+    const events = new SqliteEventStore(':memory:');
+    for (let i = 0; i < 6; i++) await events.append('c-a', [tick({ n: i })], i === 0 ? 'no_stream' : i - 1);
+    const store = new SqliteReadStore(':memory:');
+    const original = store.commit.bind(store);
+    const log: string[] = [];
+    // Each commit lands only after the next batch has been read (or the pass found the head).
+    const readAll = events.readAll.bind(events);
+    jest.spyOn(events, 'readAll').mockImplementation(async (options) => {
+      const batch = await readAll(options);
+      log.push(`read ${batch.length}`);
+      return batch;
+    });
+    jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
+      log.push(`commit sent ${writes.filter((w) => w.collection === 'one').map((w) => (w.doc as CounterDoc).count).join(',')}`);
+      await new Promise((r) => setTimeout(r, 20));
+      await original(writes, checkpoint);
+      log.push('commit landed');
+    });
+    const pipeline = new ProjectionPipeline([counters('one')], events, store, { ...quiet, batchSize: 2 });
+    await pipeline.init();
+    expect(await pipeline.catchUp()).toBe(6);
+    // Batch 2 was read and projected (count 3, 4: on top of batch 1's uncommitted count 2) before batch 1 landed,
+    // and its commit was sent only after batch 1's landed: at most one commit in flight.
+    expect(log).toEqual(['read 2', 'commit sent 2', 'read 2', 'commit landed', 'commit sent 4', 'read 2', 'commit landed', 'commit sent 6', 'read 0', 'commit landed']);
+    expect(await store.get('one', 'c-a')).toMatchObject({ count: 6 });
+    expect(await store.find('one_ticks', { orderBy: { field: 'id', direction: 'asc' }, limit: 100 })).toHaveLength(6);
+    expect(await store.getCheckpoint('one')).toBe(await events.headPosition());
+  });
+
+  test('catch-up: a commit that fails drops the batch projected on top of it; a restart resumes from what was committed', async () => {
+    const events = new SqliteEventStore(':memory:');
+    for (let i = 0; i < 6; i++) await events.append('c-a', [tick({ n: i })], i === 0 ? 'no_stream' : i - 1);
+    const store = new SqliteReadStore(':memory:');
+    const original = store.commit.bind(store);
+    let commits = 0;
+    const sent: number[] = [];
+    jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
+      commits += 1;
+      sent.push(writes.length);
+      await new Promise((r) => setTimeout(r, 10));
+      // The second batch's commit finds the disk full (the store cannot take writes: the pass stops).
+      if (commits === 2) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      await original(writes, checkpoint);
+    });
+    const first = await events.readAll({ maxCount: 2 });
+    const pipeline = new ProjectionPipeline([counters('one')], events, store, { ...quiet, batchSize: 2 });
+    await pipeline.init();
+    await expect(pipeline.catchUp()).rejects.toMatchObject({ code: 'SQLITE_FULL' });
+    // Batch 3 had been projected on top of batch 2 while it committed: never sent.
+    expect(commits).toBe(2);
+    expect(await store.getCheckpoint('one')).toBe(first[1].position);
+    expect(await store.get('one', 'c-a')).toMatchObject({ count: 2, _position: first[1].position });
+    expect(pipeline.checkpoints().get('one')).toBe(first[1].position);
+    // Space is back: the same pipeline (or a restarted one) goes on from the committed checkpoint.
+    jest.restoreAllMocks();
+    const restarted = new ProjectionPipeline([counters('one')], events, store, { ...quiet, batchSize: 2 });
+    await restarted.init();
+    expect(await restarted.catchUp()).toBe(4);
+    expect(await store.get('one', 'c-a')).toMatchObject({ count: 6 });
+    expect(await store.find('one_ticks', { orderBy: { field: 'id', direction: 'asc' }, limit: 100 })).toHaveLength(6);
+    expect(await pipeline.catchUp()).toBe(4);
+    expect(await store.get('one', 'c-a')).toMatchObject({ count: 6 });
+  });
+
+  test('catch-up: a projection that fails in a batch settles before the next batch is projected; the others go on', async () => {
+    const events = new SqliteEventStore(':memory:');
+    for (let i = 0; i < 8; i++) await events.append('c-a', [tick({ n: i, poison: i === 3 })], i === 0 ? 'no_stream' : i - 1);
+    const all = await events.readAll({ maxCount: 100 });
+    const store = new SqliteReadStore(':memory:');
+    const engine = new ProjectionEngine([counters('good'), counters('picky', (d) => d.poison === true)], events, store, {
+      ...quiet,
+      batchSize: 2,
+      retries: 1,
+      backoffMs: 100,
+    });
+    await engine.init();
+    const started = Date.now();
+    await engine.catchUp();
+    // Its retry waited its backoff (not tried again at once by the batch projected while the first attempt committed).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+    expect(await store.get('good', 'c-a')).toMatchObject({ count: 8 });
+    // The picky one kept the three events before the poison, never more (nothing projected past it).
+    expect(await store.get('picky', 'c-a')).toMatchObject({ count: 3, _position: all[2].position });
+    expect(await store.getCheckpoint('picky')).toBe(all[2].position);
+    expect(await store.find('picky_ticks', { orderBy: { field: 'id', direction: 'asc' }, limit: 100 })).toHaveLength(3);
+    expect((await engine.status()).find((s) => s.name === 'picky')?.parked).toMatchObject({ event_id: all[3].id, attempts: 2 });
+  });
+
   test('rebuild ends with the same documents', async () => {
     const { events, store } = await setup();
     const engine = new ProjectionEngine([counters('one'), counters('two')], events, store, quiet);

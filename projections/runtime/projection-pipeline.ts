@@ -46,6 +46,9 @@ interface Outcome {
   first: RecordedEvent;
 }
 
+/** Per collection: the documents of batches projected but not committed yet, with the batch's number. */
+type Overlay = Map<string, Map<string, { doc: Doc | null; seq: number }>>;
+
 interface Lane {
   projection: Projection;
   checkpoint: string | null;
@@ -148,14 +151,16 @@ export class ProjectionPipeline {
 
   /**
    * Processes everything up to the head of the store (waiting out the retries of a failing
-   * projection, which ends parked); returns how many events were read.
+   * projection, which ends parked); returns how many events were read. Pipelined: while one batch
+   * commits (in the store's writer thread, or over the network), the next is read and projected on
+   * top of it (see `pass`).
    */
   async catchUp(): Promise<number> {
     let total = 0;
     for (;;) {
-      const read = await this.step();
+      const { read, atHead } = await this.pass();
       total += read;
-      if (read > 0) continue;
+      if (!atHead) continue;
       const retry = this.nextRetry();
       if (retry === null) return total;
       await new Promise((r) => setTimeout(r, Math.max(0, retry - Date.now())));
@@ -178,21 +183,121 @@ export class ProjectionPipeline {
 
   /** Applies one batch (global order) to the given projections (default: every runnable one) and commits once. */
   async apply(batch: RecordedEvent[], lanes: Lane[] = this.lanes.filter((l) => !l.parked)): Promise<void> {
+    const outcomes = await this.projectAll(batch, lanes, (l) => l.checkpoint);
+    await this.settle(outcomes, this.commit(outcomes));
+  }
+
+  /**
+   * Batches one after another with at most one commit in flight: batch N+1 is read and projected
+   * while batch N commits. The documents of a batch not yet committed are read from memory (the
+   * `ahead` overlay) so that N+1 projects on top of N; its commit is sent only once N's has landed
+   * whole. Should N's commit fail (or one of its projections fail, which drains the pipeline at
+   * once), N+1's projection is dropped unsent and projected again from the committed checkpoints,
+   * so the guarantees are those of one batch at a time: each checkpoint commits with its documents,
+   * a failure reports its own error, and a restart resumes from what was committed.
+   * `atHead`: the last read found nothing (false: stopped early to settle a failure).
+   */
+  private async pass(): Promise<{ read: number; atHead: boolean }> {
+    let read = 0;
+    let inFlight: { outcomes: Map<Lane, Outcome>; committing: Promise<Set<Lane>>; seq: number } | null = null;
+    /** How far each lane has projected beyond its committed checkpoint (batches not yet committed). */
+    const projected = new Map<Lane, string | null>();
+    const position = (l: Lane) => (projected.has(l) ? projected.get(l)! : l.checkpoint);
+    const overlay: Overlay = new Map();
+    let seq = 0;
+    /** Waits for the commit in flight; true when every projection in it committed without a failure. */
+    const land = async (): Promise<boolean> => {
+      const sent = inFlight!;
+      inFlight = null;
+      const whole = await this.settle(sent.outcomes, sent.committing);
+      if (!whole) {
+        projected.clear();
+        overlay.clear();
+      } else {
+        for (const docs of overlay.values()) for (const [id, entry] of docs) if (entry.seq <= sent.seq) docs.delete(id);
+      }
+      return whole;
+    };
+    try {
+      for (;;) {
+        const now = Date.now();
+        const runnable = this.lanes.filter((l) => !l.parked && l.retryAt <= now);
+        // At the head (or nothing may run): the commit in flight lands before the pass ends.
+        if (runnable.length === 0) return { read, atHead: inFlight ? await land() : true };
+        let from = position(runnable[0]);
+        for (const l of runnable) {
+          const at = position(l);
+          if (at === null || (from !== null && at < from)) from = at;
+        }
+        const batch = await this.events.readAll({ after: from, maxCount: this.batchSize });
+        if (batch.length === 0) return { read, atHead: inFlight ? await land() : true };
+        read += batch.length;
+        for (const listener of this.batchListeners) listener(batch);
+        const outcomes = await this.projectAll(batch, runnable, position, overlay);
+        // The batch was projected on top of the one in flight: it may be sent only once that one has landed whole.
+        if (inFlight && !(await land())) return { read, atHead: false };
+        seq += 1;
+        let failed = false;
+        for (const [lane, o] of outcomes) {
+          if (o.checkpoint !== null) projected.set(lane, o.checkpoint);
+          if (o.failure) failed = true;
+          for (const w of o.writes) {
+            if (w.position === undefined || w.collection !== lane.projection.collection) continue;
+            let docs = overlay.get(w.collection);
+            if (!docs) overlay.set(w.collection, (docs = new Map()));
+            docs.set(w.id, { doc: w.doc as Doc | null, seq });
+          }
+        }
+        const committing = this.commit(outcomes);
+        committing.catch(() => undefined); // awaited by land(); handled here so a failure while the next batch projects is not "unhandled"
+        inFlight = { outcomes, committing, seq };
+        // A projection failed in this batch: settle it now (its retry time, or its parking) before going on.
+        if (failed) {
+          await land();
+          return { read, atHead: false };
+        }
+      }
+    } finally {
+      // Only when an error (reading, projecting) stopped the pass: the commit in flight still finishes
+      // and is recorded; the error that stopped the pass is the one reported.
+      if (inFlight) {
+        const sent: { outcomes: Map<Lane, Outcome>; committing: Promise<Set<Lane>> } = inFlight;
+        await this.settle(sent.outcomes, sent.committing).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Every lane's pure projection of its pending events in the batch (nothing written). */
+  private async projectAll(batch: RecordedEvent[], lanes: Lane[], position: (l: Lane) => string | null, overlay?: Overlay): Promise<Map<Lane, Outcome>> {
     const outcomes = new Map<Lane, Outcome>();
     for (const lane of lanes) {
-      const pending = lane.checkpoint === null ? batch : batch.filter((e) => e.position > lane.checkpoint!);
+      const at = position(lane);
+      const pending = at === null ? batch : batch.filter((e) => e.position > at);
       if (pending.length === 0) continue;
-      outcomes.set(lane, await this.project(lane.projection, pending));
+      outcomes.set(lane, await this.project(lane.projection, pending, overlay?.get(lane.projection.collection)));
     }
-    const committed = await this.commit(outcomes);
+    return outcomes;
+  }
+
+  /**
+   * After a commit: the checkpoints of the projections that committed move, failures count (retry
+   * or park), waiters are released. True when every projection committed and none failed.
+   */
+  private async settle(outcomes: Map<Lane, Outcome>, committing: Promise<Set<Lane>>): Promise<boolean> {
+    const committed = await committing;
+    let whole = true;
     for (const [lane, outcome] of outcomes) {
       if (committed.has(lane) && outcome.checkpoint !== null && (lane.checkpoint === null || outcome.checkpoint > lane.checkpoint)) {
         lane.checkpoint = outcome.checkpoint;
       }
-      if (outcome.failure) await this.failed(lane, outcome.failure.event, outcome.failure.error);
-      else if (committed.has(lane)) lane.failures = 0;
+      if (outcome.failure) {
+        whole = false;
+        await this.failed(lane, outcome.failure.event, outcome.failure.error);
+      } else if (committed.has(lane)) lane.failures = 0;
+      else whole = false;
     }
     this.release();
+    return whole;
   }
 
   /**
@@ -239,7 +344,7 @@ export class ProjectionPipeline {
    * is read once, kept in memory while the batch's events apply to it one after another, and
    * written once (with its last event's `_position`) however many of the batch's events touch it.
    */
-  private async project(p: Projection, events: RecordedEvent[]): Promise<Outcome> {
+  private async project(p: Projection, events: RecordedEvent[], ahead?: Map<string, { doc: Doc | null }>): Promise<Outcome> {
     const outcome: Outcome = { writes: [], checkpoint: null, failure: null, first: events[0] };
     // Only the events that concern this projection (most concern few); `at` is its index in `events`.
     const touched: { event: RecordedEvent; ids: string[]; at: number }[] = [];
@@ -260,8 +365,10 @@ export class ProjectionPipeline {
       }
     }
     const ids = [...distinct];
-    const docs = ids.length ? await this.store.getMany<Doc>(p.collection, ids) : new Map<string, Doc>();
-    const current = new Map<string, Doc | null>(ids.map((id) => [id, docs.get(id) ?? null]));
+    // Documents a batch still committing wrote are taken from it; the others from the store.
+    const stored = ahead?.size ? ids.filter((id) => !ahead.has(id)) : ids;
+    const docs = stored.length ? await this.store.getMany<Doc>(p.collection, stored) : new Map<string, Doc>();
+    const current = new Map<string, Doc | null>(ids.map((id) => [id, ahead?.has(id) ? ahead.get(id)!.doc : (docs.get(id) ?? null)]));
     const changed = new Map<string, string>();
     const derived: DocumentWrite[] = [];
     for (const { event, ids: eventIds, at } of touched) {
