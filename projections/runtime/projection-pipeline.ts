@@ -272,7 +272,8 @@ export class ProjectionPipeline {
     const outcomes = new Map<Lane, Outcome>();
     for (const lane of lanes) {
       const at = position(lane);
-      const pending = at === null ? batch : batch.filter((e) => e.position > at);
+      // Usually the lane is at the batch's start (a rebuild, live): the whole batch, without comparing each position.
+      const pending = at === null || at < batch[0].position ? batch : batch.filter((e) => e.position > at);
       if (pending.length === 0) continue;
       outcomes.set(lane, await this.project(lane.projection, pending, overlay?.get(lane.projection.collection)));
     }

@@ -58,6 +58,28 @@ export function readStoreContract(makeStore: () => Promise<ReadStore>, options: 
     expect(await store.get(c, 'one')).toBeNull();
   });
 
+  test('one commit over several collections applies each collection\'s writes in their order (write, delete, write again)', async () => {
+    const [a, b] = [collection(), collection()];
+    await store.ensureCollections([
+      { name: a, indexes: [{ fields: ['tag'] }] },
+      { name: b, indexes: [] },
+    ]);
+    await store.commit([
+      { collection: a, id: 'x', doc: { id: 'x', tag: 'first' } },
+      { collection: b, id: 'x', doc: { id: 'x', n: 1 } },
+      { collection: a, id: 'y', doc: { id: 'y', tag: 'kept' } },
+      { collection: a, id: 'x', doc: null },
+      { collection: b, id: 'x', doc: null },
+      { collection: a, id: 'x', doc: { id: 'x', tag: 'last' } },
+      { collection: b, id: 'z', doc: { id: 'z', n: 2 } },
+    ]);
+    expect(await store.get(a, 'x')).toEqual({ id: 'x', tag: 'last' });
+    expect(await store.get(b, 'x')).toBeNull();
+    expect(await store.find(a, { where: { tag: 'last' }, orderBy: { field: 'id', direction: 'asc' }, limit: 10 })).toEqual([{ id: 'x', tag: 'last' }]);
+    expect(await store.find(a, { where: { tag: 'first' }, orderBy: { field: 'id', direction: 'asc' }, limit: 10 })).toEqual([]);
+    expect(await store.find(b, { orderBy: { field: 'id', direction: 'asc' }, limit: 10 })).toEqual([{ id: 'z', n: 2 }]);
+  });
+
   test('filters by equality, booleans, null and any-of', async () => {
     const c = await seeded();
     const ids = async (where: Record<string, any>) =>

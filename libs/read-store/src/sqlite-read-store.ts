@@ -268,14 +268,23 @@ export class SqliteReadStore implements ReadStore {
       .immediate();
   }
 
-  /** The documents as strings and column values (cheap to post), the transaction in the writer thread. */
+  /**
+   * The documents as strings and column values (cheap to post), the transaction in the writer thread.
+   * Rows are grouped by collection (its column names once) in one flat array of strings and scalars
+   * per collection: `[id, doc JSON | null, ...column values, id, …]`, which the thread's message
+   * copies far faster than an array per row. Each collection's writes keep their order.
+   */
   private async commitInThread(writer: SqliteWriterThread, writes: DocumentWrite[], checkpoints: Checkpoint[]): Promise<void> {
-    const rows = writes.map((w) => {
-      const { fields } = this.shape(w.collection);
+    const groups = new Map<string, { fields: string[]; flat: Array<string | number | null> }>();
+    for (const w of writes) {
+      let group = groups.get(w.collection);
+      if (!group) groups.set(w.collection, (group = { fields: this.shape(w.collection).fields, flat: [] }));
+      const { fields, flat } = group;
       const doc = w.doc;
-      if (doc === null) return [w.collection, table(w.collection), w.id, null, [], []];
-      return [w.collection, table(w.collection), w.id, JSON.stringify(doc), fields.map(column), fields.map((f) => columnValue(doc[f]))];
-    });
+      flat.push(w.id, doc === null ? null : JSON.stringify(doc));
+      for (const f of fields) flat.push(doc === null ? null : columnValue(doc[f]));
+    }
+    const rows = [...groups].map(([collection, g]) => [collection, table(collection), g.fields.map(column), g.flat]);
     const sent = writer.request('commit', { rows, checkpoints: checkpoints.map((c) => [c.name, c.position]) });
     this.inFlight.add(sent);
     try {

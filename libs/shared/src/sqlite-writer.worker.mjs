@@ -95,16 +95,26 @@ function readOps(conn) {
     if (!stmt) removes.set(table, (stmt = conn.prepare(`DELETE FROM ${table} WHERE id = ?`)));
     return stmt;
   };
-  /** rows: [collection, table, id, doc JSON | null, columns, values]; checkpoints: [name, position]. */
+  /**
+   * rows: per collection [collection, table, columns, flat], flat = [id, doc JSON | null, ...one value
+   * per column, id, …] (a null doc deletes); checkpoints: [name, position].
+   */
   const commit = conn.transaction((rows, checkpoints) => {
-    for (const [collection, table, id, doc, columns, values] of rows) {
-      if (doc === null) removeOf(table).run(id);
-      else {
-        try {
-          upsertOf(table, columns).run(id, doc, ...values);
-        } catch (error) {
-          if (error?.code === 'SQLITE_CONSTRAINT_UNIQUE') throw Object.assign(new Error(error.message), { unique: { collection, detail: `document ${id}: ${error.message}` } });
-          throw error;
+    for (const [collection, table, columns, flat] of rows) {
+      const stride = 2 + columns.length;
+      const upsert = upsertOf(table, columns);
+      const remove = removeOf(table);
+      for (let at = 0; at < flat.length; at += stride) {
+        const id = flat[at];
+        const doc = flat[at + 1];
+        if (doc === null) remove.run(id);
+        else {
+          try {
+            upsert.run(flat.slice(at, at + stride));
+          } catch (error) {
+            if (error?.code === 'SQLITE_CONSTRAINT_UNIQUE') throw Object.assign(new Error(error.message), { unique: { collection, detail: `document ${id}: ${error.message}` } });
+            throw error;
+          }
         }
       }
     }
