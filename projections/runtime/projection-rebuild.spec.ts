@@ -109,6 +109,42 @@ describe('projection rebuild on the embedded store (bulk load)', () => {
     expect((await store.find<{ id: string }>('one', { where: { owner: 'o1' }, orderBy: { field: 'rank', direction: 'desc' }, limit: 10 })).length).toBeGreaterThan(0);
   });
 
+  test('a rebuild in many pipelined batches (writer thread) ends with the same rows as a live run one event at a time, all or one projection', async () => {
+    const { events, file, store } = await setup();
+    const live = new ProjectionEngine([items('one'), items('two')], events, store, { ...quiet, batchSize: 1 });
+    await live.init();
+    await live.catchUp();
+    const expected = rows(file);
+    // Batches of 4: each commit (in the writer thread) overlaps the next batch's projection.
+    let inFlight = 0;
+    let overlapped = false;
+    const commit = store.commit.bind(store);
+    jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
+      inFlight += 1;
+      try {
+        await new Promise((r) => setTimeout(r, 5));
+        return await commit(writes, checkpoint);
+      } finally {
+        inFlight -= 1;
+      }
+    });
+    const readAll = events.readAll.bind(events);
+    jest.spyOn(events, 'readAll').mockImplementation(async (options) => {
+      if (inFlight > 0) overlapped = true;
+      return readAll(options);
+    });
+    const rebuilding = new ProjectionEngine([items('one'), items('two')], events, store, { ...quiet, batchSize: 4 });
+    await rebuilding.init();
+    expect(await rebuilding.rebuild()).toEqual([
+      { name: 'one', events: 30 },
+      { name: 'two', events: 30 },
+    ]);
+    expect(overlapped).toBe(true);
+    expect(rows(file)).toBe(expected);
+    await rebuilding.rebuild('two');
+    expect(rows(file)).toBe(expected);
+  });
+
   test("a rebuild of one projection leaves the other's indexes in place all along", async () => {
     const { events, file, store } = await setup();
     const engine = new ProjectionEngine([items('one'), items('two')], events, store, quiet);
