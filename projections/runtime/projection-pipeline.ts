@@ -197,7 +197,7 @@ export class ProjectionPipeline {
    * a failure reports its own error, and a restart resumes from what was committed.
    * `atHead`: the last read found nothing (false: stopped early to settle a failure).
    */
-  private async pass(live = false): Promise<{ read: number; atHead: boolean }> {
+  private async pass(): Promise<{ read: number; atHead: boolean }> {
     let read = 0;
     let inFlight: { outcomes: Map<Lane, Outcome>; committing: Promise<Set<Lane>>; seq: number } | null = null;
     /** How far each lane has projected beyond its committed checkpoint (batches not yet committed). */
@@ -222,8 +222,8 @@ export class ProjectionPipeline {
       for (;;) {
         const now = Date.now();
         const runnable = this.lanes.filter((l) => !l.parked && l.retryAt <= now);
-        // At the head (or nothing may run, or stopped): the commit in flight lands before the pass ends.
-        if (runnable.length === 0 || (live && this.stopped)) return { read, atHead: inFlight ? await land() : true };
+        // At the head (or nothing may run): the commit in flight lands before the pass ends.
+        if (runnable.length === 0) return { read, atHead: inFlight ? await land() : true };
         let from = position(runnable[0]);
         for (const l of runnable) {
           const at = position(l);
@@ -256,8 +256,6 @@ export class ProjectionPipeline {
           await land();
           return { read, atHead: false };
         }
-        // Live, after a batch that was not full: let a few more appends gather (the commit runs meanwhile).
-        if (live && batch.length < this.batchSize && this.coalesceMs > 0) await new Promise((r) => setTimeout(r, this.coalesceMs));
       }
     } finally {
       // Only when an error (reading, projecting) stopped the pass: the commit in flight still finishes
@@ -464,9 +462,7 @@ export class ProjectionPipeline {
       while (!this.stopped) {
         let read = 0;
         try {
-          // Pipelined as catch-up is: batch N+1 is projected while batch N commits; each waiter is
-          // released as soon as the batch holding its position has committed.
-          read = (await this.pass(true)).read;
+          read = await this.step();
           if (this.lanes.some((l) => l.parked) && Date.now() - this.lastStatusRead > 1000) await this.readParked();
           this.lastLoopError = null;
         } catch (error) {
@@ -474,7 +470,10 @@ export class ProjectionPipeline {
           this.lastLoopError = error;
         }
         if (this.stopped) continue;
-        if (read > 0) continue;
+        if (read > 0) {
+          if (read < this.batchSize && this.coalesceMs > 0) await new Promise((r) => setTimeout(r, this.coalesceMs));
+          continue;
+        }
         const retry = this.nextRetry();
         const wait = retry === null ? this.pollMs : Math.min(this.pollMs, Math.max(0, retry - Date.now()));
         await new Promise<void>((resolve) => {
