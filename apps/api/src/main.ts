@@ -11,7 +11,9 @@ app.enableShutdownHooks();
 
 const created = config.role === 'worker' ? null : await app.get(EnsureDefaultAccount).run();
 if (created) {
-  await app.get(ProjectionEngine).waitFor(created.position);
+  // The keys are printed only once they authenticate: the api_keys read model has their account
+  // (on a loaded machine the first projection pass can take longer than one 10 s wait).
+  while (!(await app.get(ProjectionEngine).waitFor(created.position))) console.log('waiting for the read models to show the new account…');
   // Printed once, on the first start with empty stores: the only time these keys are shown.
   console.log(
     [
