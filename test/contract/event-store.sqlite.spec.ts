@@ -57,3 +57,77 @@ describe('embedded SQLite event store', () => {
     await store.close();
   });
 });
+
+describe.each(['thread', 'inline'] as const)('embedded SQLite event store: the recent window (writer %s)', (writer) => {
+  const ev = (type: string, v = 0) => ({ id: randomUUID(), type, data: { v, nested: { list: [v] } }, metadata: { occurred_at: 'x' } });
+  /** What the database holds, read by a second instance on the same file (it appended nothing: no window). */
+  const fromDatabase = async (file: string, after: string | null, maxCount = 1000) => {
+    const other = new SqliteEventStore(file, { writer });
+    try {
+      return await other.readAll({ after, maxCount });
+    } finally {
+      await other.close();
+    }
+  };
+
+  test('readAll right after appends answers from the window exactly what the database holds, and does not read it', async () => {
+    const file = join(dir, `recent-${writer}.sqlite`);
+    const store = new SqliteEventStore(file, { writer });
+    const first = await store.append('thing-r0', [ev('a')], 'no_stream');
+    const readRows = jest.spyOn((store as unknown as { stmts: { readAll: { all: (...a: unknown[]) => unknown[] } } }).stmts.readAll, 'all');
+    // One group: appends, a multi-stream append, and a conflict (rolled back: its events are not in the log).
+    const settled = await Promise.allSettled([
+      store.append('thing-r1', [ev('b', 1), ev('c', 2)], 'no_stream'),
+      store.append('thing-r0', [ev('conflict')], 'no_stream'),
+      store.appendMany([
+        { streamId: 'thing-r2', events: [ev('d', 3)], expected: 'no_stream' },
+        { streamId: 'thing-r0', events: [ev('e', 4), ev('f', 5)], expected: 0 },
+      ]),
+      store.append('thing-r3', [ev('g', 6)], 'no_stream'),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    const read = await store.readAll({ after: first.position, maxCount: 100 });
+    expect(readRows).not.toHaveBeenCalled();
+    expect(read.map((e) => e.type)).toEqual(['b', 'c', 'd', 'e', 'f', 'g']);
+    expect(read).toEqual(await fromDatabase(file, first.position));
+    // maxCount is honoured; a later start inside the window too.
+    expect((await store.readAll({ after: first.position, maxCount: 2 })).map((e) => e.type)).toEqual(['b', 'c']);
+    expect((await store.readAll({ after: read[2].position, maxCount: 100 })).map((e) => e.type)).toEqual(['e', 'f', 'g']);
+    // Each read gets objects of its own: what one reader changes, the next does not see.
+    (read[0].data as { nested: { list: number[] } }).nested.list.push(99);
+    expect((await store.readAll({ after: first.position, maxCount: 1 }))[0].data).toEqual({ v: 1, nested: { list: [1] } });
+    await store.close();
+  });
+
+  test("another instance's appends in between are read from the database, in the global order", async () => {
+    const file = join(dir, `recent-foreign-${writer}.sqlite`);
+    const mine = new SqliteEventStore(file, { writer });
+    const theirs = new SqliteEventStore(file, { writer });
+    const start = await mine.append('thing-f0', [ev('mine-1')], 'no_stream');
+    await theirs.append('thing-f1', [ev('theirs-1'), ev('theirs-2')], 'no_stream');
+    await mine.append('thing-f0', [ev('mine-2')], 0);
+    await theirs.append('thing-f1', [ev('theirs-3')], 1);
+    await mine.append('thing-f0', [ev('mine-3')], 1);
+    const all: string[] = [];
+    for (let after: string | null = null; ; ) {
+      const batch = await mine.readAll({ after, maxCount: 2 });
+      if (batch.length === 0) break;
+      all.push(...batch.map((e) => e.type));
+      after = batch[batch.length - 1].position;
+    }
+    expect(all).toEqual(['mine-1', 'theirs-1', 'theirs-2', 'mine-2', 'theirs-3', 'mine-3']);
+    expect(await mine.readAll({ after: start.position, maxCount: 100 })).toEqual(await fromDatabase(file, start.position));
+    await mine.close();
+    await theirs.close();
+  });
+
+  test('deleting old streams empties the window: a deleted event is never read again', async () => {
+    const file = join(dir, `recent-delete-${writer}.sqlite`);
+    const store = new SqliteEventStore(file, { writer });
+    await store.append('other-1', [ev('keep')], 'no_stream');
+    await store.append('idempotency-old', [{ ...ev('old'), metadata: { occurred_at: '2000-01-01T00:00:00.000Z' } }], 'no_stream');
+    expect(await store.deleteStreamsOlderThan('idempotency-', '2001-01-01T00:00:00.000Z', 10)).toBe(1);
+    expect((await store.readAll({ after: null, maxCount: 100 })).map((e) => e.type)).toEqual(['keep']);
+    await store.close();
+  });
+});

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from './event-store.port.js';
 import { decodePosition, encodePosition } from './positions.js';
+import { type AppendedRow, RecentAppends } from './recent-appends.js';
 import { isStoreUnavailable } from '../../shared/src/store-unavailable.js';
 import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '../../shared/src/sqlite-writer-thread.js';
 
@@ -72,6 +73,8 @@ export class SqliteEventStore implements EventStore {
   /** Commits in a writer thread (null: inline); `inFlight` is the group it is committing. */
   private readonly writer: SqliteWriterThread | null;
   private inFlight: Promise<void> | null = null;
+  /** What this instance appended last (rows as written), for the reads that follow each append. */
+  private readonly recent = new RecentAppends();
 
   constructor(
     private readonly file: string,
@@ -103,9 +106,11 @@ export class SqliteEventStore implements EventStore {
     const appendOne = this.db.transaction((item: PendingAppend) => item.parts.map((part) => this.appendInTransaction(part)));
     this.writeBatch = this.db.transaction((batch: PendingAppend[]) =>
       batch.map((item): Outcome => {
+        const written = this.committedInline.length;
         try {
           return { ok: appendOne(item) };
         } catch (error) {
+          this.committedInline.length = written; // rolled back with its savepoint
           // A full disk or an I/O error makes SQLite roll back the whole transaction: the group
           // fails as one (every append rejected, none written), never goes on outside a transaction.
           if (isStoreUnavailable(error) || !this.db.inTransaction) throw error;
@@ -155,12 +160,16 @@ export class SqliteEventStore implements EventStore {
     this.queue = [];
     this.flushScheduled = false;
     let outcomes: Outcome[];
+    this.committedInline = [];
     try {
       outcomes = this.writeBatch.immediate(batch);
     } catch (error) {
+      this.committedInline = [];
       for (const item of batch) item.reject(error);
       return;
     }
+    for (const [streamId, rows, revision, seq] of this.committedInline) this.remember(streamId, rows, revision, seq);
+    this.committedInline = [];
     batch.forEach((item, i) => {
       const outcome = outcomes[i];
       if ('ok' in outcome) item.resolve(outcome.ok);
@@ -174,7 +183,7 @@ export class SqliteEventStore implements EventStore {
     this.flushScheduled = false;
     if (this.inFlight || this.queue.length === 0) return;
     const batch: PendingAppend[] = [];
-    const items: unknown[] = [];
+    const items: Array<Array<[string, ExpectedRevision, string[][]]>> = [];
     for (const item of this.queue) {
       try {
         items.push(item.parts.map((p) => [p.streamId, p.expected, p.events.map((e) => [e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)])]));
@@ -187,6 +196,10 @@ export class SqliteEventStore implements EventStore {
     if (batch.length === 0) return;
     this.inFlight = writer.request<ThreadGroupResult>('append', items).then(
       ({ outcomes, maxSeq }) => {
+        // Committed: the rows join the recent window (in the global order) before anyone hears of them.
+        outcomes.forEach((outcome, i) => {
+          if ('ok' in outcome) outcome.ok.forEach(([revision, seq], j) => this.remember(items[i][j][0], items[i][j][2], revision, seq));
+        });
         batch.forEach((item, i) => {
           const outcome = outcomes[i];
           if ('ok' in outcome) item.resolve(outcome.ok.map(([revision, seq]) => ({ nextExpectedRevision: revision, position: encodePosition(BigInt(seq)) })));
@@ -223,28 +236,43 @@ export class SqliteEventStore implements EventStore {
     }
     let revision = current;
     let seq = 0n;
+    const rows: string[][] = [];
     for (const event of item.events) {
       revision += 1;
-      const info = this.stmts.insertEvent.run(
-        event.id,
-        item.streamId,
-        revision,
-        event.type,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata),
-      );
+      const row = [event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata)];
+      const info = this.stmts.insertEvent.run(row[0], item.streamId, revision, row[1], row[2], row[3]);
       seq = BigInt(info.lastInsertRowid);
+      rows.push(row);
     }
     this.stmts.upsertStream.run(item.streamId, revision);
+    // Into the recent window only once the whole group has committed (inline: at the end of flush).
+    this.committedInline.push([item.streamId, rows, revision, Number(seq)]);
     return { nextExpectedRevision: revision, position: encodePosition(seq) };
+  }
+
+  /** Inline mode: the parts the current group wrote, remembered once its transaction commits. */
+  private committedInline: Array<[string, string[][], number, number]> = [];
+
+  /** One committed part: its events ([id, type, data, metadata] as written) end at `revision` and `seq`. */
+  private remember(streamId: string, events: string[][], revision: number, seq: number): void {
+    const first = seq - events.length + 1;
+    events.forEach(([id, type, data, metadata], k) =>
+      this.recent.add({ seq: first + k, event_id: id, stream_id: streamId, revision: revision - events.length + 1 + k, type, data, metadata, position: encodePosition(BigInt(first + k)) }),
+    );
   }
 
   async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
     return this.stmts.readStream.all(streamId, fromRevision).map(toRecorded);
   }
 
+  /**
+   * From the recent window when the range starts in it (only the run held there: a reader reads
+   * again for what follows), otherwise from the database.
+   */
   async readAll({ after, maxCount }: ReadAllOptions): Promise<RecordedEvent[]> {
     const from = after ? Number(decodePosition(after).commit) : 0;
+    const recent = this.recent.after(from, maxCount);
+    if (recent.length) return recent.map(toRecorded);
     return this.stmts.readAll.all(from, maxCount).map(toRecorded);
   }
 
@@ -296,6 +324,8 @@ export class SqliteEventStore implements EventStore {
     if (!prefix) throw new Error('deleteStreamsOlderThan needs a stream prefix');
     // The streams of the prefix as a range of the primary key (`LIKE` would scan every stream).
     const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    // The recent window must not serve a deleted event (it only holds recent ones; emptied all the same).
+    this.recent.clear();
     const deleteStreams = this.db.transaction(() => {
       const victims = this.db
         .prepare<[string, string, string, number], { stream_id: string }>(
@@ -339,7 +369,7 @@ function appendError(info: WriterErrorInfo): Error {
   return writerError(info);
 }
 
-function toRecorded(row: EventRow): RecordedEvent {
+function toRecorded(row: EventRow | AppendedRow): RecordedEvent {
   return {
     id: row.event_id,
     streamId: row.stream_id,
@@ -347,6 +377,6 @@ function toRecorded(row: EventRow): RecordedEvent {
     type: row.type,
     data: JSON.parse(row.data),
     metadata: JSON.parse(row.metadata),
-    position: encodePosition(BigInt(row.seq)),
+    position: 'position' in row ? row.position : encodePosition(BigInt(row.seq)),
   };
 }
