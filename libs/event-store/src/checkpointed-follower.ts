@@ -15,6 +15,13 @@ export interface FollowerOptions {
    * that an inline step of the request that wrote it normally runs first.
    */
   graceMs?: number;
+  /**
+   * How often at most the checkpoint is written only to pass events that needed nothing (default
+   * 1000 ms; an event acted on moves it at once, and stop() writes where the follower got to). Each
+   * such write is a read-store commit, which the projections' commits would otherwise queue behind
+   * after every append; after a crash the follower reads those events again and passes them again.
+   */
+  checkpointEveryMs?: number;
 }
 
 /**
@@ -32,6 +39,9 @@ export abstract class CheckpointedFollower {
   private loop: Promise<void> | null = null;
   private unsubscribe: (() => void) | null = null;
   private position: string | null = null;
+  /** The position last written as the checkpoint, and when (Date.now()). */
+  private written: string | null = null;
+  private writtenAt = 0;
   private readonly waiters: { position: string; resolve: () => void }[] = [];
 
   protected constructor(
@@ -58,6 +68,8 @@ export abstract class CheckpointedFollower {
       if (head !== null) await this.store.commit([], { name: this.follower.name, position: head });
       this.position = head;
     } else this.position = checkpoint;
+    this.written = this.position;
+    this.writtenAt = Date.now();
     this.running = true;
     this.unsubscribe = this.events.onAppended(() => this.wake?.());
     this.loop = this.run();
@@ -69,6 +81,18 @@ export abstract class CheckpointedFollower {
     this.wake?.();
     await this.loop;
     this.loop = null;
+    // Where it got to, so that the next start does not pass those events again.
+    if (this.position !== null && this.position !== this.written) await this.writeCheckpoint(this.position).catch(() => undefined);
+  }
+
+  private checkpointDue(): boolean {
+    return Date.now() - this.writtenAt >= (this.follower.checkpointEveryMs ?? 1000);
+  }
+
+  private async writeCheckpoint(position: string): Promise<void> {
+    await this.store.commit([], { name: this.follower.name, position });
+    this.written = position;
+    this.writtenAt = Date.now();
   }
 
   /** Resolves once every event up to `position` has been handled (tests). */
@@ -97,12 +121,14 @@ export abstract class CheckpointedFollower {
         }
         for (const event of batch) {
           if (!this.running) return;
-          if (await this.handle(event)) await this.store.commit([], { name, position: event.position });
+          if (await this.handle(event)) await this.writeCheckpoint(event.position);
           this.position = event.position;
           this.release();
         }
-        // Past the events that needed nothing, once per batch.
-        if (batch.length && this.position) await this.store.commit([], { name, position: this.position });
+        // Past the events that needed nothing: at most every checkpointEveryMs while events keep coming.
+        if (batch.length && this.position && this.position !== this.written && this.checkpointDue()) {
+          await this.writeCheckpoint(this.position);
+        }
       } catch (err) {
         // The checkpoint has not moved past the failing event: it is tried again after a pause.
         this.logger.error({ msg: `${name} follower failed; will retry`, err: String((err as Error)?.stack ?? err) });
@@ -111,6 +137,14 @@ export abstract class CheckpointedFollower {
       }
       if (batch.length === 0) {
         if (this.position === null) this.position = await this.events.headPosition();
+        // Caught up: where it got to is written once its time has come (the poll brings it back here).
+        if (this.position !== null && this.position !== this.written && this.checkpointDue()) {
+          try {
+            await this.writeCheckpoint(this.position);
+          } catch (err) {
+            this.logger.error({ msg: `${name} follower could not write its checkpoint; will retry`, err: String((err as Error)?.stack ?? err) });
+          }
+        }
         this.release();
         await this.sleep(pollMs, true);
       }
