@@ -131,3 +131,47 @@ describe.each(['thread', 'inline'] as const)('embedded SQLite event store: the r
     await store.close();
   });
 });
+
+describe('embedded SQLite event store: groups in flight to the writer thread', () => {
+  test('the next group is sent while the previous answer is on its way (two at most), answers keep the order, revisions are checked in order', async () => {
+    const store = new SqliteEventStore(join(dir, 'in-flight.sqlite'), { writer: 'thread' });
+    const writer = (store as unknown as { writer: { request: (op: string, payload: unknown) => Promise<unknown> } }).writer;
+    const real = writer.request.bind(writer);
+    const held: Array<() => void> = [];
+    const sent: unknown[][] = [];
+    // Each answer is held back until released (as if the event loop were busy).
+    writer.request = (op, payload) => {
+      if (op !== 'append') return real(op, payload);
+      sent.push(payload as unknown[]);
+      const answer = real(op, payload);
+      return new Promise((resolve, reject) => held.push(() => void answer.then(resolve, reject)));
+    };
+    const ev = (type: string) => ({ id: randomUUID(), type, data: {}, metadata: { occurred_at: 'x' } });
+    const turn = () => new Promise((r) => setImmediate(r));
+    const a = store.append('thing-q', [ev('a')], 'no_stream');
+    await turn();
+    const b = store.append('thing-q', [ev('b')], 0); // decided on a's revision, sent before a is answered
+    await turn();
+    const c = store.append('thing-q', [ev('c')], 1);
+    await turn();
+    await turn();
+    expect(sent.length).toBe(2); // a and b in flight, c gathered
+    const order: string[] = [];
+    void a.then(() => order.push('a'));
+    void b.then(() => order.push('b'));
+    void c.then(() => order.push('c'));
+    held.shift()!();
+    await a;
+    for (let i = 0; i < 50 && sent.length < 3; i++) await turn();
+    expect(sent.length).toBe(3); // a answered: c goes
+    while (held.length || order.length < 3) {
+      held.shift()?.();
+      await turn();
+    }
+    await Promise.all([a, b, c]);
+    expect(order).toEqual(['a', 'b', 'c']);
+    expect((await store.readStream('thing-q')).map((e) => [e.type, e.revision])).toEqual([['a', 0], ['b', 1], ['c', 2]]);
+    writer.request = real;
+    await store.close();
+  });
+});

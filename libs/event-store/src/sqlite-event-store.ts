@@ -10,6 +10,8 @@ import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterE
 
 /** How often a listened-to store checks for another connection's commits. */
 const WATCH_MS = 100;
+/** Groups of appends sent to the writer thread and not yet answered (see `inFlight`). */
+const GROUPS_IN_FLIGHT = 2;
 
 /** One caller's append: one part (append) or several (appendMany), all or nothing. */
 interface PendingAppend {
@@ -70,9 +72,15 @@ export class SqliteEventStore implements EventStore {
   private dataVersion = 0;
   /** The highest position listeners have been told of: another connection's commit is news only beyond it. */
   private announced = 0;
-  /** Commits in a writer thread (null: inline); `inFlight` is the group it is committing. */
+  /**
+   * Commits in a writer thread (null: inline). `inFlight`: the groups sent and not yet answered, at
+   * most GROUPS_IN_FLIGHT — the thread commits them one after another in the order sent, so while the
+   * answer to one travels back (and waits for a busy event loop) the next is already committing.
+   */
   private readonly writer: SqliteWriterThread | null;
-  private inFlight: Promise<void> | null = null;
+  private inFlight = 0;
+  /** The group sent last (close waits for it: answers come in the order sent). */
+  private lastGroup: Promise<void> | null = null;
   /** What this instance appended last (rows as written), for the reads that follow each append. */
   private readonly recent = new RecentAppends();
 
@@ -178,10 +186,10 @@ export class SqliteEventStore implements EventStore {
     if (outcomes.some((o) => 'ok' in o)) this.announce(Number(this.stmts.head.get()?.seq ?? 0));
   }
 
-  /** Sends the gathered group to the writer thread, unless it is committing one: then it goes when that one is done. */
+  /** Sends the gathered group to the writer thread, unless GROUPS_IN_FLIGHT are unanswered: then it goes when one is. */
   private flushToThread(writer: SqliteWriterThread): void {
     this.flushScheduled = false;
-    if (this.inFlight || this.queue.length === 0) return;
+    if (this.inFlight >= GROUPS_IN_FLIGHT || this.queue.length === 0) return;
     const batch: PendingAppend[] = [];
     const items: Array<Array<[string, ExpectedRevision, string[][]]>> = [];
     for (const item of this.queue) {
@@ -194,7 +202,8 @@ export class SqliteEventStore implements EventStore {
     }
     this.queue = [];
     if (batch.length === 0) return;
-    this.inFlight = writer.request<ThreadGroupResult>('append', items).then(
+    this.inFlight += 1;
+    this.lastGroup = writer.request<ThreadGroupResult>('append', items).then(
       ({ outcomes, maxSeq }) => {
         // Committed: the rows join the recent window (in the global order) before anyone hears of them.
         outcomes.forEach((outcome, i) => {
@@ -212,7 +221,7 @@ export class SqliteEventStore implements EventStore {
         for (const item of batch) item.reject(failure);
       },
     ).finally(() => {
-      this.inFlight = null;
+      this.inFlight -= 1;
       this.flushToThread(writer);
     });
   }
@@ -349,8 +358,8 @@ export class SqliteEventStore implements EventStore {
     if (this.writer) {
       // Every append already made is committed (or refused) before the thread and connection close.
       while (this.inFlight || this.queue.length) {
-        if (!this.inFlight) this.flushToThread(this.writer);
-        await this.inFlight;
+        if (this.inFlight < GROUPS_IN_FLIGHT) this.flushToThread(this.writer);
+        await this.lastGroup;
       }
       await this.writer.close();
     } else if (this.queue.length) this.flush();
