@@ -105,7 +105,11 @@ export interface EventStore {
   readonly atomicMultiStream: boolean;
   /** The stream's events from `fromRevision` (inclusive), oldest first; [] when it does not exist. */
   readStream(streamId: string, fromRevision?: number): Promise<RecordedEvent[]>;
-  /** Events of every stream in global order, strictly after `after`. */
+  /**
+   * Events of every stream in global order, strictly after `after`: at most `maxCount`, possibly
+   * fewer while more exist (the embedded store answers from the run it just appended); read again
+   * from the last one's position until a read comes back empty.
+   */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the newest event, or null when the store is empty. */
   headPosition(): Promise<string | null>;

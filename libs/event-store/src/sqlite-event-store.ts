@@ -31,6 +31,8 @@ interface ThreadGroupResult {
 export interface SqliteEventStoreOptions {
   /** `thread` (default for files): commits in a writer thread; `inline`: on the event loop (always for `:memory:`). */
   writer?: SqliteWriterMode;
+  /** Groups of appends in flight to the writer thread (default GROUPS_IN_FLIGHT; 1: each waits for the previous answer). */
+  groupsInFlight?: number;
 }
 
 interface EventRow {
@@ -81,6 +83,7 @@ export class SqliteEventStore implements EventStore {
   private inFlight = 0;
   /** The group sent last (close waits for it: answers come in the order sent). */
   private lastGroup: Promise<void> | null = null;
+  private readonly groupsInFlight: number;
   /** What this instance appended last (rows as written), for the reads that follow each append. */
   private readonly recent = new RecentAppends();
 
@@ -111,6 +114,7 @@ export class SqliteEventStore implements EventStore {
     `);
     this.emitter.setMaxListeners(0);
     this.writer = writerModeFor(file, options.writer) === 'thread' ? new SqliteWriterThread(file, 'events') : null;
+    this.groupsInFlight = Math.max(1, options.groupsInFlight ?? GROUPS_IN_FLIGHT);
     const appendOne = this.db.transaction((item: PendingAppend) => item.parts.map((part) => this.appendInTransaction(part)));
     this.writeBatch = this.db.transaction((batch: PendingAppend[]) =>
       batch.map((item): Outcome => {
@@ -189,7 +193,7 @@ export class SqliteEventStore implements EventStore {
   /** Sends the gathered group to the writer thread, unless GROUPS_IN_FLIGHT are unanswered: then it goes when one is. */
   private flushToThread(writer: SqliteWriterThread): void {
     this.flushScheduled = false;
-    if (this.inFlight >= GROUPS_IN_FLIGHT || this.queue.length === 0) return;
+    if (this.inFlight >= this.groupsInFlight || this.queue.length === 0) return;
     const batch: PendingAppend[] = [];
     const items: Array<Array<[string, ExpectedRevision, string[][]]>> = [];
     for (const item of this.queue) {
@@ -358,7 +362,7 @@ export class SqliteEventStore implements EventStore {
     if (this.writer) {
       // Every append already made is committed (or refused) before the thread and connection close.
       while (this.inFlight || this.queue.length) {
-        if (this.inFlight < GROUPS_IN_FLIGHT) this.flushToThread(this.writer);
+        if (this.inFlight < this.groupsInFlight) this.flushToThread(this.writer);
         await this.lastGroup;
       }
       await this.writer.close();
