@@ -1,6 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import type { RecordedEvent } from '../../../event-store/src/event-store.port.js';
 import type { ReadStore } from '../../../read-store/src/read-store.port.js';
 import { READ_STORE } from '../../../platform/src/tokens.js';
+import { ProjectionEngine } from '../../../../projections/runtime/projection-engine.js';
 import { type Mode, parseApiKey, secretMatches } from '../domain/api-key.js';
 
 export interface Principal {
@@ -15,16 +18,93 @@ interface ApiKeyDoc {
   secret_hash: string;
 }
 
-/** Turns a secret key into the account and mode it stands for, or null. */
+/**
+ * What tells this process that a key's document may change: the projection pipeline when it runs
+ * here (every batch is shown before it is applied; `checkpoints` says what is committed).
+ */
+export interface KeyChangeSource {
+  onBatch(listener: (events: RecordedEvent[]) => void): () => void;
+  watching(): boolean;
+  checkpoints(): Map<string, string | null>;
+}
+
+/** The read model authentication looks keys up in (and the projection that writes it). */
+const API_KEYS = 'api_keys';
+/** Key documents remembered at most (each a few hundred bytes). */
+const REMEMBERED_KEYS = 10_000;
+
+/**
+ * Turns a secret key into the account and mode it stands for, or null.
+ *
+ * The key's document (account, mode, hash of the secret) is remembered by key id, so an
+ * authenticated request does not read the read store each time; the secret is still hashed and
+ * compared with the document's hash on every request, and an unknown key id is never remembered (a
+ * key created a moment later works at once). The memory is trusted only while the projection
+ * pipeline runs in this process (ROLE all/worker; with ROLE=api every request reads the store): an
+ * account event in a batch it reads — the only events that write `api_keys` — empties the memory, and
+ * nothing is remembered again until the `api_keys` projection has committed past that event, so a
+ * key whose document changes (or goes) is judged on the new document from the next request on.
+ */
 @Injectable()
 export class AuthenticateApiKey {
-  constructor(@Inject(READ_STORE) private readonly store: ReadStore) {}
+  private readonly known = new LRUCache<string, ApiKeyDoc>({ max: REMEMBERED_KEYS });
+  private source: KeyChangeSource | null = null;
+  /** The last account event seen in a batch that the api_keys projection may not have committed yet. */
+  private settling: string | null = null;
+  /** Account events seen so far: a document read while one arrived is not remembered. */
+  private generation = 0;
+  /** Store reads made (tests). */
+  reads = 0;
+
+  constructor(
+    @Inject(READ_STORE) private readonly store: ReadStore,
+    @Optional() engine?: ProjectionEngine,
+  ) {
+    if (engine) this.watchKeyChanges(engine.pipeline);
+  }
+
+  /** Lets the memory be trusted while `source` watches the log (see the class comment). */
+  watchKeyChanges(source: KeyChangeSource): () => void {
+    const off = source.onBatch((events) => {
+      for (const e of events) {
+        if (!e.streamId.startsWith('account-')) continue;
+        this.known.clear();
+        this.generation++;
+        if (this.settling === null || e.position > this.settling) this.settling = e.position;
+      }
+    });
+    this.source = source;
+    return () => {
+      off();
+      if (this.source === source) this.source = null;
+      this.known.clear();
+    };
+  }
 
   async authenticate(rawKey: string): Promise<Principal | null> {
     const parsed = parseApiKey(rawKey);
     if (!parsed) return null;
-    const doc = await this.store.get<ApiKeyDoc>('api_keys', parsed.keyId);
+    const trusted = this.trusted();
+    let doc = trusted ? this.known.get(parsed.keyId) : undefined;
+    if (!doc) {
+      this.reads++;
+      const generation = this.generation;
+      doc = (await this.store.get<ApiKeyDoc>(API_KEYS, parsed.keyId)) ?? undefined;
+      // Remembered only if no account event was shown while it was read (it may be older than that event).
+      if (doc && trusted && generation === this.generation && this.trusted()) this.known.set(parsed.keyId, doc);
+    }
     if (!doc || doc.mode !== parsed.mode || !secretMatches(parsed.secret, doc.secret_hash)) return null;
     return { accountId: doc.account_id, mode: doc.mode };
+  }
+
+  /** Whether the memory may answer: the pipeline watches, and has committed every account event it showed. */
+  private trusted(): boolean {
+    if (!this.source?.watching()) return false;
+    if (this.settling === null) return true;
+    const committed = this.source.checkpoints().get(API_KEYS) ?? null;
+    if (committed === null || committed < this.settling) return false;
+    this.settling = null;
+    this.known.clear();
+    return true;
   }
 }
