@@ -246,7 +246,14 @@ describe('an attempt left in flight (the process stopped before the gateway answ
       // The stranded attempt was the one to succeed: this request's own attempt is refused.
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe('collection_already_paid');
-      expect((await api().get(`/v1/collections/${col.id}`)).body).toMatchObject({ status: 'paid', collecting: false });
+      // The 409 answered without waiting for the read model (the error left the request before its
+      // read-your-writes wait); the finished attempt shows there once the projections commit it.
+      let seen = (await api().get(`/v1/collections/${col.id}`)).body;
+      for (let i = 0; i < 100 && seen.status !== 'paid'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        seen = (await api().get(`/v1/collections/${col.id}`)).body;
+      }
+      expect(seen).toMatchObject({ status: 'paid', collecting: false });
       expect((await allCharges(col.id)).map((c) => c.status)).toEqual(['succeeded']);
       expect((await events(`object_id=${col.id}&type=collection.paid`)).length).toBe(1);
     } finally {
