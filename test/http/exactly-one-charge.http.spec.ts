@@ -228,7 +228,12 @@ describe('an attempt left in flight (the process stopped before the gateway answ
     } finally {
       gateway.charge = charge;
     }
-    const stranded = (await api().get(`/v1/collections/${col.id}`)).body;
+    // The 500 answered without waiting for the read model: the attempt shows there once projected.
+    let stranded = (await api().get(`/v1/collections/${col.id}`)).body;
+    for (let i = 0; i < 100 && !stranded.collecting; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      stranded = (await api().get(`/v1/collections/${col.id}`)).body;
+    }
     expect(stranded).toMatchObject({ status: 'pending', collecting: true });
     expect((await allCharges(col.id)).map((c) => c.status)).toEqual(['in_progress']);
     return stranded;
