@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -175,6 +175,43 @@ describe('read store, writer thread', () => {
     const found = await store.find<{ id: string }>('things', { where: { colour: 'blue' }, orderBy: { field: 'owner', direction: 'asc' }, limit: 10 });
     expect(found.map((d) => d.id)).toEqual(['t2']);
     await store.close();
+  });
+});
+
+describe('WAL checkpoints beside the commits', () => {
+  /** The rows of `sql` in the database file alone (its WAL left behind): what a checkpoint copied there. */
+  async function inDatabaseFile(path: string, sql: string, wanted: number): Promise<number> {
+    let rows = 0;
+    for (let i = 0; i < 60 && rows < wanted; i++) {
+      await sleep(50);
+      const copy = `${path}.copy-${i}`;
+      copyFileSync(path, copy);
+      try {
+        const db = new Database(copy, { readonly: true });
+        rows = (db.prepare(sql).get() as { n: number }).n;
+        db.close();
+      } catch {
+        rows = 0; // a table not copied yet
+      }
+    }
+    return rows;
+  }
+
+  test("no commit runs a checkpoint (the writer's wal_autocheckpoint is 0); the checkpointer thread copies the WAL into the database file on its own", async () => {
+    const readsPath = file('reads-ckpt');
+    const eventsPath = file('events-ckpt');
+    const reads = new SqliteReadStore(readsPath);
+    await reads.ensureCollections([{ name: 'things', indexes: [] }]);
+    await reads.commit([{ collection: 'things', id: 't1', doc: { id: 't1' } }, { collection: 'things', id: 't2', doc: { id: 't2' } }], { name: 'p', position: '0001' });
+    const events = new SqliteEventStore(eventsPath);
+    await events.append('thing-1', [ev('a'), ev('b'), ev('c')], 'no_stream');
+    expect(await reads.writerPragma('wal_autocheckpoint')).toBe(0);
+    expect(await events.writerPragma('wal_autocheckpoint')).toBe(0);
+    // Far fewer pages than an auto-checkpoint's 1,000: only the checkpointer thread puts them in the file.
+    expect(await inDatabaseFile(readsPath, 'SELECT count(*) AS n FROM rm_things', 2)).toBe(2);
+    expect(await inDatabaseFile(eventsPath, 'SELECT count(*) AS n FROM events', 3)).toBe(3);
+    await reads.close();
+    await events.close();
   });
 });
 

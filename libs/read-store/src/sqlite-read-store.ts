@@ -89,7 +89,7 @@ export class SqliteReadStore implements ReadStore {
 
   /** The connection's page cache size and WAL auto-checkpoint as opened (restored after a bulk load). */
   private readonly cacheSize: number;
-  private readonly autoCheckpoint: number;
+  private autoCheckpoint: number;
 
   private stmt(sql: string): Database.Statement {
     let s = this.statements.get(sql);
@@ -340,6 +340,9 @@ export class SqliteReadStore implements ReadStore {
     // rather than after nearly every (multi-MiB) commit. Each commit is in the WAL as before, so
     // durability is unchanged; endBulkLoad checkpoints what is left.
     // Set on the connection that writes (the writer thread's in thread mode), where the commits run.
+    // What to restore at the end: the committing connection's own setting (0 in a writer thread, whose
+    // checkpointer thread checkpoints beside the commits).
+    this.autoCheckpoint = (await this.writerPragma('wal_autocheckpoint')) as number;
     await this.writerPragma(`cache_size = ${BULK_CACHE_SIZE}`);
     await this.writerPragma(`wal_autocheckpoint = ${BULK_WAL_AUTOCHECKPOINT}`);
   }

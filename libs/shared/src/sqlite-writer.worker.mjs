@@ -8,12 +8,14 @@
 // per append (its expected revisions checked inside it), as SqliteEventStore does inline.
 // `kind: 'reads'`: one read-model commit per message (documents and checkpoints in one transaction).
 import Database from 'better-sqlite3';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, Worker, workerData } from 'node:worker_threads';
 
 const { file, kind } = workerData;
 /** Opened at the first request (and again after a failed open: the file may come back). */
 let db = null;
 let ops = null;
+/** The WAL checkpointer thread (sqlite-checkpointer.worker.mjs), started with the first connection. */
+let checkpointer = null;
 
 function open() {
   if (db) return;
@@ -22,6 +24,9 @@ function open() {
     conn.pragma('journal_mode = WAL');
     conn.pragma(kind === 'events' ? 'synchronous = FULL' : 'synchronous = NORMAL');
     conn.pragma('busy_timeout = 10000');
+    // Commits never run a checkpoint: the checkpointer thread does them beside the commits.
+    conn.pragma('wal_autocheckpoint = 0');
+    checkpointer ??= new Worker(new URL('./sqlite-checkpointer.worker.mjs', import.meta.url), { workerData: { file } });
     ops = kind === 'events' ? eventOps(conn) : readOps(conn);
   } catch (error) {
     conn.close();
@@ -143,6 +148,8 @@ parentPort.on('message', ({ id, op, payload }) => {
   if (op === 'close') {
     if (db) db.close();
     db = null;
+    checkpointer?.postMessage('close');
+    checkpointer = null;
     parentPort.postMessage({ id, result: null });
     parentPort.close();
     return;
