@@ -38,6 +38,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { createApp } from '../apps/api/src/create-app.js';
 import { CreateAccountCommand, type CreatedAccount } from '../libs/accounts/src/application/create-account.js';
 import type { EventStore, NewEvent, StreamAppend } from '../libs/event-store/src/event-store.port.js';
@@ -699,10 +700,24 @@ async function billingRunChild(RENEWALS: number, dataDir: string): Promise<RunCh
     const engine = app.get(ProjectionEngine);
     const events = app.get<EventStore>(EVENT_STORE);
     const scheduler = app.get(Scheduler);
+    if (process.env.BENCH_SCHEDULER_CONCURRENCY) scheduler.concurrency = Number(process.env.BENCH_SCHEDULER_CONCURRENCY);
     const headBefore = await events.headPosition();
     const rssStart = process.memoryUsage().rss;
     let rssPeak = rssStart;
-    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
+    const memoryLog = process.env.BENCH_MEMORY_LOG === '1';
+    const snapshotDir = process.env.BENCH_HEAP_SNAPSHOT;
+    const snapshotAt = Number(process.env.BENCH_HEAP_SNAPSHOT_AT ?? 200) * 1048576;
+    let snapshotTaken = false;
+    let ticks = 0;
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      rssPeak = Math.max(rssPeak, m.rss);
+      if (memoryLog && ++ticks % 10 === 0) console.log(`   memory: rss ${MiB(m.rss)}, heap ${MiB(m.heapUsed)} of ${MiB(m.heapTotal)}, external ${MiB(m.external)} (array buffers ${MiB(m.arrayBuffers)})`);
+      if (snapshotDir && !snapshotTaken && m.heapUsed >= snapshotAt) {
+        snapshotTaken = true;
+        console.log(`   heap snapshot: ${writeHeapSnapshot(join(snapshotDir, `billing-run-${RENEWALS}.heapsnapshot`))}`);
+      }
+    }, 100);
     const counts = countStoreWork(events, app.get<ReadStore>(READ_STORE));
     const profiler = await startCpuProfile();
     const cpuBefore = process.cpuUsage();

@@ -20,6 +20,11 @@ export interface Config {
   logLevel: string;
   /** Exchange-rate table for the embedded adapter, `FROM:TO=rate,…` (null: the built-in defaults). */
   exchangeRates: string | null;
+  /**
+   * How far the V8 heap may grow past the live heap before a full collection, in percent
+   * (HEAP_GROWING_PERCENT, default 50; 0: V8's own policy, up to 300). See heap-policy.ts.
+   */
+  heapGrowingPercent?: number;
   /** The deadline worker: on where projectors run unless SCHEDULER=off; polls every SCHEDULER_POLL_MS. */
   scheduler: { enabled: boolean; pollMs: number; usageWaitMs: number };
   /**
@@ -84,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     portalUrl: (env.PORTAL_URL ?? `http://localhost:${port}/portal`).replace(/\/$/, ''),
     logLevel: env.LOG_LEVEL ?? 'info',
     exchangeRates: env.EXCHANGE_RATES || null,
+    heapGrowingPercent: positiveInt(env.HEAP_GROWING_PERCENT, 50, 'HEAP_GROWING_PERCENT'),
     scheduler: {
       enabled: env.SCHEDULER !== 'off',
       pollMs: positiveInt(env.SCHEDULER_POLL_MS, 1000, 'SCHEDULER_POLL_MS'),

@@ -6,6 +6,7 @@ import { ProjectionEngine } from '../../../projections/runtime/projection-engine
 import { allProjections } from '../../../projections/index.js';
 import { AggregateExecutor } from './aggregate-executor.js';
 import { type Config, redactUrl } from './config.js';
+import { applyHeapPolicy } from './heap-policy.js';
 import { retryWithBackoff } from './retry.js';
 import { ReadModels } from './read-models.js';
 import { WriteThenRead } from './write-then-read.js';
@@ -69,6 +70,7 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
 @Module({})
 export class PlatformModule {
   static forRoot(options: PlatformOptions): DynamicModule {
+    applyHeapPolicy(options.config.heapGrowingPercent ?? 0);
     const eventStore = options.eventStore ?? createEventStore(options.config);
     const readStore = options.readStore ?? createReadStore(options.config);
     return {
