@@ -1,6 +1,9 @@
 import { jest } from '@jest/globals';
 import { AggregateExecutor } from '../../libs/platform/src/aggregate-executor.js';
 import { Scheduler } from '../../libs/scheduling/src/scheduler.js';
+import { DeadlineActions } from '../../libs/scheduling/src/deadline-actions.js';
+import { READ_STORE } from '../../libs/platform/src/tokens.js';
+import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
 import { subscriptionStream } from '../../libs/subscriptions/src/domain/subscription.decider.js';
 import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
@@ -20,7 +23,7 @@ afterAll(async () => {
   await t.close();
 });
 
-test('seven subscriptions due at once, pages of two: each renewed and charged once, one projection wait per pass, nothing remembered', async () => {
+test('seven subscriptions due at once, pages of three, two at once: each renewed and charged once, one projection wait per pass, nothing remembered', async () => {
   const api = t.as((await t.account()).test_key);
   const s = await billingSetup(api);
   const subs: string[] = [];
@@ -31,17 +34,35 @@ test('seven subscriptions due at once, pages of two: each renewed and charged on
   }
   const scheduler = t.app.get(Scheduler);
   const executor = t.app.get(AggregateExecutor);
-  scheduler.batchSize = 2;
+  scheduler.batchSize = 3;
   scheduler.concurrency = 2;
+  // The cap on work in flight: never more than `concurrency` deadlines at once, and pages of `batchSize`.
+  let inFlight = 0;
+  let mostInFlight = 0;
+  const actions = t.app.get(DeadlineActions);
+  const runSubscription = actions.subscription.bind(actions);
+  jest.spyOn(actions, 'subscription').mockImplementation(async (ctx, doc) => {
+    mostInFlight = Math.max(mostInFlight, ++inFlight);
+    try {
+      return await runSubscription(ctx, doc);
+    } finally {
+      inFlight--;
+    }
+  });
+  const finds = jest.spyOn(t.app.get<ReadStore>(READ_STORE), 'find');
   const waits = jest.spyOn(t.app.get(ProjectionEngine), 'waitFor');
   const known = jest.spyOn(executor, 'forget');
   t.clock.set(new Date('2026-04-01T09:00:00.000Z'));
   const result = await t.runDue();
 
-  // One pass ran the seven renewals in four pages without waiting between them; the wait at its end,
+  // One pass ran the seven renewals in three pages without waiting between them; the wait at its end,
   // then a second pass that found nothing: one wait, not one per page.
   expect(result.ran).toBe(7);
   expect(waits).toHaveBeenCalledTimes(1);
+  expect(mostInFlight).toBe(2);
+  const pageQueries = finds.mock.calls.filter(([collection]) => collection === 'subscriptions' || collection === 'collections');
+  expect(pageQueries.length).toBeGreaterThan(0);
+  for (const [, query] of pageQueries) expect(query?.limit).toBe(3);
   // Every renewed subscription's state was forgotten once its deadline ran.
   const forgotten = new Set(known.mock.calls.flat());
   for (const id of subs) expect(forgotten.has(subscriptionStream(id))).toBe(true);
