@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
  * The real-time billing run streams its deadlines in pages (a keyset cursor, not a fresh query from
- * the front after each batch), waits for the projections once per pass rather than after each page,
+ * the front after each batch), lets the projections lag one page behind it (not a wait after each page),
  * and leaves no renewed state behind in the executor's memory.
  */
 let t: TestApp;
@@ -38,11 +38,13 @@ test('seven subscriptions due at once, pages of three, two at once: each renewed
   scheduler.concurrency = 2;
   // The cap on work in flight: never more than `concurrency` deadlines at once, and pages of `batchSize`.
   let inFlight = 0;
+  let started = 0;
   let mostInFlight = 0;
   const actions = t.app.get(DeadlineActions);
   const runSubscription = actions.subscription.bind(actions);
   jest.spyOn(actions, 'subscription').mockImplementation(async (ctx, doc) => {
     mostInFlight = Math.max(mostInFlight, ++inFlight);
+    started++;
     try {
       return await runSubscription(ctx, doc);
     } finally {
@@ -50,15 +52,24 @@ test('seven subscriptions due at once, pages of three, two at once: each renewed
     }
   });
   const finds = jest.spyOn(t.app.get<ReadStore>(READ_STORE), 'find');
-  const waits = jest.spyOn(t.app.get(ProjectionEngine), 'waitFor');
+  const engine = t.app.get(ProjectionEngine);
+  const waitFor = engine.waitFor.bind(engine);
+  /** How many renewals had started when each wait for the projections began. */
+  const waitedAfter: number[] = [];
+  const waits = jest.spyOn(engine, 'waitFor').mockImplementation((position, timeoutMs) => {
+    waitedAfter.push(started);
+    return waitFor(position, timeoutMs);
+  });
   const known = jest.spyOn(executor, 'forget');
   t.clock.set(new Date('2026-04-01T09:00:00.000Z'));
   const result = await t.runDue();
 
-  // One pass ran the seven renewals in three pages without waiting between them; the wait at its end,
-  // then a second pass that found nothing: one wait, not one per page.
+  // One pass ran the seven renewals in three pages: the projections were waited for before the third
+  // page (for what the first appended: they lag one page behind the run, no more), and at the end of
+  // the pass; then a second pass that found nothing. Not one wait per page.
   expect(result.ran).toBe(7);
-  expect(waits).toHaveBeenCalledTimes(1);
+  expect(waits).toHaveBeenCalledTimes(2);
+  expect(waitedAfter).toEqual([6, 7]);
   expect(mostInFlight).toBe(2);
   const pageQueries = finds.mock.calls.filter(([collection]) => collection === 'subscriptions' || collection === 'collections');
   expect(pageQueries.length).toBeGreaterThan(0);
@@ -77,4 +88,24 @@ test('seven subscriptions due at once, pages of three, two at once: each renewed
   }
   // Nothing is left due: a second run runs nothing.
   expect((await t.runDue()).ran).toBe(0);
+}, 60_000);
+
+test('a wait for the projections that times out is waited again, not skipped (the next page or pass must not read stale documents)', async () => {
+  // The seven subscriptions of the test above renew next on 2026-05-01 (pages of three, two at once).
+  jest.restoreAllMocks();
+  const engine = t.app.get(ProjectionEngine);
+  const waitFor = engine.waitFor.bind(engine);
+  const positions: (string | null)[] = [];
+  let timeouts = 1;
+  const waits = jest.spyOn(engine, 'waitFor').mockImplementation(async (position, timeoutMs) => {
+    positions.push(position);
+    if (timeouts-- > 0) return false; // as after 10 s of a projection backlog
+    return waitFor(position, timeoutMs);
+  });
+  t.clock.set(new Date('2026-05-01T09:00:00.000Z'));
+  expect((await t.runDue()).ran).toBe(7);
+  // Before the third page: a timed-out wait, then the same position again; then the end of the pass.
+  expect(waits).toHaveBeenCalledTimes(3);
+  expect(positions[1]).toBe(positions[0]);
+  waits.mockRestore();
 }, 60_000);

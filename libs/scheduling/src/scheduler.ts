@@ -125,12 +125,15 @@ export class Scheduler {
   /**
    * Real time: passes over the due deadlines, each pass streaming them in pages of `batchSize` with a
    * keyset cursor per source (`_due_at`, id) — one page in memory at a time, however many are due —
-   * and running each page `concurrency` at once. Within a pass the scheduler does not wait for the
-   * projections (it needs no read-your-writes: the cursor never returns to a document it has passed,
-   * and every command names what it expects, so a document read before the projections caught up
-   * decides nothing). At the end of a pass that ran something it waits once for the projections to
-   * reach everything appended and passes again from the start, for the deadlines the pass itself
-   * made due (a renewal's collection that went past due); a pass that runs nothing ends the run.
+   * and running each page `concurrency` at once. Within a pass the scheduler needs no read-your-writes
+   * (the cursor never returns to a document it has passed, and every command names what it expects,
+   * so a document read before the projections caught up decides nothing), but it lets the projections
+   * lag at most one page behind: before a page it waits for them to reach where the store stood when
+   * the page before the last one ended (they project one page while the run renews the next; a run
+   * faster than its projections would otherwise leave every request of the service waiting behind
+   * its backlog). At the end of a pass that ran something it waits for the projections to reach
+   * everything appended and passes again from the start, for the deadlines the pass itself made due
+   * (a renewal's collection that went past due); a pass that runs nothing ends the run.
    */
   private async runRealTime(until: Date): Promise<RunResult> {
     const limit = until.toISOString();
@@ -141,9 +144,13 @@ export class Scheduler {
     for (;;) {
       let ranInPass = 0;
       const cursors = new Map<DeadlineSource, Cursor>();
+      /** Where the store's head stood when the last two pages ended: the projections may lag one page behind the run, no more. */
+      let pageBeforeLast: string | null = null;
+      let lastPage: string | null = null;
       for (;;) {
         const due = await this.nextPage(cursors, limit, skip);
         if (due.length === 0) break;
+        if (pageBeforeLast) await this.projected(pageBeforeLast);
         const results = await this.inParallel(due, this.concurrency, async (d) => {
           const p = await this.run(d, until);
           if (p === null) stuck.add(key(d));
@@ -151,13 +158,31 @@ export class Scheduler {
         });
         ranInPass += due.length;
         for (const p of results) position = laterPosition(position, p);
+        pageBeforeLast = lastPage;
+        lastPage = await this.events.headPosition();
       }
       ran += ranInPass;
       if (ranInPass === 0) return { ran, position };
       position = laterPosition(position, await this.events.headPosition());
-      await this.projections.waitFor(position);
+      await this.projected(position);
     }
   }
+
+  /**
+   * Waits until the projections have committed `position`, however long that takes while they move
+   * on (a billing run can append faster than they project): the next pass, or the next page, must
+   * not read documents older than what the run wrote — a stale due document decides nothing, but it
+   * is run again for nothing and then rests, and a pass that finds only those would end the run with
+   * the projections still behind. Gives up after `projectionWaitRounds` waits of 10 s (a projection
+   * that stopped moving); a parked projection throws (the run fails and is tried at the next poll).
+   */
+  private async projected(position: string | null): Promise<void> {
+    for (let round = 0; round < this.projectionWaitRounds; round++) if (await this.projections.waitFor(position)) return;
+    this.logger.warn(`the projections did not reach ${position} in ${this.projectionWaitRounds * 10} s; going on`);
+  }
+
+  /** How many 10 s waits for the projections a real-time run makes before going on without them. */
+  projectionWaitRounds = 30;
 
   /**
    * The next page of a real-time pass: up to `batchSize` due deadlines after each source's cursor,
