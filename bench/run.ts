@@ -27,6 +27,9 @@
  * Each target of the performance issue is printed with its bound and PASS/FAIL, and summed up at
  * the end (targets are reported, not asserted); a failed correctness check makes the run exit 1.
  * BENCH_ONLY=append,rebuild,http,subscriptions,billing,checkout,webhooks,history runs only the sections named.
+ * The billing run's process also takes: BENCH_MEMORY_LOG=1 (process.memoryUsage() every second),
+ * BENCH_HEAP_SNAPSHOT=DIR (one heap snapshot when the V8 heap passes BENCH_HEAP_SNAPSHOT_AT MiB,
+ * default 200; large, do not commit), BENCH_SCHEDULER_CONCURRENCY=N (deadlines in flight).
  */
 import { CommandBus } from '@nestjs/cqrs';
 import autocannon from 'autocannon';
