@@ -1,9 +1,6 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from '../../libs/payments/src/gateways/payment-gateway.port.js';
-import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
-import { EVENT_STORE } from '../../libs/platform/src/tokens.js';
-import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
 
 /**
  * The guarantee: however many pay requests race on one collection, at most one attempt runs at a
