@@ -35,15 +35,8 @@ export interface SqliteEventStoreOptions {
   groupsInFlight?: number;
 }
 
-interface EventRow {
-  seq: number;
-  event_id: string;
-  stream_id: string;
-  revision: number;
-  type: string;
-  data: string;
-  metadata: string;
-}
+/** A row of the events table (the recent-appends window's row without its encoded position). */
+type EventRow = Omit<AppendedRow, 'position'>;
 
 /**
  * Embedded event store on SQLite (WAL, synchronous=FULL: a commit is on disk before append resolves).
