@@ -1004,7 +1004,7 @@ async function benchReceiver(onBody: (body: string) => void): Promise<{ url: str
 
 async function webhookApp(name: string) {
   // WEBHOOKS=off: the dispatcher is started by hand once the events are in the store.
-  const config = { ...loadConfig({ DATA_DIR: join(dir, name), SCHEDULER: 'off', WEBHOOKS: 'off', LOG_LEVEL: 'warn' }), role: 'all' as const };
+  const config = { ...loadConfig({ DATA_DIR: join(dir, name), SCHEDULER: 'off', WEBHOOKS: 'off', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0' }), role: 'all' as const };
   const app = await createApp({ config });
   const account = await app.get(CommandBus).execute<CreateAccountCommand, CreatedAccount>(new CreateAccountCommand(`Bench ${name}`));
   await app.get(ProjectionEngine).waitFor(account.position);
