@@ -73,7 +73,9 @@ test('seven subscriptions due at once, pages of three, two at once: each renewed
   expect(mostInFlight).toBe(2);
   const pageQueries = finds.mock.calls.filter(([collection]) => collection === 'subscriptions' || collection === 'collections');
   expect(pageQueries.length).toBeGreaterThan(0);
-  for (const [, query] of pageQueries) expect(query?.limit).toBe(3);
+  // Pages of three; each pass starts with a probe of one document per source.
+  for (const [, query] of pageQueries) expect([1, 3]).toContain(query?.limit);
+  expect(pageQueries.filter(([, query]) => query?.limit === 3).length).toBeGreaterThan(0);
   // Every renewed subscription's state was forgotten once its deadline ran.
   const forgotten = new Set(known.mock.calls.flat());
   for (const id of subs) expect(forgotten.has(subscriptionStream(id))).toBe(true);
@@ -108,4 +110,22 @@ test('a wait for the projections that times out is waited again, not skipped (th
   expect(waits).toHaveBeenCalledTimes(3);
   expect(positions[1]).toBe(positions[0]);
   waits.mockRestore();
+}, 60_000);
+
+test('a poll with nothing due reads one document per deadline source (a probe), not a page of those due later', async () => {
+  // The seven subscriptions above renew next on 2026-06-01: nothing is due on 2026-05-15.
+  jest.restoreAllMocks();
+  const scheduler = t.app.get(Scheduler);
+  scheduler.batchSize = 1024;
+  const store = t.app.get<ReadStore>(READ_STORE);
+  const find = store.find.bind(store);
+  const read: number[] = [];
+  jest.spyOn(store, 'find').mockImplementation(async (collection, query) => {
+    const docs = await find(collection, query);
+    if (collection === 'subscriptions') read.push(docs.length);
+    return docs;
+  });
+  t.clock.set(new Date('2026-05-15T09:00:00.000Z'));
+  expect((await t.runDue()).ran).toBe(0);
+  expect(read).toEqual([1]);
 }, 60_000);

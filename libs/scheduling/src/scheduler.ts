@@ -197,6 +197,15 @@ export class Scheduler {
         const cursor = cursors.get(source);
         if (cursor === 'done') return;
         let after = cursor;
+        if (cursor === undefined) {
+          // A pass starts with a probe of one document: when nothing is due (nearly every poll) it reads
+          // that one, not a page of documents due later.
+          const [first] = await this.store.find<DeadlineDoc>(source.collection, { where: { _clock: '' }, orderBy: { field: '_due_at', direction: 'asc' }, limit: 1 });
+          if (!first || first._due_at > until || first._due_at === NO_DEADLINE) {
+            candidates.push({ due: null, at: 'done', source });
+            return;
+          }
+        }
         for (;;) {
           const docs = await this.store.find<DeadlineDoc>(source.collection, { where: { _clock: '' }, orderBy: { field: '_due_at', direction: 'asc' }, after, limit: this.batchSize });
           let taken = 0;
