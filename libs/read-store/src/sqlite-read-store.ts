@@ -78,7 +78,6 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma('busy_timeout = 10000');
     this.db.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL)');
     this.cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
-    this.autoCheckpoint = this.db.pragma('wal_autocheckpoint', { simple: true }) as number;
     this.writer = writerModeFor(file, options.writer) === 'thread' ? new SqliteWriterThread(file, 'reads') : null;
   }
 
@@ -87,9 +86,10 @@ export class SqliteReadStore implements ReadStore {
     return this.writer?.failure ?? null;
   }
 
-  /** The connection's page cache size and WAL auto-checkpoint as opened (restored after a bulk load). */
+  /** The connection's page cache size as opened (restored after a bulk load). */
   private readonly cacheSize: number;
-  private autoCheckpoint: number;
+  /** The committing connection's WAL auto-checkpoint when a bulk load began (restored at its end). */
+  private autoCheckpoint: number | null = null;
 
   private stmt(sql: string): Database.Statement {
     let s = this.statements.get(sql);
@@ -352,7 +352,7 @@ export class SqliteReadStore implements ReadStore {
       await this.ensureCollections(specs);
     } finally {
       await this.writerPragma(`cache_size = ${this.cacheSize}`);
-      await this.writerPragma(`wal_autocheckpoint = ${this.autoCheckpoint}`);
+      if (this.autoCheckpoint !== null) await this.writerPragma(`wal_autocheckpoint = ${this.autoCheckpoint}`);
       // Everything loaded goes into the database file (synced) and the WAL, as large as the load, is
       // emptied; busy readers only make this a partial checkpoint, which the next commits finish.
       // Every commit is already in the WAL, so a checkpoint that fails (disk full) loses nothing.
