@@ -1,5 +1,6 @@
 import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
-import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
+import type { CollectionSpec, ReadStore } from '../../libs/read-store/src/read-store.port.js';
+import { LEGACY_FEED } from '../event-feed.js';
 import { ApiError } from '../../libs/shared/src/errors.js';
 import type { Projection } from './projection.js';
 import { type ParkedProjection, type PipelineOptions, PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';
@@ -44,8 +45,20 @@ export class ProjectionEngine {
     this.pipeline = new ProjectionPipeline(projections, events, store, options);
   }
 
-  init(): Promise<void> {
-    return this.pipeline.init();
+  async init(): Promise<void> {
+    await this.dropLegacyFeedCopies();
+    await this.pipeline.init();
+  }
+
+  /**
+   * Before the resource projections wrote the feed's entries, an `event_feed` projection did, from
+   * its own copy of every object (`event_objects`). That copy is emptied and its checkpoint removed
+   * once; the entries it wrote stay (the same ones the resource projections write).
+   */
+  private async dropLegacyFeedCopies(): Promise<void> {
+    if (this.projections.some((p) => p.name === LEGACY_FEED.projection)) return;
+    if ((await this.store.getCheckpoint(LEGACY_FEED.projection)) === null) return;
+    await this.store.reset([LEGACY_FEED.collection], LEGACY_FEED.projection);
   }
 
   catchUp(): Promise<number> {
@@ -124,18 +137,23 @@ export class ProjectionEngine {
     if (name) this.known(name);
     const chosen = name ? this.projections.filter((p) => p.name === name) : this.projections;
     await this.ensureStatus();
+    // A collection another projection also writes (the feed's) is emptied only when all its writers
+    // are rebuilt; otherwise the chosen ones write their entries over it again (the same entries).
+    const kept = new Set(this.projections.filter((p) => !chosen.includes(p)).flatMap((p) => p.collections.map((c) => c.name)));
+    const emptied = new Map<string, CollectionSpec>();
+    for (const p of chosen) for (const c of p.collections) if (!kept.has(c.name)) emptied.set(c.name, c);
+    const done = new Set<string>();
     for (const p of chosen) {
-      await this.store.reset(
-        p.collections.map((c) => c.name),
-        p.name,
-      );
+      const own = p.collections.map((c) => c.name).filter((c) => emptied.has(c) && !done.has(c));
+      for (const c of own) done.add(c);
+      await this.store.reset(own, p.name);
     }
     await this.store.commit(chosen.map((p) => ({ collection: PROJECTION_STATUS, id: p.name, doc: null })));
     // Larger batches than live (fewer commits; nobody waits on a rebuild's first events).
     const pass = new ProjectionPipeline(chosen, this.events, this.store, { ...this.options, batchSize: this.options.batchSize ?? 5000 });
     await pass.init();
     // The chosen collections are empty: fill them without their (non-unique) indexes, then build those once.
-    const specs = chosen.flatMap((p) => p.collections);
+    const specs = [...emptied.values()];
     await this.store.beginBulkLoad?.(specs);
     let events: number;
     try {

@@ -115,7 +115,9 @@ export class ProjectionPipeline {
   }
 
   async init(): Promise<void> {
-    await this.store.ensureCollections([{ name: PROJECTION_STATUS, indexes: [] }, ...this.projections.flatMap((p) => p.collections)]);
+    // A collection several projections write (the feed's) is named by each: ensured once.
+    const collections = new Map(this.projections.flatMap((p) => p.collections).map((c) => [c.name, c]));
+    await this.store.ensureCollections([{ name: PROJECTION_STATUS, indexes: [] }, ...collections.values()]);
     for (const lane of this.lanes) {
       lane.checkpoint = await this.store.getCheckpoint(lane.projection.name);
       lane.failures = 0;

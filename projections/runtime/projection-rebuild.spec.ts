@@ -207,3 +207,52 @@ describe('projection rebuild on the embedded store (bulk load)', () => {
     expect(indexes(file)).toEqual(ALL_INDEXES);
   });
 });
+
+describe('a collection written by several projections (the feed)', () => {
+  /** Like `items`, but each projection's derived entries go to one collection both write. */
+  function sharing(name: string): Projection<ItemDoc> {
+    const p = items(name);
+    return {
+      ...p,
+      collections: [p.collections[0], { name: 'shared_log', indexes: [{ fields: ['owner', 'seq'] }] }],
+      documentIds: (e) => (e.type === 'put' && e.data.to === name ? [e.streamId] : []),
+      derive: (e) => [{ collection: 'shared_log', id: e.id, doc: { id: e.id, owner: String(e.data.owner), by: name, seq: e.position } }],
+    };
+  }
+
+  test('a rebuild of one writer keeps the others\' entries and the indexes; a rebuild of all empties and refills it; both end as the live run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rebuild-shared-'));
+    const file = join(dir, 'read.sqlite');
+    const events = new SqliteEventStore(join(dir, 'events.sqlite'));
+    for (let i = 0; i < 20; i++) await events.append(`s-${i}`, [{ ...put(`o${i % 3}`), data: { owner: `o${i % 3}`, to: i % 2 ? 'one' : 'two' } }], 'any');
+    const store = new SqliteReadStore(file);
+    const engine = new ProjectionEngine([sharing('one'), sharing('two')], events, store, quiet);
+    await engine.init();
+    await engine.catchUp();
+    const live = rows(file);
+    expect((await store.find('shared_log', { orderBy: { field: 'seq', direction: 'asc' }, limit: 100 })).length).toBe(20);
+
+    const during: string[][] = [];
+    const commit = store.commit.bind(store);
+    jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
+      during.push(indexes(file));
+      return commit(writes, checkpoint);
+    });
+    await engine.rebuild('two');
+    // `one`'s entries were never removed, and the shared collection kept its index all along.
+    expect(during.every((names) => names.includes('rm_shared_log__x__owner__seq__id'))).toBe(true);
+    expect(rows(file)).toBe(live);
+    await engine.rebuild();
+    expect(rows(file)).toBe(live);
+  });
+
+  test('the former event_feed projection: its copies of the objects and its checkpoint are dropped at start, once', async () => {
+    const { events, store } = await setup();
+    await store.ensureCollections([{ name: 'event_objects', indexes: [] }]);
+    await store.commit([{ collection: 'event_objects', id: 'prod_1', doc: { id: 'prod_1' } }], { name: 'event_feed', position: '0000000001' });
+    const engine = new ProjectionEngine([items('one')], events, store, quiet);
+    await engine.init();
+    expect(await store.getCheckpoint('event_feed')).toBeNull();
+    expect(await store.get('event_objects', 'prod_1')).toBeNull();
+  });
+});

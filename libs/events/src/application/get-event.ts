@@ -1,7 +1,7 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { ReadModels, type Owner } from '../../../platform/src/read-models.js';
 import { notFound } from '../../../shared/src/errors.js';
-import type { FeedEntry, PublicEvent } from '../../../../projections/event-feed.projection.js';
+import type { FeedEntry, PublicEvent } from '../../../../projections/event-feed.js';
 import { toPublic } from '../../../../projections/runtime/projection.js';
 
 export class GetEventQuery {

@@ -2,7 +2,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { ReadModels, type Owner } from '../../../platform/src/read-models.js';
 import { invalidParam } from '../../../shared/src/errors.js';
 import { type ListPage, listPage } from '../../../http/src/list.js';
-import type { FeedEntry, PublicEvent } from '../../../../projections/event-feed.projection.js';
+import { type FeedEntry, feedHorizon, type PublicEvent, withinHorizon } from '../../../../projections/event-feed.js';
 import { toPublic } from '../../../../projections/runtime/projection.js';
 import type { Scalar } from '../../../read-store/src/read-store.port.js';
 
@@ -51,12 +51,14 @@ export class ListEventsHandler implements IQueryHandler<ListEventsQuery, ListPag
       }
       after = { value: cursor._seq, id: cursor.id };
     }
+    // The horizon first: an entry written after it was read is past it, never a gap behind the page.
+    const horizon = await feedHorizon(this.readModels.store);
     const rows = await this.readModels.store.find<FeedEntry>('events', {
       where,
       orderBy: { field: '_seq', direction: 'asc' },
       after,
       limit: limit + 1,
     });
-    return listPage(url, rows.map((r) => toPublic(r) as PublicEvent), limit);
+    return listPage(url, withinHorizon(rows, horizon).map((r) => toPublic(r) as PublicEvent), limit);
   }
 }

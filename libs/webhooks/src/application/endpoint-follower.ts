@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ReadStore } from '../../../read-store/src/read-store.port.js';
 import type { WebhookConfig } from '../../../platform/src/config.js';
 import type { Clock } from '../../../shared/src/clock.js';
-import type { FeedEntry } from '../../../../projections/event-feed.projection.js';
+import { type FeedEntry, feedHorizon, withinHorizon } from '../../../../projections/event-feed.js';
 import { toPublic } from '../../../../projections/runtime/projection.js';
 import type { WebhookEndpointDoc } from '../../../../projections/webhook-endpoints.projection.js';
 import { RETRY_SCHEDULE_MS, deliveryDecider } from '../domain/delivery.decider.js';
@@ -115,12 +115,17 @@ export class EndpointFollower {
   private async follow(): Promise<number> {
     const endpoint = this.endpoint;
     const cursor = (await this.deps.log.cursor(endpoint.id)) ?? { id: endpoint.id, seq: endpoint._created_seq, event: endpoint._created_event };
-    const entries = await this.deps.store.find<FeedEntry>('events', {
-      where: { _account: endpoint._account, is_test: endpoint.is_test },
-      orderBy: { field: '_seq', direction: 'asc' },
-      after: { value: cursor.seq, id: cursor.event },
-      limit: FEED_BATCH,
-    });
+    // Only as far as the feed is complete (read before the entries, so none can appear behind the cursor).
+    const horizon = await feedHorizon(this.deps.store);
+    const entries = withinHorizon(
+      await this.deps.store.find<FeedEntry>('events', {
+        where: { _account: endpoint._account, is_test: endpoint.is_test },
+        orderBy: { field: '_seq', direction: 'asc' },
+        after: { value: cursor.seq, id: cursor.event },
+        limit: FEED_BATCH,
+      }),
+      horizon,
+    );
     if (entries.length === 0) return 0;
     const now = this.deps.wall.now();
     const queued: DeliveryDoc[] = [];

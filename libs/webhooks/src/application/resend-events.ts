@@ -3,7 +3,7 @@ import { ReadModels } from '../../../platform/src/read-models.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import { invalidParam, notFound } from '../../../shared/src/errors.js';
 import { SystemClock } from '../../../shared/src/clock.js';
-import type { FeedEntry } from '../../../../projections/event-feed.projection.js';
+import type { FeedEntry } from '../../../../projections/event-feed.js';
 import type { WebhookEndpointDoc } from '../../../../projections/webhook-endpoints.projection.js';
 import { deliveryDecider } from '../domain/delivery.decider.js';
 import { applyDelivery, type DeliveryDoc, DeliveryLog, deliveryId } from './delivery-log.js';

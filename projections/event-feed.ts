@@ -1,0 +1,148 @@
+import type { RecordedEvent } from '../libs/event-store/src/event-store.port.js';
+import type { CollectionSpec, DocumentWrite, ReadStore } from '../libs/read-store/src/read-store.port.js';
+import { eventIdFromUuid } from '../libs/shared/src/ids.js';
+import { publicResourceProjections } from './public-resources.js';
+import { type Doc, type Projection, toPublic } from './runtime/projection.js';
+
+/** A stream's category: `product-prod_123` → `product`. */
+export function categoryOf(streamId: string): string {
+  const dash = streamId.indexOf('-');
+  return dash === -1 ? streamId : streamId.slice(0, dash);
+}
+
+export interface PublicEvent {
+  id: string;
+  object: 'event';
+  type: string;
+  created: string;
+  is_test: boolean;
+  data: { object: Record<string, unknown> };
+  request: { id: string | null; idempotency_key: string | null };
+}
+
+export interface FeedEntry extends PublicEvent, Doc {
+  _account: string;
+  /** Global position: the feed's order. */
+  _seq: string;
+  _object_id: string;
+  _type_prefix: string;
+  _subscription: string | null;
+  /** The customer the object is or belongs to (entries written before this field have none). */
+  _customer?: string | null;
+}
+
+/** The read model of the public `evt_` feed: one entry per public event, in global order (`_seq`). */
+export const FEED_COLLECTION = 'events';
+
+/** The feed's collection, shared by every public resource projection (each writes its own events' entries). */
+export const feedCollection: CollectionSpec = {
+  name: FEED_COLLECTION,
+  indexes: [
+    { fields: ['_account', 'is_test', '_seq'] },
+    { fields: ['_account', 'is_test', 'type', '_seq'] },
+    { fields: ['_account', 'is_test', '_type_prefix', '_seq'] },
+    { fields: ['_account', 'is_test', '_object_id', '_seq'] },
+    // Entries without a subscription (or customer) are never asked for by one: not indexed.
+    { fields: ['_account', 'is_test', '_subscription', '_seq'], sparseOn: '_subscription' },
+    { fields: ['_account', 'is_test', '_customer', '_seq'], sparseOn: '_customer' },
+  ],
+};
+
+/** The subscription an object belongs to (itself for a subscription), for `GET /v1/subscriptions/{id}/history`. */
+function subscriptionOf(object: Record<string, unknown>): string | null {
+  if (object.object === 'subscription') return String(object.id);
+  return typeof object.subscription === 'string' ? object.subscription : null;
+}
+
+/** The customer an object is or belongs to, for `GET /v1/events?customer=`. */
+function customerOf(object: Record<string, unknown>): string | null {
+  if (object.object === 'customer') return String(object.id);
+  return typeof object.customer === 'string' ? object.customer : null;
+}
+
+/** The feed entry of `event`, whose subject (`data.object`) stood as `state` right after it. */
+function feedEntry(event: RecordedEvent, subjectId: string, state: Doc): FeedEntry {
+  const object = toPublic(state);
+  if (state._deleted) (object as Record<string, unknown>).deleted = true;
+  return {
+    id: eventIdFromUuid(event.id),
+    object: 'event',
+    type: event.type,
+    created: event.metadata.occurred_at,
+    is_test: event.metadata.mode === 'test',
+    data: { object },
+    request: { id: event.metadata.request_id ?? null, idempotency_key: event.metadata.idempotency_key ?? null },
+    _account: String(event.metadata.account_id),
+    _seq: event.position,
+    _object_id: subjectId,
+    _type_prefix: event.type.slice(0, event.type.indexOf('.')),
+    _subscription: subscriptionOf(state),
+    _customer: customerOf(state),
+  };
+}
+
+/**
+ * A public resource projection that also writes the feed entry of each event it is the subject of
+ * (the resource whose `object` name is the event type's prefix: `charge.paid` → the charges
+ * projection), with `data.object` as its own document stood right after the event. The entry is
+ * written in the same commit as the document, by the same projection: the feed keeps no copy of
+ * the objects, and an entry is never there before its object is. The projection's methods are
+ * looked up on each call (a test may replace one).
+ */
+export function withFeedEntries(resource: Projection): Projection {
+  const object = resource.object ?? resource.category!;
+  const subjectId = (event: RecordedEvent): string | undefined => {
+    const dot = event.type.indexOf('.');
+    if (dot !== object.length || !event.type.startsWith(object) || !event.metadata.account_id || !event.metadata.mode) return undefined;
+    return resource.documentIds(event)[0];
+  };
+  return {
+    name: resource.name,
+    category: resource.category,
+    object: resource.object,
+    collection: resource.collection,
+    collections: [...resource.collections, feedCollection],
+    documentIds: (event) => resource.documentIds(event),
+    project: (doc, event, id) => resource.project(doc, event, id),
+    derive(event, after, before): DocumentWrite[] {
+      const own = resource.derive ? resource.derive(event, after, before) : [];
+      const state = after ?? before;
+      if (!state) return own;
+      const subject = subjectId(event);
+      if (subject === undefined || state.id !== subject) return own;
+      const entry = feedEntry(event, subject, state);
+      return [...own, { collection: FEED_COLLECTION, id: entry.id, doc: entry }];
+    },
+  };
+}
+
+/** The projections that write feed entries: every public resource's. */
+export const FEED_WRITERS: readonly string[] = publicResourceProjections().map((p) => p.name);
+
+/**
+ * How far the feed is complete: the lowest checkpoint of the projections that write its entries
+ * (null while one has none). Each writes its own events' entries, so past one that lags (retrying,
+ * parked, rebuilt alone) the feed may lack entries that will come: whoever pages the feed in order
+ * (`GET /v1/events`, the webhook followers) stops at the horizon, so an entry never appears behind
+ * a cursor that has already passed its position.
+ */
+export async function feedHorizon(store: Pick<ReadStore, 'getCheckpoint'>): Promise<string | null> {
+  let horizon: string | null = null;
+  for (const name of FEED_WRITERS) {
+    const checkpoint = await store.getCheckpoint(name);
+    if (checkpoint === null) return null;
+    if (horizon === null || checkpoint < horizon) horizon = checkpoint;
+  }
+  return horizon;
+}
+
+/** Entries in feed order, cut at the horizon (those past it are read again once it has moved). */
+export function withinHorizon<T extends { _seq: string }>(entries: T[], horizon: string | null): T[] {
+  if (horizon === null) return [];
+  let end = entries.length;
+  while (end > 0 && entries[end - 1]._seq > horizon) end--;
+  return end === entries.length ? entries : entries.slice(0, end);
+}
+
+/** Collections of projections from before the feed entries were written by the resource projections. */
+export const LEGACY_FEED = { projection: 'event_feed', collection: 'event_objects' };
