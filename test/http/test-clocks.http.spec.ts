@@ -1,6 +1,9 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
+import { jest } from '@jest/globals';
 import { Scheduler } from '../../libs/scheduling/src/scheduler.js';
+import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
+import { DeadlineActions } from '../../libs/scheduling/src/deadline-actions.js';
 
 let t: TestApp;
 let key: string;
@@ -300,5 +303,45 @@ describe('subscriptions and collections on a clock', () => {
     expect(after.latest_collection).not.toBe(sub.latest_collection);
     const renewal = (await api.get(`/v1/collections/${after.latest_collection}`)).body;
     expect(renewal).toMatchObject({ status: 'paid', billing_reason: 'subscription_cycle', created_date: '2026-02-15 12:00:00', test_clock: clock.id });
+  });
+
+  test('an advance whose wait for the projections times out waits again for the same position, and renews every period once', async () => {
+    const api = t.as(key);
+    const setup = await billingSetup(api);
+    const clock = await newClock();
+    const customer = (await api.post('/v1/customers', { email: email(), test_clock: clock.id })).body;
+    const sub = (await api.post('/v1/subscriptions', { customer: customer.id, items: [{ price: setup.monthly.id }], payment_information: card() })).body;
+    const engine = t.app.get(ProjectionEngine);
+    const waitFor = engine.waitFor.bind(engine);
+    /** The positions the clock's run waited for (the scheduler's own waits, not a request's read-your-writes). */
+    const positions: (string | null)[] = [];
+    // The run's first wait for each position times out, as after 10 s of a projection backlog; a
+    // query after a wait given up on could read the renewed subscription stale (still due).
+    const waits = jest.spyOn(engine, 'waitFor').mockImplementation(async (position, timeoutMs) => {
+      if (/at Scheduler\.(runDue|projected) /.test(new Error().stack ?? '')) {
+        const first = !positions.includes(position);
+        positions.push(position);
+        if (first) return false;
+      }
+      return waitFor(position, timeoutMs);
+    });
+    const actions = t.app.get(DeadlineActions);
+    const ran = [jest.spyOn(actions, 'subscription'), jest.spyOn(actions, 'collection')];
+    try {
+      const res = await api.post(`${BASE}/${clock.id}/advance`, { frozen_time: '2026-04-16T00:00:00Z' });
+      expect(res.status).toBe(200);
+      // Three renewals, each run once: none run again on a stale document read after a wait given up on.
+      expect(ran.map((r) => r.mock.calls.length)).toEqual([3, 0]);
+    } finally {
+      waits.mockRestore();
+      for (const r of ran) r.mockRestore();
+    }
+    // One wait after each deadline the run ran (three renewals at least), each timed out once and
+    // waited again at once for the same position.
+    const distinct = [...new Set(positions)];
+    expect(distinct.length).toBeGreaterThanOrEqual(3);
+    expect(positions).toEqual(distinct.flatMap((p) => [p, p]));
+    const after = (await api.get(`/v1/subscriptions/${sub.id}`)).body;
+    expect(after).toMatchObject({ status: 'active', current_period_start: '2026-04-15T12:00:00.000Z', next_renewal_date: '2026-05-15T12:00:00.000Z', collections_count: 4 });
   });
 });

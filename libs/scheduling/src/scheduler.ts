@@ -118,7 +118,8 @@ export class Scheduler {
       // before a refusal (a renewal's collection) must be seen by the next query, or its deadline would
       // be missed by this run and picked up by a later one at another time.
       position = laterPosition(laterPosition(position, p), await this.events.headPosition());
-      await this.projections.waitFor(position);
+      // A wait that times out (a projection backlog) is waited again: the next query must see this deadline's writes.
+      await this.projected(position);
     }
   }
 
