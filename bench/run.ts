@@ -206,9 +206,11 @@ async function rebuildBench() {
   const engine = new ProjectionEngine(allProjections(), events, store);
   await engine.init();
   const rssBefore = process.memoryUsage().rss;
+  const profiler = await startCpuProfile();
   const started = performance.now();
   await engine.rebuild();
   const seconds = (performance.now() - started) / 1000;
+  await profiler?.stop(`rebuild-${total}`);
   const rss = process.memoryUsage().rss - rssBefore;
   const first = dumpReadModels(join(dir, 'rebuild-read.sqlite'));
   await engine.rebuild();

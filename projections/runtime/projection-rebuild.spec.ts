@@ -10,8 +10,9 @@ import type { Projection } from './projection.js';
 import { ProjectionEngine } from './projection-engine.js';
 
 /**
- * A rebuild on the embedded store loads the emptied collections without their non-unique indexes
- * and builds those once at the end (ProjectionEngine.rebuild → beginBulkLoad / endBulkLoad).
+ * A rebuild on the embedded store loads the emptied collections in bulk (ProjectionEngine.rebuild →
+ * beginBulkLoad / endBulkLoad): inline, without their non-unique indexes, built once at the end; with
+ * a writer thread, keeping them (the thread maintains them while the next batch is projected).
  */
 
 type ItemDoc = { id: string; owner: string; rank: number; code: string } & Record<string, unknown>;
@@ -34,12 +35,13 @@ function items(name: string, code: (streamId: string) => string = (s) => s): Pro
 const put = (owner: string) => ({ id: randomUUID(), type: 'put', data: { owner }, metadata: { occurred_at: '2026-01-01T00:00:00.000Z' } });
 const quiet = { log: () => undefined };
 
-async function setup() {
+/** A read store that drops its non-unique indexes for a bulk load (the inline default), unless `keep`. */
+async function setup(bulkLoadIndexes: 'drop' | 'keep' = 'drop') {
   const dir = mkdtempSync(join(tmpdir(), 'rebuild-'));
   const file = join(dir, 'read.sqlite');
   const events = new SqliteEventStore(join(dir, 'events.sqlite'));
   for (let i = 0; i < 30; i++) await events.append(`s-${i % 7}`, [put(`o${i % 3}`)], 'any');
-  return { events, file, store: new SqliteReadStore(file) };
+  return { events, file, store: new SqliteReadStore(file, { bulkLoadIndexes }) };
 }
 
 /** Index names of the read store's tables (created by us, not SQLite's own). */
@@ -107,6 +109,35 @@ describe('projection rebuild on the embedded store (bulk load)', () => {
     expect(plan.map((p) => p.detail).join(' ')).toContain('rm_one_log__x__owner__seq__id');
     db.close();
     expect((await store.find<{ id: string }>('one', { where: { owner: 'o1' }, orderBy: { field: 'rank', direction: 'desc' }, limit: 10 })).length).toBeGreaterThan(0);
+  });
+
+  test('with a writer thread (the default for files) the load keeps every index, maintained by the thread, with the same tuning, and ends with the same rows', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rebuild-keep-'));
+    const file = join(dir, 'read.sqlite');
+    const events = new SqliteEventStore(join(dir, 'events.sqlite'));
+    for (let i = 0; i < 30; i++) await events.append(`s-${i % 7}`, [put(`o${i % 3}`)], 'any');
+    const store = new SqliteReadStore(file);
+    const engine = new ProjectionEngine([items('one'), items('two')], events, store, quiet);
+    await engine.init();
+    await engine.catchUp();
+    const live = rows(file);
+    const during: string[][] = [];
+    const tuning: unknown[][] = [];
+    const commit = store.commit.bind(store);
+    jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
+      during.push(indexes(file));
+      tuning.push([await store.writerPragma('cache_size'), await store.writerPragma('wal_autocheckpoint')]);
+      return commit(writes, checkpoint);
+    });
+    const before = [await store.writerPragma('cache_size'), await store.writerPragma('wal_autocheckpoint')];
+    await engine.rebuild();
+    expect(during.length).toBeGreaterThan(0);
+    for (const names of during) expect(names).toEqual(ALL_INDEXES);
+    expect(tuning).toContainEqual([-65536, 65536]);
+    expect([await store.writerPragma('cache_size'), await store.writerPragma('wal_autocheckpoint')]).toEqual(before);
+    expect(rows(file)).toBe(live);
+    await store.close();
+    await events.close();
   });
 
   test('a rebuild in many pipelined batches (writer thread) ends with the same rows as a live run one event at a time, all or one projection', async () => {
