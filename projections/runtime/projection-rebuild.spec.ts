@@ -65,6 +65,23 @@ function rows(file: string): string {
   }
 }
 
+/**
+ * At each commit: the indexes that exist, and the load's tuning of the connection that commits (the
+ * writer thread's, files default to it); `before`: that tuning now.
+ */
+async function watchCommits(store: SqliteReadStore, file: string) {
+  const during: string[][] = [];
+  const tuning: unknown[][] = [];
+  const commit = store.commit.bind(store);
+  jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
+    during.push(indexes(file));
+    tuning.push([await store.writerPragma('cache_size'), await store.writerPragma('wal_autocheckpoint')]);
+    return commit(writes, checkpoint);
+  });
+  const before = [await store.writerPragma('cache_size'), await store.writerPragma('wal_autocheckpoint')];
+  return { during, tuning, before };
+}
+
 const ALL_INDEXES = [
   'rm_one__x__code',
   'rm_one__x__owner__rank__id',
@@ -83,16 +100,7 @@ describe('projection rebuild on the embedded store (bulk load)', () => {
     expect(indexes(file)).toEqual(ALL_INDEXES);
     const live = rows(file);
 
-    const during: string[][] = [];
-    const tuning: unknown[][] = [];
-    const commit = store.commit.bind(store);
-    jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
-      during.push(indexes(file));
-      // The load's tuning is on the connection that commits (the writer thread's, files default to it).
-      tuning.push([await store.writerPragma('cache_size'), await store.writerPragma('wal_autocheckpoint')]);
-      return commit(writes, checkpoint);
-    });
-    const before = [await store.writerPragma('cache_size'), await store.writerPragma('wal_autocheckpoint')];
+    const { during, tuning, before } = await watchCommits(store, file);
     expect(await engine.rebuild()).toEqual([
       { name: 'one', events: 30 },
       { name: 'two', events: 30 },
@@ -121,15 +129,7 @@ describe('projection rebuild on the embedded store (bulk load)', () => {
     await engine.init();
     await engine.catchUp();
     const live = rows(file);
-    const during: string[][] = [];
-    const tuning: unknown[][] = [];
-    const commit = store.commit.bind(store);
-    jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
-      during.push(indexes(file));
-      tuning.push([await store.writerPragma('cache_size'), await store.writerPragma('wal_autocheckpoint')]);
-      return commit(writes, checkpoint);
-    });
-    const before = [await store.writerPragma('cache_size'), await store.writerPragma('wal_autocheckpoint')];
+    const { during, tuning, before } = await watchCommits(store, file);
     await engine.rebuild();
     expect(during.length).toBeGreaterThan(0);
     for (const names of during) expect(names).toEqual(ALL_INDEXES);
