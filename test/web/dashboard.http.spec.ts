@@ -20,6 +20,8 @@ async function signedIn(key: string) {
 }
 
 const idFrom = (location: string) => location.split('/').pop()!.split('?')[0];
+/** The actions a detail page offers (its forms' buttons), in page order. */
+const offered = (html: string) => [...html.matchAll(/data-action="([a-z_]+)"/g)].map((m) => m[1]);
 
 test('sign-in: a wrong key is refused next to the field; a test key opens test mode with a signed HttpOnly cookie', async () => {
   const v = pageVisitor(t);
@@ -76,13 +78,18 @@ test('a charge subscription by hand, its timeline, as_of its first event, then c
   expect((await t.as(keys.test_key).get(`/v1/subscriptions/${subId}`)).body.status).toBe('active');
   expect((await v.get('/dashboard/subscriptions?status=active')).text).toContain(subId);
   const detail = await v.get(`/dashboard/subscriptions/${subId}`);
+  // Only what the subscription's status allows is offered: an active one can be canceled or paused, not resumed.
+  expect(offered(detail.text)).toEqual(['cancel', 'pause']);
+  // Its items carry no total of their own: no empty column for one.
+  expect(detail.text).not.toContain(`data-label="Total"`);
   const firstEvent = /data-as-of="(evt_[0-9a-f]+)"/.exec(detail.text)![1];
   const asOf = await v.get(`/dashboard/subscriptions/${subId}?as_of=${firstEvent}`);
   expect(asOf.text).toMatch(/data-field="status">incomplete/);
   await v.get(`/dashboard/subscriptions/${subId}`);
   expect((await v.post(`/dashboard/subscriptions/${subId}/cancel`, { cancel_at: 'now' })).status).toBe(303);
   expect((await t.as(keys.test_key).get(`/v1/subscriptions/${subId}`)).body.status).toBe('canceled');
-  await v.get(`/dashboard/subscriptions/${subId}`);
+  // A canceled subscription is offered nothing; a form posted anyway gets the command's refusal.
+  expect(offered((await v.get(`/dashboard/subscriptions/${subId}`)).text)).toEqual([]);
   const again = await v.post(`/dashboard/subscriptions/${subId}/pause`, {});
   expect(again.status).toBe(409);
   const apiMessage = (await t.as(keys.test_key).post(`/v1/subscriptions/${subId}/pause`, {})).body.error.message;
@@ -100,7 +107,7 @@ test('a standalone collection by hand: send, pay out of band with proof, refund;
   expect(created.status).toBe(303);
   const colId = idFrom(created.headers.location);
   expect((await api.get(`/v1/collections/${colId}`)).body).toMatchObject({ status: 'pending', total: '160000.00' });
-  await v.get(`/dashboard/collections/${colId}`);
+  expect(offered((await v.get(`/dashboard/collections/${colId}`)).text)).toEqual(['pay_out_of_band', 'send', 'void']);
   expect((await v.post(`/dashboard/collections/${colId}/send`)).status).toBe(303);
   await v.get(`/dashboard/collections/${colId}`);
   const noProof = await v.post(`/dashboard/collections/${colId}/pay_out_of_band`, { out_of_band_proof: 'not a url' });
@@ -108,7 +115,7 @@ test('a standalone collection by hand: send, pay out of band with proof, refund;
   expect(noProof.text).toContain('data-error-for="out_of_band_proof"');
   expect((await v.post(`/dashboard/collections/${colId}/pay_out_of_band`, { out_of_band_proof: 'https://bank.example/receipt/77' })).status).toBe(303);
   expect((await api.get(`/v1/collections/${colId}`)).body).toMatchObject({ status: 'paid', paid_out_of_band: true, out_of_band_proof: 'https://bank.example/receipt/77' });
-  await v.get(`/dashboard/collections/${colId}`);
+  expect(offered((await v.get(`/dashboard/collections/${colId}`)).text)).toEqual(['refund']);
   expect((await v.post(`/dashboard/collections/${colId}/refund`, { amount: '10000' })).status).toBe(303);
   const history = (await api.get(`/v1/events?object_id=${colId}&limit=50`)).body.data.map((e: { type: string }) => e.type);
   expect(history).toEqual(expect.arrayContaining(['collection.sent', 'collection.paid', 'collection.refunded']));

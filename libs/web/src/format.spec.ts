@@ -1,4 +1,4 @@
-import { cardBrand, formatDate, formatMoney } from './format.js';
+import { cardBrand, formatDate, formatDateTime, formatMoney } from './format.js';
 import { resolveLocale, translator } from './i18n.js';
 
 describe('formatMoney', () => {
@@ -18,6 +18,12 @@ test('dates in Bogotá time, per locale', () => {
   expect(formatDate('2026-11-28T03:44:27.308Z', 'es-CO')).toBe('27 de noviembre de 2026');
   expect(formatDate('2026-11-28T03:44:27.308Z', 'en')).toBe('November 27, 2026');
   expect(formatDate(null, 'en')).toBe('');
+});
+
+test('timestamps with their time of day in Bogotá time; anything else is not one', () => {
+  expect(formatDateTime('2026-11-28T03:44:27.308Z', 'es-CO')).toBe('27 de noviembre de 2026 a las 10:44 p. m.');
+  expect(formatDateTime('2026-11-28T03:44:27.308Z', 'en')).toBe('November 27, 2026 at 10:44 PM');
+  for (const notOne of [null, '', 'month', '2026-11-28', 'sub_2026-11-28T03:44', '2026-13-45T99:99:00Z']) expect(formatDateTime(notOne, 'en')).toBe('');
 });
 
 test('locale resolution and the catalog', () => {

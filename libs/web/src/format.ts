@@ -29,6 +29,16 @@ export function formatDate(iso: string | null | undefined, locale: Locale): stri
   return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { dateStyle: 'long', timeZone: 'America/Bogota' }).format(date);
 }
 
+/** A timestamp (ISO 8601 with a time) as `23 de noviembre de 2026 a las 5:00 a. m.` / `November 23, 2026 at 5:00 AM`, in Bogotá time. */
+export function formatDateTime(iso: string | null | undefined, locale: Locale): string {
+  if (!iso || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso)) return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { dateStyle: 'long', timeStyle: 'short', timeZone: 'America/Bogota' })
+    .format(date)
+    .replace(/[\u00a0\u202f]/g, ' ');
+}
+
 const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', american_express: 'American Express', diners: 'Diners Club', diners_club: 'Diners Club', discover: 'Discover', jcb: 'JCB', unionpay: 'UnionPay', maestro: 'Maestro', codensa: 'Codensa' };
 
 /** A card brand as people write it (`visa` → `Visa`, `mastercard` → `Mastercard`); an unknown one capitalised. */

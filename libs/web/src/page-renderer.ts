@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import type { FastifyReply } from 'fastify';
 import { type Catalog, htmlLang, type Locale, type Translate, translator } from './i18n.js';
-import { cardBrand, formatDate, formatMoney } from './format.js';
+import { cardBrand, formatDate, formatDateTime, formatMoney } from './format.js';
 import { applyPageSecurityHeaders, type PageSecurityOptions } from './security.js';
 
 /**
@@ -38,6 +38,8 @@ export interface PageHelpers {
   locale: Locale;
   money: (amount: string, currency: string) => string;
   date: (iso: string | null | undefined) => string;
+  /** A timestamp with its time of day; '' for anything that is not an ISO 8601 timestamp. */
+  dateTime: (iso: string | null | undefined) => string;
   /** A card brand as people write it (`visa` → `Visa`). */
   cardBrand: (brand: string | null | undefined) => string;
 }
@@ -64,6 +66,7 @@ export class PageRenderer {
       locale,
       money: (amount, currency) => formatMoney(amount, currency, locale),
       date: (iso) => formatDate(iso, locale),
+      dateTime: (iso) => formatDateTime(iso, locale),
       cardBrand,
     };
   }

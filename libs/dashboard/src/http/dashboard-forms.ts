@@ -13,6 +13,8 @@ import { VoidCollectionCommand } from '../../../collections/src/application/void
 import { RefundCollectionCommand } from '../../../collections/src/application/refund-collection.js';
 import { SendCollectionCommand } from '../../../collections/src/application/send-collection.js';
 import { AdvanceTestClockCommand } from '../../../test-clocks/src/application/advance-test-clock.js';
+import { FINAL_STATES } from '../../../subscriptions/src/domain/subscription.decider.js';
+import { PAYABLE, SENDABLE } from '../../../collections/src/domain/collection/collection.state.js';
 import { CreateProductDto } from '../../../catalog/src/http/dto/product.dto.js';
 import { CreatePriceDto } from '../../../catalog/src/http/dto/price.dto.js';
 import { CreateCustomerDto } from '../../../customers/src/http/dto/customer.dto.js';
@@ -49,7 +51,15 @@ export interface DashboardForm {
   /** The button's label (a message key; so is `title`). */
   submit: string;
   danger?: boolean;
+  /**
+   * An action on one object: whether its page offers it, from the object's status as the read model
+   * shows it (the same rule as the command's; the command still decides, so a stale page's button
+   * answers the command's refusal).
+   */
+  offered?: (doc: Record<string, unknown>) => boolean;
 }
+
+const statusIn = (statuses: readonly string[]) => (doc: Record<string, unknown>) => statuses.includes(String(doc.status));
 
 /** Only what was filled in: an empty field is a parameter not sent (the API then says what is missing). */
 const given = (f: Fields, ...names: string[]) => Object.fromEntries(names.filter((n) => f[n] !== undefined && f[n].trim() !== '').map((n) => [n, f[n].trim()]));
@@ -157,6 +167,7 @@ export const ACTIONS: Record<string, Record<string, DashboardForm>> = {
   subscriptions: {
     cancel: {
       title: 'dash.action.subscriptions.cancel.title', resource: 'subscriptions', submit: 'dash.action.subscriptions.cancel.submit', danger: true,
+      offered: (doc) => !(FINAL_STATES as readonly string[]).includes(String(doc.status)),
       fields: [{ name: 'cancel_at', type: 'select', options: ['period_end', 'now'] }],
       dto: CancelSubscriptionDto,
       body: (f) => given(f, 'cancel_at'),
@@ -164,6 +175,7 @@ export const ACTIONS: Record<string, Record<string, DashboardForm>> = {
     },
     pause: {
       title: 'dash.action.subscriptions.pause.title', resource: 'subscriptions', submit: 'dash.action.subscriptions.pause.submit',
+      offered: statusIn(['active']),
       fields: [{ name: 'resumes_at', hint: 'dash.hint.resumes_at' }],
       dto: PauseSubscriptionDto,
       body: (f) => given(f, 'resumes_at'),
@@ -171,26 +183,37 @@ export const ACTIONS: Record<string, Record<string, DashboardForm>> = {
     },
     resume: {
       title: 'dash.action.subscriptions.resume.title', resource: 'subscriptions', submit: 'dash.action.subscriptions.resume.submit', fields: [], dto: Object as never, body: () => ({}),
+      offered: statusIn(['paused']),
       command: (ctx, _b, id) => new ResumeSubscriptionCommand(ctx, id!),
     },
   },
   collections: {
     pay_out_of_band: {
       title: 'dash.action.collections.pay_out_of_band.title', resource: 'collections', submit: 'dash.action.collections.pay_out_of_band.submit',
+      offered: statusIn(PAYABLE),
       fields: [{ name: 'out_of_band_proof', hint: 'dash.hint.proof' }],
       dto: PayCollectionDto,
       body: (f) => ({ paid_out_of_band: true, ...given(f, 'out_of_band_proof') }),
       command: (ctx, b, id) => new PayCollectionCommand(ctx, id!, b as never),
     },
-    send: { title: 'dash.action.collections.send.title', resource: 'collections', submit: 'dash.action.collections.send.submit', fields: [], dto: Object as never, body: () => ({}), command: (ctx, _b, id) => new SendCollectionCommand(ctx, id!) },
+    send: {
+      title: 'dash.action.collections.send.title', resource: 'collections', submit: 'dash.action.collections.send.submit', fields: [], dto: Object as never, body: () => ({}),
+      offered: statusIn(SENDABLE),
+      command: (ctx, _b, id) => new SendCollectionCommand(ctx, id!),
+    },
     refund: {
       title: 'dash.action.collections.refund.title', resource: 'collections', submit: 'dash.action.collections.refund.submit', danger: true,
+      offered: statusIn(['paid']),
       fields: [{ name: 'amount', hint: 'dash.hint.amount' }, { name: 'reason' }],
       dto: RefundCollectionDto,
       body: (f) => given(f, 'amount', 'reason'),
       command: (ctx, b, id) => new RefundCollectionCommand(ctx, id!, b),
     },
-    void: { title: 'dash.action.collections.void.title', resource: 'collections', submit: 'dash.action.collections.void.submit', danger: true, fields: [], dto: Object as never, body: () => ({}), command: (ctx, _b, id) => new VoidCollectionCommand(ctx, id!) },
+    void: {
+      title: 'dash.action.collections.void.title', resource: 'collections', submit: 'dash.action.collections.void.submit', danger: true, fields: [], dto: Object as never, body: () => ({}),
+      offered: statusIn(PAYABLE),
+      command: (ctx, _b, id) => new VoidCollectionCommand(ctx, id!),
+    },
   },
   test_clocks: {
     advance: {

@@ -216,7 +216,9 @@ export class DashboardPagesController {
         doc = await this.queries.execute(new GetSubscriptionQuery(visitor, id, asOf));
       }
     }
-    const actions = Object.entries(ACTIONS[name] ?? {}).filter(([a]) => !(name === 'test_clocks' && a === 'advance' && visitor.mode === 'live'));
+    const actions = Object.entries(ACTIONS[name] ?? {}).filter(
+      ([a, form]) => !(name === 'test_clocks' && a === 'advance' && visitor.mode === 'live') && (form.offered?.(doc) ?? true),
+    );
     const done = typeof query.done === 'string' && ACTIONS[name]?.[query.done] ? query.done : null;
     return this.send(request, reply, visitor, 'dash-detail', { name, id, doc, resource, timeline, asOf, actions, values, errors, failed, formError, done, linkOf, moneyFields: MONEY_FIELDS }, `dash.detail_title.${name}`, { id }, status);
   }

@@ -200,6 +200,8 @@ export const STALE_ATTEMPT_MS = 60_000;
 
 /** Statuses in which the collection can still be paid. */
 export const PAYABLE: CollectionStatus[] = ['pending', 'past_due', 'uncollectible'];
+/** The statuses in which a collection's notification can be sent. */
+export const SENDABLE: CollectionStatus[] = ['pending', 'past_due', 'processing'];
 
 export const collectionStream = (collectionId: string) => `collection-${collectionId}`;
 

@@ -1,5 +1,5 @@
 import type { CollectionEvent } from '../collection.events.js';
-import type { CollectionState } from '../collection.state.js';
+import { SENDABLE, type CollectionState } from '../collection.state.js';
 import type { CommandOf } from '../collection.commands.js';
 import { ref, refusedInState } from '../collection.rules.js';
 
@@ -8,6 +8,6 @@ export function decideSendCollection(command: CommandOf<'SendCollection'>, state
   const f = state.fields!;
   const id = command.collectionId;
   const now = command.now.toISOString();
-  if (!['pending', 'past_due', 'processing'].includes(f.status)) throw refusedInState('send', id, f.status);
+  if (!SENDABLE.includes(f.status)) throw refusedInState('send', id, f.status);
   return [{ type: 'collection.sent', data: { ...ref(state, id), sent_at: now, checkout_url: f.checkout_url } }];
 }
