@@ -245,7 +245,12 @@ describe('failures and retries', () => {
     await new Promise((res) => setTimeout(res, 3600_000 * SCALE)); // an hour, scaled
     const failed = (await t.as(key).get(`/v1/webhook_endpoints/${e.id}/deliveries?limit=100`)).body.data;
     expect(failed.length).toBeGreaterThanOrEqual(5);
-    expect(failed.every((a: any) => a.status === 'failed' && a.status_code === null && a.error === 'econnrefused')).toBe(true);
+    // Every attempt failed without an answer: refused (or, on a machine starved by the other suites, past the
+    // timeout, or on a pooled keep-alive socket to an earlier receiver that had the same port: reset).
+    // Any other attempt is printed with its fields.
+    const answered = failed.filter((a: any) => !(a.status === 'failed' && a.status_code === null && ['econnrefused', 'econnreset', 'timeout'].includes(a.error)));
+    expect(answered).toEqual([]);
+    expect(failed.some((a: any) => a.error === 'econnrefused')).toBe(true);
     await r.up();
     await r.until(() => ids.every((id) => r.ids().includes(id)), 15_000, 'the backlog');
     expect((await t.as(key).get(`/v1/webhook_endpoints/${e.id}`)).body.status).toBe('enabled');
