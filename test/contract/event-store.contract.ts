@@ -139,6 +139,16 @@ export function eventStoreContract(makeStore: () => Promise<EventStore>, options
     expect(await store.headPosition()).toBe(positions[3]);
   });
 
+  test('parseOnly (a follower\'s hint): every event still comes back, in order, with its metadata; the named types with their data', async () => {
+    const start = await store.headPosition();
+    const s1 = stream();
+    await store.append(s1, [event('wanted', { v: 1 }), event('other', { v: 2 }), event('wanted', { v: 3 })], 'no_stream');
+    const read = (await store.readAll({ after: start, maxCount: 1000, parseOnly: new Set(['wanted']) })).filter((e) => e.streamId === s1);
+    expect(read.map((e) => [e.type, e.revision])).toEqual([['wanted', 0], ['other', 1], ['wanted', 2]]);
+    expect(read.filter((e) => e.type === 'wanted').map((e) => e.data)).toEqual([{ v: 1 }, { v: 3 }]);
+    for (const e of read) expect(e.metadata.occurred_at).toEqual(expect.any(String));
+  });
+
   test('tells listeners that events were appended', async () => {
     let calls = 0;
     const off = store.onAppended(() => calls++);

@@ -15,6 +15,34 @@ describe.each(['thread', 'inline'] as const)('event store contract: embedded SQL
 });
 
 describe('embedded SQLite event store', () => {
+  test('parseOnly: events of other types come back without their data parsed, from the recent window and from the file', async () => {
+    const file = join(dir, 'parse-only.sqlite');
+    const store = new SqliteEventStore(file);
+    const ev = (type: string, v: number) => ({ id: randomUUID(), type, data: { v }, metadata: { occurred_at: 'x' } });
+    await store.append('thing-p', [ev('wanted', 1), ev('other', 2)], 'no_stream');
+    const parse = JSON.parse;
+    const parsed: string[] = [];
+    const spy = jest.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+      parsed.push(text);
+      return parse(text, reviver);
+    });
+    try {
+      // Just appended: from the recent window.
+      const recent = await store.readAll({ after: null, maxCount: 10, parseOnly: new Set(['wanted']) });
+      expect(recent.map((e) => [e.type, e.data])).toEqual([['wanted', { v: 1 }], ['other', {}]]);
+      expect(parsed).not.toContain('{"v":2}');
+    } finally {
+      spy.mockRestore();
+    }
+    await store.close();
+    // Another instance on the same file: from the database.
+    const reader = new SqliteEventStore(file);
+    const fromFile = await reader.readAll({ after: null, maxCount: 10, parseOnly: new Set(['other']) });
+    expect(fromFile.map((e) => [e.type, e.data])).toEqual([['wanted', {}], ['other', { v: 2 }]]);
+    expect((await reader.readAll({ after: null, maxCount: 10 })).map((e) => e.data)).toEqual([{ v: 1 }, { v: 2 }]);
+    await reader.close();
+  });
+
   test('keeps committed events across a reopen', async () => {
     const file = join(dir, 'reopen.sqlite');
     const first = new SqliteEventStore(file);

@@ -22,6 +22,11 @@ export interface FollowerOptions {
    * after every append; after a crash the follower reads those events again and passes them again.
    */
   checkpointEveryMs?: number;
+  /**
+   * The only event types `handle` acts on, when it acts on few: the store may then hand the others
+   * over without parsing their data (`parseOnly`); `handle` still sees every event, in order.
+   */
+  types?: readonly string[];
 }
 
 /**
@@ -51,7 +56,10 @@ export abstract class CheckpointedFollower {
     loggerName: string,
   ) {
     this.logger = new Logger(loggerName);
+    this.parseOnly = follower.types ? new Set(follower.types) : undefined;
   }
+
+  private readonly parseOnly: ReadonlySet<string> | undefined;
 
   /** Acts on one event; true when it did something (the checkpoint then moves past it at once). */
   protected abstract handle(event: RecordedEvent): Promise<boolean>;
@@ -108,7 +116,7 @@ export abstract class CheckpointedFollower {
     while (this.running) {
       let batch: RecordedEvent[] = [];
       try {
-        batch = await this.events.readAll({ after: this.position, maxCount: 100 });
+        batch = await this.events.readAll({ after: this.position, maxCount: 100, parseOnly: this.parseOnly });
         if (batch.length && graceMs > 0) {
           if (!isAtOrAfter(graced, batch[0].position)) {
             // First sight of these events: give the inline step its time, then read them again.

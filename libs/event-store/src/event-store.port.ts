@@ -84,6 +84,12 @@ export interface ReadAllOptions {
   /** Exclusive lower bound; omitted = from the first event. */
   after?: string | null;
   maxCount: number;
+  /**
+   * A hint from a reader that looks only at some event types (a follower): every event still comes
+   * back, in order, but one of another type may come back with its `data` empty (`{}`), unparsed.
+   * An adapter may ignore it and parse everything.
+   */
+  parseOnly?: ReadonlySet<string>;
 }
 
 export interface EventStore {

@@ -27,7 +27,7 @@ export class EventMailFollower extends CheckpointedFollower {
     private readonly handler: EventMailHandler,
     pollMs = 1000,
   ) {
-    super(events, store, { name: handler.name, pollMs }, 'mail');
+    super(events, store, { name: handler.name, pollMs, types: handler.types }, 'mail');
   }
 
   /** Past a mailed event at once: a crash resends at most this message. */

@@ -41,13 +41,14 @@ export class InvoicingFollower extends CheckpointedFollower {
     private readonly handler: InvoicingFollowerHandler,
     private readonly options: { pollMs: number; graceMs: number; retryMs?: number; maxAttempts?: number },
   ) {
-    super(events, store, { name: handler.name, pollMs: options.pollMs, graceMs: options.graceMs, retryMs: options.retryMs }, 'invoicing');
+    super(events, store, { name: handler.name, pollMs: options.pollMs, graceMs: options.graceMs, retryMs: options.retryMs, types: INVOICING_EVENT_TYPES }, 'invoicing');
   }
 
   protected async handle(event: RecordedEvent): Promise<boolean> {
+    if (!(INVOICING_EVENT_TYPES as readonly string[]).includes(event.type)) return false;
     const collectionId = (event.data as { id?: unknown }).id;
     const accountId = event.metadata.account_id;
-    if (!(INVOICING_EVENT_TYPES as readonly string[]).includes(event.type) || typeof collectionId !== 'string' || !accountId) return false;
+    if (typeof collectionId !== 'string' || !accountId) return false;
     const ctx: CommandContext = {
       accountId,
       mode: event.metadata.mode === 'live' ? 'live' : 'test',
