@@ -376,27 +376,24 @@ function appendError(info: WriterErrorInfo): Error {
   return writerError(info);
 }
 
-/** An event a reader said it does not look into (`parseOnly`): everything but its data (the larger part). */
-function toUnparsed(row: EventRow | AppendedRow): RecordedEvent {
+/** A stored row as a recorded event, with its data as given. */
+function recorded(row: EventRow | AppendedRow, data: RecordedEvent['data']): RecordedEvent {
   return {
     id: row.event_id,
     streamId: row.stream_id,
     revision: row.revision,
     type: row.type,
-    data: {},
+    data,
     metadata: JSON.parse(row.metadata),
     position: 'position' in row ? row.position : encodePosition(BigInt(row.seq)),
   };
 }
 
 function toRecorded(row: EventRow | AppendedRow): RecordedEvent {
-  return {
-    id: row.event_id,
-    streamId: row.stream_id,
-    revision: row.revision,
-    type: row.type,
-    data: JSON.parse(row.data),
-    metadata: JSON.parse(row.metadata),
-    position: 'position' in row ? row.position : encodePosition(BigInt(row.seq)),
-  };
+  return recorded(row, JSON.parse(row.data));
+}
+
+/** An event a reader said it does not look into (`parseOnly`): everything but its data (the larger part). */
+function toUnparsed(row: EventRow | AppendedRow): RecordedEvent {
+  return recorded(row, {});
 }
