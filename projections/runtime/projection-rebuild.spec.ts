@@ -35,13 +35,16 @@ function items(name: string, code: (streamId: string) => string = (s) => s): Pro
 const put = (owner: string) => ({ id: randomUUID(), type: 'put', data: { owner }, metadata: { occurred_at: '2026-01-01T00:00:00.000Z' } });
 const quiet = { log: () => undefined };
 
-/** A read store that drops its non-unique indexes for a bulk load (the inline default), unless `keep`. */
-async function setup(bulkLoadIndexes: 'drop' | 'keep' = 'drop') {
+/**
+ * Thirty events and a read store on a file; by default one that drops its non-unique indexes for a
+ * bulk load (the inline default), `{}` for a file's own default (keep them).
+ */
+async function setup(options: { bulkLoadIndexes?: 'drop' | 'keep' } = { bulkLoadIndexes: 'drop' }) {
   const dir = mkdtempSync(join(tmpdir(), 'rebuild-'));
   const file = join(dir, 'read.sqlite');
   const events = new SqliteEventStore(join(dir, 'events.sqlite'));
   for (let i = 0; i < 30; i++) await events.append(`s-${i % 7}`, [put(`o${i % 3}`)], 'any');
-  return { events, file, store: new SqliteReadStore(file, { bulkLoadIndexes }) };
+  return { events, file, store: new SqliteReadStore(file, options) };
 }
 
 /** Index names of the read store's tables (created by us, not SQLite's own). */
@@ -120,11 +123,7 @@ describe('projection rebuild on the embedded store (bulk load)', () => {
   });
 
   test('with a writer thread (the default for files) the load keeps every index, maintained by the thread, with the same tuning, and ends with the same rows', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rebuild-keep-'));
-    const file = join(dir, 'read.sqlite');
-    const events = new SqliteEventStore(join(dir, 'events.sqlite'));
-    for (let i = 0; i < 30; i++) await events.append(`s-${i % 7}`, [put(`o${i % 3}`)], 'any');
-    const store = new SqliteReadStore(file);
+    const { events, file, store } = await setup({});
     const engine = new ProjectionEngine([items('one'), items('two')], events, store, quiet);
     await engine.init();
     await engine.catchUp();
