@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { EventStore } from '../../../event-store/src/event-store.port.js';
 import type { Config } from '../../../platform/src/config.js';
@@ -6,16 +6,32 @@ import { CONFIG, EVENT_STORE, READ_STORE } from '../../../platform/src/tokens.js
 import type { ReadStore } from '../../../read-store/src/read-store.port.js';
 import { type Clock, SystemClock } from '../../../shared/src/clock.js';
 import type { WebhookEndpointDoc } from '../../../../projections/webhook-endpoints.projection.js';
+import { ProjectionEngine } from '../../../../projections/runtime/projection-engine.js';
+import type { RecordedEvent } from '../../../event-store/src/event-store.port.js';
 import { DeliveryLog } from './delivery-log.js';
 import { DisableWebhookEndpointCommand } from './disable-webhook-endpoint.js';
 import { EndpointFollower, type FollowerDeps } from './endpoint-follower.js';
 
 const PRUNE_EVERY_MS = 3600_000;
 
+/** The read model the endpoints are listed from, and the projection that writes it. */
+const ENDPOINTS = 'webhook_endpoints';
+
+/** What tells the dispatcher that the endpoints' read model changed: the projection pipeline, when it runs here. */
+export interface EndpointChangeSource {
+  onBatch(listener: (events: RecordedEvent[]) => void): () => void;
+  watching(): boolean;
+  waitFor(position: string, timeoutMs?: number): Promise<boolean>;
+}
+
 /**
  * The delivery worker (ROLE all or worker, unless WEBHOOKS=off): one `EndpointFollower` per enabled
  * endpoint, started and stopped as endpoints come and go; woken by the event store's `onAppended`
  * (and polling, for other processes' writes); prunes the delivery log past its retention hourly.
+ *
+ * The endpoint list is read again on every poll, and at once when the projection pipeline (running
+ * in this process) has committed a `webhook_endpoint.*` event; an append of any other event only
+ * wakes the followers. Without the pipeline here, every wake reads the list.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -28,6 +44,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private wakeUp: (() => void) | null = null;
   private unsubscribe: (() => void) | null = null;
   private lastPrune = 0;
+  /** The endpoint list must be read again at the next turn of the loop. */
+  private endpointsChanged = true;
+  private source: EndpointChangeSource | null = null;
+  private unwatch: (() => void) | null = null;
+  /** Endpoint list reads made (tests). */
+  refreshes = 0;
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -35,7 +57,36 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     @Inject(EVENT_STORE) private readonly events: EventStore,
     private readonly log: DeliveryLog,
     private readonly commands: CommandBus,
-  ) {}
+    @Optional() engine?: ProjectionEngine,
+  ) {
+    if (engine) this.watchEndpointChanges(engine.pipeline);
+  }
+
+  /** Reads the endpoint list only when `source` has committed an endpoint's event (or on a poll). */
+  watchEndpointChanges(source: EndpointChangeSource): () => void {
+    this.unwatch?.();
+    const off = source.onBatch((events) => {
+      let last: string | null = null;
+      for (const e of events) if (e.type.startsWith('webhook_endpoint.')) last = e.position;
+      if (last === null) return;
+      // Shown before it is applied: the list is read once the batch is committed (or given up on).
+      void source.waitFor(last).then(
+        () => this.endpointChanged(),
+        () => this.endpointChanged(),
+      );
+    });
+    this.source = source;
+    this.unwatch = () => {
+      off();
+      if (this.source === source) this.source = null;
+    };
+    return this.unwatch;
+  }
+
+  private endpointChanged(): void {
+    this.endpointsChanged = true;
+    this.wakeUp?.();
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.log.init();
@@ -54,14 +105,20 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.loop = (async () => {
       while (!this.stopped) {
         try {
-          await this.refresh();
+          if (this.endpointsChanged || !this.source?.watching()) {
+            this.endpointsChanged = false;
+            await this.refresh();
+          }
           if (this.wall.now().getTime() - this.lastPrune >= PRUNE_EVERY_MS) await this.prune();
         } catch (error) {
           this.logger.error(`webhook dispatcher: ${(error as Error).message}`);
         }
         await new Promise<void>((resolve) => {
           this.wakeUp = resolve;
-          this.timer = setTimeout(resolve, this.config.webhooks.pollMs);
+          this.timer = setTimeout(() => {
+            this.endpointsChanged = true; // another process may have changed them
+            resolve();
+          }, this.config.webhooks.pollMs);
         });
         if (this.timer) clearTimeout(this.timer);
       }
@@ -90,10 +147,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async refresh(): Promise<void> {
+    this.refreshes++;
     const seen = new Set<string>();
     let after: { value: string; id: string } | undefined;
     for (;;) {
-      const page = await this.store.find<WebhookEndpointDoc>('webhook_endpoints', {
+      const page = await this.store.find<WebhookEndpointDoc>(ENDPOINTS, {
         where: { status: 'enabled', _deleted: false },
         orderBy: { field: '_created', direction: 'asc' },
         after,
