@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { defer, from, Observable, lastValueFrom } from 'rxjs';
 import { type EventStore, expectedRevisionAfter, PRUNED_EVENT_TYPE, type RecordedEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
 import { type Clock, CLOCK } from '../../shared/src/clock.js';
@@ -151,7 +151,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         continue;
       }
       let claimRevision: number;
-      const seed = newEventUuid();
+      const seed = randomUUID(); // random (an event id is time-ordered): the ids of the request's objects derive from it
       try {
         const claimed = await this.events.append(
           stream,

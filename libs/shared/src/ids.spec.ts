@@ -1,0 +1,51 @@
+import { jest } from '@jest/globals';
+import { eventIdFromUuid, newEventUuid, uuidFromEventId } from './ids.js';
+
+describe('newEventUuid (UUIDv7)', () => {
+  const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  test('is a version 7, RFC 9562 variant UUID whose first 48 bits are the time in ms', () => {
+    const before = Date.now();
+    const uuid = newEventUuid();
+    const after = Date.now();
+    expect(uuid).toMatch(V7);
+    const ms = parseInt(uuid.replace(/-/g, '').slice(0, 12), 16);
+    expect(ms).toBeGreaterThanOrEqual(before);
+    expect(ms).toBeLessThanOrEqual(after + 1);
+  });
+
+  test('ids made one after another sort in the order they were made, and never repeat', () => {
+    const ids = Array.from({ length: 20_000 }, () => newEventUuid());
+    expect(ids.every((id) => V7.test(id))).toBe(true);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  test('more than 4,096 ids in one millisecond, or a clock going back, borrow the next milliseconds and stay in order', () => {
+    const now = jest.spyOn(Date, 'now').mockReturnValue(Date.UTC(2030, 0, 1));
+    try {
+      const first = Array.from({ length: 5_000 }, () => newEventUuid());
+      now.mockReturnValue(Date.UTC(2029, 0, 1)); // back a year
+      const ids = [...first, ...Array.from({ length: 10 }, () => newEventUuid())];
+      expect([...ids].sort()).toEqual(ids);
+      expect(new Set(ids).size).toBe(ids.length);
+      const ms = (id: string) => parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+      expect(ms(ids[0])).toBe(Date.UTC(2030, 0, 1));
+      expect(ms(ids[ids.length - 1])).toBe(Date.UTC(2030, 0, 1) + 1);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
+  test('keeps 62 random bits: the tails of ids made in one ms differ', () => {
+    const tails = new Set(Array.from({ length: 1000 }, () => newEventUuid().slice(19)));
+    expect(tails.size).toBe(1000);
+  });
+
+  test('round-trips through the public evt_ id', () => {
+    const uuid = newEventUuid();
+    const evt = eventIdFromUuid(uuid);
+    expect(evt).toMatch(/^evt_[0-9a-f]{32}$/);
+    expect(uuidFromEventId(evt)).toBe(uuid);
+  });
+});
