@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { eventIdFromUuid, newEventUuid, uuidFromEventId } from './ids.js';
+import { eventIdFromUuid, newEventUuid, newId, uuidFromEventId } from './ids.js';
 
 describe('newEventUuid (UUIDv7)', () => {
   const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -47,5 +47,37 @@ describe('newEventUuid (UUIDv7)', () => {
     const evt = eventIdFromUuid(uuid);
     expect(evt).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(uuidFromEventId(evt)).toBe(uuid);
+  });
+});
+
+describe('newId', () => {
+  const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const msOf = (id: string) => [...id.slice(id.indexOf('_') + 1, id.indexOf('_') + 9)].reduce((n, c) => n * 62 + ALPHABET.indexOf(c), 0);
+
+  test('is the prefix and 24 base62 characters, the first 8 the time in ms', () => {
+    const before = Date.now();
+    const id = newId('sub');
+    expect(id).toMatch(/^sub_[0-9A-Za-z]{24}$/);
+    expect(msOf(id)).toBeGreaterThanOrEqual(before);
+    expect(msOf(id)).toBeLessThanOrEqual(Date.now());
+  });
+
+  test('ids of later milliseconds sort after earlier ones; ids never repeat', () => {
+    const now = jest.spyOn(Date, 'now');
+    try {
+      const ids: string[] = [];
+      for (const ms of [Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1) + 1, Date.UTC(2026, 0, 1) + 61, Date.UTC(2027, 5, 30), Date.UTC(2100, 0, 1)]) {
+        now.mockReturnValue(ms);
+        const batch = Array.from({ length: 200 }, () => newId('col'));
+        expect(batch.every((id) => msOf(id) === ms)).toBe(true);
+        const earlier = ids[ids.length - 1];
+        if (earlier) expect(batch.every((id) => id > earlier.slice(0, 12))).toBe(true);
+        ids.push(...batch.sort());
+      }
+      expect(new Set(ids).size).toBe(ids.length);
+      expect([...ids].sort()).toEqual(ids);
+    } finally {
+      now.mockRestore();
+    }
   });
 });

