@@ -103,6 +103,10 @@ export function uuidFromEventId(eventId: string): string | null {
 /** The last UUIDv7 timestamp (ms) and the counter within it (RFC 9562 method 1: 12 bits of `rand_a`). */
 let v7Ms = 0;
 let v7Counter = 0;
+/** `xxxxxxxx-xxxx-7` for v7Ms (null: to be made). */
+let v7Time: string | null = null;
+const HEX_DIGIT = '0123456789abcdef';
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /**
  * A stored event's UUID: version 7 (RFC 9562): 48 bits of Unix time in ms, a 12-bit counter within
@@ -119,16 +123,22 @@ export function newEventUuid(): string {
   if (now > v7Ms) {
     v7Ms = now;
     v7Counter = 0;
+    v7Time = null;
   } else if (++v7Counter > 0xfff) {
     v7Ms += 1;
     v7Counter = 0;
+    v7Time = null;
   }
-  const ts = v7Ms.toString(16).padStart(12, '0');
-  let tail = '';
-  for (let i = 0; i < 8; i++) tail += randomByte().toString(16).padStart(2, '0');
-  // variant 10xx in the top bits of the first tail byte
-  const variant = ((parseInt(tail.slice(0, 2), 16) & 0x3f) | 0x80).toString(16);
-  return `${ts.slice(0, 8)}-${ts.slice(8)}-7${v7Counter.toString(16).padStart(3, '0')}-${variant}${tail.slice(2, 4)}-${tail.slice(4)}`;
+  if (v7Time === null) {
+    const ts = v7Ms.toString(16).padStart(12, '0');
+    v7Time = `${ts.slice(0, 8)}-${ts.slice(8)}-7`;
+  }
+  const c = v7Counter;
+  return (
+    v7Time + HEX_DIGIT[c >> 8] + HEX[c & 0xff] + '-' +
+    HEX[(randomByte() & 0x3f) | 0x80] + HEX[randomByte()] + '-' + // the variant (10) in the top bits
+    HEX[randomByte()] + HEX[randomByte()] + HEX[randomByte()] + HEX[randomByte()] + HEX[randomByte()] + HEX[randomByte()]
+  );
 }
 
 export function hasPrefix(id: string, prefix: string): boolean {
