@@ -49,6 +49,19 @@ interface Outcome {
 /** Per collection: the documents of batches projected but not committed yet, with the batch's number. */
 type Overlay = Map<string, Map<string, { doc: Doc | null; seq: number }>>;
 
+/** Each projection's writes of its own documents (not derived ones, such as feed entries), added to `into` (by collection, then id) with `seq`. */
+function ownDocuments(outcomes: Map<Lane, Outcome>, seq: number, into: Overlay = new Map()): Overlay {
+  for (const [lane, o] of outcomes) {
+    for (const w of o.writes) {
+      if (w.position === undefined || w.collection !== lane.projection.collection) continue;
+      let docs = into.get(w.collection);
+      if (!docs) into.set(w.collection, (docs = new Map()));
+      docs.set(w.id, { doc: w.doc as Doc | null, seq });
+    }
+  }
+  return into;
+}
+
 interface Lane {
   projection: Projection;
   checkpoint: string | null;
@@ -114,7 +127,21 @@ export class ProjectionPipeline {
     this.log = options.log ?? ((message, error) => console.error(message, error ?? ''));
   }
 
+  /**
+   * The documents the last live batch (`step`) committed, each projection's own, which the next
+   * batch takes as they are instead of reading them back (a renewal's collection, charge and
+   * transaction are created in one batch and changed in the next). Only the last batch's, kept only
+   * when it committed whole (every projection, no failure); dropped by `init` (a restart, the end of
+   * a rebuild). This process's pipeline is the only writer of its collections (a rebuild from
+   * another process needs the projectors stopped), so a kept document is the stored one.
+   */
+  private committed: Overlay = new Map();
+  /** Bumped by `init`: a batch that began before it keeps nothing. */
+  private generation = 0;
+
   async init(): Promise<void> {
+    this.generation += 1;
+    this.committed = new Map();
     // A collection several projections write (the feed's) is named by each: ensured once.
     const collections = new Map(this.projections.flatMap((p) => p.collections).map((c) => [c.name, c]));
     await this.store.ensureCollections([{ name: PROJECTION_STATUS, indexes: [] }, ...collections.values()]);
@@ -179,12 +206,19 @@ export class ProjectionPipeline {
     const batch = await this.events.readAll({ after: from, maxCount: this.batchSize });
     if (batch.length === 0) return 0;
     for (const listener of this.batchListeners) listener(batch);
-    await this.apply(batch, runnable);
+    // The last batch's documents are taken as committed; they are kept again only if this one commits whole.
+    const generation = this.generation;
+    const recent = this.committed;
+    this.committed = new Map();
+    const outcomes = await this.projectAll(batch, runnable, (l) => l.checkpoint, recent);
+    const whole = await this.settle(outcomes, this.commit(outcomes));
+    if (whole && generation === this.generation) this.committed = ownDocuments(outcomes, 0);
     return batch.length;
   }
 
   /** Applies one batch (global order) to the given projections (default: every runnable one) and commits once. */
   async apply(batch: RecordedEvent[], lanes: Lane[] = this.lanes.filter((l) => !l.parked)): Promise<void> {
+    this.committed = new Map();
     const outcomes = await this.projectAll(batch, lanes, (l) => l.checkpoint);
     await this.settle(outcomes, this.commit(outcomes));
   }
@@ -243,13 +277,8 @@ export class ProjectionPipeline {
         for (const [lane, o] of outcomes) {
           if (o.checkpoint !== null) projected.set(lane, o.checkpoint);
           if (o.failure) failed = true;
-          for (const w of o.writes) {
-            if (w.position === undefined || w.collection !== lane.projection.collection) continue;
-            let docs = overlay.get(w.collection);
-            if (!docs) overlay.set(w.collection, (docs = new Map()));
-            docs.set(w.id, { doc: w.doc as Doc | null, seq });
-          }
         }
+        ownDocuments(outcomes, seq, overlay);
         const committing = this.commit(outcomes);
         committing.catch(() => undefined); // awaited by land(); handled here so a failure while the next batch projects is not "unhandled"
         inFlight = { outcomes, committing, seq };
