@@ -208,6 +208,34 @@ describe('projection pipeline', () => {
     await pipeline.stop();
   });
 
+  test('live: no pause to coalesce appends while a request waits for a position the batch did not hold', async () => {
+    const { events, store } = await setup();
+    const original = store.commit.bind(store);
+    jest.spyOn(store, 'commit').mockImplementation(async (writes, checkpoint) => {
+      await new Promise((r) => setTimeout(r, 30));
+      return original(writes, checkpoint);
+    });
+    // A pause of a second after every batch smaller than a page, unless someone waits.
+    const pipeline = new ProjectionPipeline([counters('one')], events, store, { pollMs: 60_000, coalesceMs: 1000, ...quiet });
+    await pipeline.init();
+    await pipeline.catchUp();
+    pipeline.start();
+    try {
+      const a = await events.append('c-b', [tick()], 0);
+      const first = pipeline.waitFor(a.position, 5000);
+      await new Promise((r) => setTimeout(r, 10)); // a's batch is committing
+      const b = await events.append('c-b', [tick()], 1);
+      const started = Date.now();
+      const second = pipeline.waitFor(b.position, 5000); // waiting when a's batch lands: b is read at once
+      expect(await first).toBe(true);
+      expect(await second).toBe(true);
+      expect(Date.now() - started).toBeLessThan(600); // with the pause: over 1,000 ms
+      expect(await store.get('one', 'c-b')).toMatchObject({ count: 3 });
+    } finally {
+      await pipeline.stop();
+    }
+  });
+
   test('live: a batch takes the documents the previous batch committed as they are; after a failed batch or init it reads them again', async () => {
     const { events, store } = await setup();
     const getMany = jest.spyOn(store, 'getMany');

@@ -29,7 +29,8 @@ export interface PipelineOptions {
   /**
    * After a batch that found events (fewer than a full batch), wait this long before reading again,
    * so that under a steady stream of appends each read and commit takes more events; an idle
-   * pipeline is woken at once by an append either way. Default 2 ms.
+   * pipeline is woken at once by an append either way. Not while a request waits (`waitFor`) for a
+   * position already appended: the pause would only add to its wait. Default 2 ms.
    */
   coalesceMs?: number;
   /** Where failures are reported (console.error by default). */
@@ -502,7 +503,7 @@ export class ProjectionPipeline {
         }
         if (this.stopped) continue;
         if (read > 0) {
-          if (read < this.batchSize && this.coalesceMs > 0) await new Promise((r) => setTimeout(r, this.coalesceMs));
+          if (read < this.batchSize && this.coalesceMs > 0 && !this.someoneWaits()) await new Promise((r) => setTimeout(r, this.coalesceMs));
           continue;
         }
         const retry = this.nextRetry();
@@ -554,6 +555,12 @@ export class ProjectionPipeline {
       this.waiters.add(waiter);
       this.wake?.();
     });
+  }
+
+  /** Whether a waiter needs a position some projection has not committed yet. */
+  private someoneWaits(): boolean {
+    for (const w of this.waiters) if (this.reached(w.position) === false) return true;
+    return false;
   }
 
   private reached(position: string): true | false | ProjectionParkedError {
