@@ -1,20 +1,19 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import type { EventStore } from '../../../event-store/src/event-store.port.js';
+import type { EventStore, RecordedEvent } from '../../../event-store/src/event-store.port.js';
 import type { Config } from '../../../platform/src/config.js';
 import { CONFIG, EVENT_STORE, READ_STORE } from '../../../platform/src/tokens.js';
 import type { ReadStore } from '../../../read-store/src/read-store.port.js';
 import { type Clock, SystemClock } from '../../../shared/src/clock.js';
 import type { WebhookEndpointDoc } from '../../../../projections/webhook-endpoints.projection.js';
 import { ProjectionEngine } from '../../../../projections/runtime/projection-engine.js';
-import type { RecordedEvent } from '../../../event-store/src/event-store.port.js';
 import { DeliveryLog } from './delivery-log.js';
 import { DisableWebhookEndpointCommand } from './disable-webhook-endpoint.js';
 import { EndpointFollower, type FollowerDeps } from './endpoint-follower.js';
 
 const PRUNE_EVERY_MS = 3600_000;
 
-/** The read model the endpoints are listed from, and the projection that writes it. */
+/** The read model the endpoints are listed from. */
 const ENDPOINTS = 'webhook_endpoints';
 
 /** What tells the dispatcher that the endpoints' read model changed: the projection pipeline, when it runs here. */
@@ -111,6 +110,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
           }
           if (this.wall.now().getTime() - this.lastPrune >= PRUNE_EVERY_MS) await this.prune();
         } catch (error) {
+          this.endpointsChanged = true; // the list may not have been read: again at the next turn
           this.logger.error(`webhook dispatcher: ${(error as Error).message}`);
         }
         await new Promise<void>((resolve) => {
