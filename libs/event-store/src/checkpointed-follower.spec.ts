@@ -14,7 +14,10 @@ class Recorder extends CheckpointedFollower {
   constructor(events: SqliteEventStore, store: SqliteReadStore, options: Partial<FollowerOptions> = {}) {
     super(events, store, { name: 'test:recorder', pollMs: 10, ...options }, 'recorder');
   }
+  /** Every event `handle` was given, by type. */
+  readonly seen: string[] = [];
   protected async handle(event: RecordedEvent): Promise<boolean> {
+    this.seen.push(event.type);
     if (event.type !== 'act') return false;
     this.acted.push((event.data as { n: number }).n.toString());
     return true;
@@ -37,6 +40,19 @@ describe('CheckpointedFollower: checkpoint writes', () => {
   };
   const append = async (events: SqliteEventStore, type: string, n: number) =>
     (await events.append(`thing-${randomUUID()}`, [{ id: randomUUID(), type, data: { n }, metadata: { occurred_at: 'x' } }], 'no_stream')).position;
+
+  test('a follower naming its types (`types`) is handed only those, in order; the others are passed', async () => {
+    const { events, store } = stores();
+    const f = new Recorder(events, store, { types: ['act'] });
+    followers.push(f);
+    await f.start();
+    await append(events, 'pass', 1);
+    await append(events, 'act', 2);
+    const last = await append(events, 'pass', 3);
+    await f.waitFor(last);
+    expect(f.seen).toEqual(['act']);
+    expect(f.acted).toEqual(['2']);
+  });
 
   test('events that need nothing do not cost a read-store commit each; an acted-on event moves the checkpoint at once; stop writes where it got to', async () => {
     const { events, store } = stores();

@@ -23,8 +23,9 @@ export interface FollowerOptions {
    */
   checkpointEveryMs?: number;
   /**
-   * The only event types `handle` acts on, when it acts on few: the store may then hand the others
-   * over without parsing their data (`parseOnly`); `handle` still sees every event, in order.
+   * The only event types `handle` acts on, when it acts on few: `handle` is given only those (in
+   * order; the others are passed like events it did nothing with), and the store may hand the others
+   * over without parsing their data (`parseOnly`).
    */
   types?: readonly string[];
 }
@@ -56,10 +57,10 @@ export abstract class CheckpointedFollower {
     loggerName: string,
   ) {
     this.logger = new Logger(loggerName);
-    this.parseOnly = follower.types ? new Set(follower.types) : undefined;
+    this.types = follower.types ? new Set(follower.types) : undefined;
   }
 
-  private readonly parseOnly: ReadonlySet<string> | undefined;
+  private readonly types: ReadonlySet<string> | undefined;
 
   /** Acts on one event; true when it did something (the checkpoint then moves past it at once). */
   protected abstract handle(event: RecordedEvent): Promise<boolean>;
@@ -116,7 +117,7 @@ export abstract class CheckpointedFollower {
     while (this.running) {
       let batch: RecordedEvent[] = [];
       try {
-        batch = await this.events.readAll({ after: this.position, maxCount: 100, parseOnly: this.parseOnly });
+        batch = await this.events.readAll({ after: this.position, maxCount: 100, parseOnly: this.types });
         if (batch.length && graceMs > 0) {
           if (!isAtOrAfter(graced, batch[0].position)) {
             // First sight of these events: give the inline step its time, then read them again.
@@ -129,7 +130,7 @@ export abstract class CheckpointedFollower {
         }
         for (const event of batch) {
           if (!this.running) return;
-          if (await this.handle(event)) await this.writeCheckpoint(event.position);
+          if ((!this.types || this.types.has(event.type)) && (await this.handle(event))) await this.writeCheckpoint(event.position);
           this.position = event.position;
           this.release();
         }

@@ -32,7 +32,6 @@ export class EventMailFollower extends CheckpointedFollower {
 
   /** Past a mailed event at once: a crash resends at most this message. */
   protected async handle(event: RecordedEvent): Promise<boolean> {
-    if (!this.handler.types.includes(event.type)) return false;
     const message = await this.handler.messageFor(event);
     if (message) await this.mail.send(message);
     return true;

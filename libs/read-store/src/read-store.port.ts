@@ -76,9 +76,8 @@ export interface ReadStore {
    * Optional, a full rebuild's fast path: the collections (just reset, empty) are about to be filled
    * from the first event. The store may tune itself for the load, and may drop their indexes that are
    * not unique, so each write costs only its row; `endBulkLoad` builds them once over the filled
-   * collections (a sorted build). Unique
-   * indexes stay, so a duplicate is refused at the write that makes it, as outside a rebuild. Reads
-   * stay correct meanwhile (slower). Should the process stop before `endBulkLoad`, the next
+   * collections (a sorted build). Unique indexes stay, so a duplicate is refused at the write that
+   * makes it, as outside a rebuild. Reads stay correct meanwhile (slower). Should the process stop before `endBulkLoad`, the next
    * `ensureCollections` (every start) builds the missing indexes.
    */
   beginBulkLoad?(specs: CollectionSpec[]): Promise<void>;

@@ -45,7 +45,6 @@ export class InvoicingFollower extends CheckpointedFollower {
   }
 
   protected async handle(event: RecordedEvent): Promise<boolean> {
-    if (!(INVOICING_EVENT_TYPES as readonly string[]).includes(event.type)) return false;
     const collectionId = (event.data as { id?: unknown }).id;
     const accountId = event.metadata.account_id;
     if (typeof collectionId !== 'string' || !accountId) return false;

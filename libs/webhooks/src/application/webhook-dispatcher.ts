@@ -69,10 +69,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       for (const e of events) if (e.type.startsWith('webhook_endpoint.')) last = e.position;
       if (last === null) return;
       // Shown before it is applied: the list is read once the batch is committed (or given up on).
-      void source.waitFor(last).then(
-        () => this.endpointChanged(),
-        () => this.endpointChanged(),
-      );
+      void source.waitFor(last).catch(() => false).then(() => this.endpointChanged());
     });
     this.source = source;
     this.unwatch = () => {
