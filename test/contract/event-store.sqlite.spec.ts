@@ -149,6 +149,35 @@ describe.each(['thread', 'inline'] as const)('embedded SQLite event store: the r
     await theirs.close();
   });
 
+  test('a listener at the announced head reads nothing without a query; another instance’s append is announced, then read', async () => {
+    const file = join(dir, `recent-head-${writer}.sqlite`);
+    const mine = new SqliteEventStore(file, { writer });
+    const theirs = new SqliteEventStore(file, { writer });
+    const woken: number[] = [];
+    const stopListening = mine.onAppended(() => woken.push(Date.now()));
+    const head = await mine.append('thing-h0', [ev('mine-1')], 'no_stream');
+    const readRows = jest.spyOn((mine as unknown as { stmts: { readAll: { all: (...a: unknown[]) => unknown[] } } }).stmts.readAll, 'all');
+    // The read that follows a reader's batch: at the head, nothing, and no query.
+    expect(await mine.readAll({ after: head.position, maxCount: 100 })).toEqual([]);
+    expect(readRows).not.toHaveBeenCalled();
+    // Another instance appends: the watch announces it (a wake), and the read then asks the database.
+    const before = woken.length;
+    await theirs.append('thing-h1', [ev('theirs-1')], 'no_stream');
+    const deadline = Date.now() + 2000;
+    while (woken.length === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(woken.length).toBeGreaterThan(before);
+    expect((await mine.readAll({ after: head.position, maxCount: 100 })).map((e) => e.type)).toEqual(['theirs-1']);
+    expect(readRows).toHaveBeenCalledTimes(1);
+    // Without a listener (no watch) a read at the head always asks the database.
+    stopListening();
+    const last = (await mine.readAll({ after: head.position, maxCount: 100 }))[0].position;
+    readRows.mockClear();
+    expect(await mine.readAll({ after: last, maxCount: 100 })).toEqual([]);
+    expect(readRows).toHaveBeenCalledTimes(1);
+    await mine.close();
+    await theirs.close();
+  });
+
   test('deleting old streams empties the window: a deleted event is never read again', async () => {
     const file = join(dir, `recent-delete-${writer}.sqlite`);
     const store = new SqliteEventStore(file, { writer });

@@ -278,6 +278,10 @@ export class SqliteEventStore implements EventStore {
   async readAll({ after, maxCount, parseOnly }: ReadAllOptions): Promise<RecordedEvent[]> {
     const from = after ? Number(decodePosition(after).commit) : 0;
     const recent = this.recent.after(from, maxCount);
+    // At the announced head while the watch runs: nothing to read that a listener has been told of
+    // (another connection's commit is announced, and wakes the readers, within WATCH_MS). The read
+    // that follows every batch of a follower or the pipeline would otherwise be a query for nothing.
+    if (!recent.length && this.watchTimer !== null && from >= this.announced) return [];
     const rows: Array<EventRow | AppendedRow> = recent.length ? recent : this.stmts.readAll.all(from, maxCount);
     if (!parseOnly) return rows.map(toRecorded);
     return rows.map((row) => (parseOnly.has(row.type) ? toRecorded(row) : toUnparsed(row)));
