@@ -162,6 +162,8 @@ test('Spanish (es-CO) by default; English on request, kept by a cookie across li
   expect(list.text).toContain('Cerrar sesión');
   expect(list.text).toContain('<th scope="col" data-column="created_date">Creado</th>');
   expect(list.text).not.toMatch(/TEST MODE|Sign out|>Products</);
+  // The footer speaks to the merchant, not the customer pages' "Pago seguro".
+  expect(list.text).toContain('<footer class="site-footer">Panel del comercio</footer>');
   const form = await v.get('/dashboard/new/price');
   expect(form.text).toContain('Crear precio');
   expect(form.text).toContain('Precio unitario');
@@ -171,6 +173,7 @@ test('Spanish (es-CO) by default; English on request, kept by a cookie across li
   expect(en.text).toMatch(/<h1>Products<\/h1>/);
   expect(en.text).toContain('TEST MODE');
   expect(en.text).toContain('>Español</a>');
+  expect(en.text).toContain('<footer class="site-footer">Merchant dashboard</footer>');
   expect((await v.get('/dashboard/customers')).text).toMatch(/<h1>Customers<\/h1>/);
   await v.get('/dashboard/new/price');
   const invalid = await v.post('/dashboard/new/price', { locale: 'en', type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP', unit_price: '100' });

@@ -12,9 +12,11 @@ test('an unknown page is a friendly HTML 404 in Spanish by default, English with
   expect(es.headers['content-type']).toMatch(/^text\/html/);
   expect(es.text).toContain('<html lang="es-CO">');
   expect(es.text).toContain('Página no encontrada');
+  expect(es.text).toContain('<footer class="site-footer">Pago seguro</footer>');
   const en = await t.http().get('/checkout/nope?locale=en');
   expect(en.text).toContain('<html lang="en">');
   expect(en.text).toContain('Page not found');
+  expect(en.text).toContain('<footer class="site-footer">Secure payment</footer>');
 });
 
 test('pages carry a strict CSP; the API does not change', async () => {

@@ -26,7 +26,7 @@ export const COMMON_MESSAGES: Catalog = {
   'es-CO': {
     'layout.skip': 'Saltar al contenido',
     'layout.language': 'Idioma',
-    'layout.secure': 'Pago seguro',
+    'layout.footer': 'Pago seguro',
     'layout.test_mode': 'Modo de prueba: no se mueve dinero real',
     'error.title': 'Algo salió mal',
     'error.not_found.title': 'Página no encontrada',
@@ -41,7 +41,7 @@ export const COMMON_MESSAGES: Catalog = {
   en: {
     'layout.skip': 'Skip to content',
     'layout.language': 'Language',
-    'layout.secure': 'Secure payment',
+    'layout.footer': 'Secure payment',
     'layout.test_mode': 'Test mode: no real money moves',
     'error.title': 'Something went wrong',
     'error.not_found.title': 'Page not found',

@@ -7,6 +7,8 @@ import type { Catalog } from '../../../web/src/i18n.js';
  */
 export const DASHBOARD_MESSAGES: Catalog = {
   'es-CO': {
+    // The shared layout's footer speaks to a paying customer ("Pago seguro"); here the reader is the merchant.
+    'layout.footer': 'Panel del comercio',
     'dash.brand': 'Panel',
     'dash.nav.label': 'Panel',
     'dash.mode.test': 'MODO DE PRUEBA',
@@ -157,6 +159,7 @@ export const DASHBOARD_MESSAGES: Catalog = {
     'dash.field.quantity': 'Cantidad',
   },
   en: {
+    'layout.footer': 'Merchant dashboard',
     'dash.brand': 'Dashboard',
     'dash.nav.label': 'Dashboard',
     'dash.mode.test': 'TEST MODE',
