@@ -12,6 +12,9 @@ export default {
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
+  // One temporary directory for the whole run, removed at its end (test/support/global-setup.mjs).
+  globalSetup: '<rootDir>/test/support/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testTimeout: 120000,
   maxWorkers: 2,
 };
