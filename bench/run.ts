@@ -325,40 +325,57 @@ async function load(opts: autocannon.Options) {
 const row = (label: string, r: autocannon.Result) =>
   console.log(`   ${label.padEnd(44)} ${fmt(r.requests.average).padStart(7)} req/s   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms`);
 
-/**
- * The load `opts` describes, measured after the same load has run WARM_UP_S (not measured): the GET
- * and the writes it is compared with are both timed warm, past the JIT compiling their paths.
- */
-async function warmLoad(opts: autocannon.Options): Promise<autocannon.Result> {
-  await load({ ...opts, duration: WARM_UP_S, title: `${opts.title} warm-up` });
-  return load(opts);
-}
-
 const WARM_UP_S = 2;
+/** Measurements of each HTTP load: a single 5 s load here swung by ±15 % from one run to the next. */
+const ROUNDS = 3;
 
-/** The baseline of an HTTP section: an authenticated GET of one product, warm. */
-async function getBaseline(service: Service): Promise<autocannon.Result> {
-  const { id } = await call<{ id: string }>(service, '/v1/products', { name: 'Bench' });
-  return warmLoad({ url: `${service.url}/v1/products/${id}`, headers: service.headers, title: 'GET' });
+interface Rounds {
+  get: autocannon.Result[];
+  write: autocannon.Result[];
 }
 
-/** Prints a write against the GET baseline measured on the same server in the same run. */
-function compare(get: autocannon.Result, name: string, label: string, write: autocannon.Result) {
-  row('GET /v1/products/{id} (baseline)', get);
-  row(label, write);
-  console.log(`   ${name} / GET throughput ratio: ${(write.requests.average / get.requests.average).toFixed(2)}`);
+/**
+ * An HTTP section's measurement: the authenticated GET of one product (the baseline) and `write`,
+ * each first run WARM_UP_S unmeasured (both timed warm, past the JIT compiling their paths), then
+ * ROUNDS rounds of GET then write, alternating so that a slow spell of the machine weighs on both.
+ * `write(duration)` runs the write load (`duration` given: the warm-up).
+ */
+async function alternating(service: Service, write: (duration?: number) => Promise<autocannon.Result>): Promise<Rounds> {
+  const { id } = await call<{ id: string }>(service, '/v1/products', { name: 'Bench' });
+  const get: autocannon.Options = { url: `${service.url}/v1/products/${id}`, headers: service.headers, title: 'GET' };
+  await load({ ...get, duration: WARM_UP_S, title: 'GET warm-up' });
+  await write(WARM_UP_S);
+  const rounds: Rounds = { get: [], write: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    rounds.get.push(await load(get));
+    rounds.write.push(await write());
+  }
+  return rounds;
+}
+
+/** Prints each round and the medians; the ratio of the medians and the write's median p99. */
+function compare(rounds: Rounds, name: string, label: string): { ratio: number; p99: number } {
+  rounds.get.forEach((get, i) => {
+    row(`round ${i + 1}: GET /v1/products/{id} (baseline)`, get);
+    row(`round ${i + 1}: ${label}`, rounds.write[i]);
+  });
+  const get = middleOf(rounds.get.map((r) => r.requests.average));
+  const write = middleOf(rounds.write.map((r) => r.requests.average));
+  const p99 = middleOf(rounds.write.map((r) => r.latency.p99));
+  console.log(`   medians of ${ROUNDS}: GET ${fmt(get)} req/s, ${name} ${fmt(write)} req/s (p99 ${p99} ms): ${name} / GET throughput ratio ${(write / get).toFixed(2)}`);
+  return { ratio: write / get, p99 };
 }
 
 async function httpBench() {
-  console.log(`\n3. HTTP on the embedded default (service in its own process, LOG_LEVEL=warn, ${CONNECTIONS} connections, 5 s each after a ${WARM_UP_S} s warm-up)`);
+  console.log(`\n3. HTTP on the embedded default (service in its own process, LOG_LEVEL=warn, ${CONNECTIONS} connections; after a ${WARM_UP_S} s warm-up of each, ${ROUNDS} rounds of 5 s each)`);
   const service = await startService('http-products');
   try {
-    const get = await getBaseline(service);
-    const create = await warmLoad({
-      url: `${service.url}/v1/products`, method: 'POST', headers: service.headers, body: JSON.stringify({ name: 'Plan Oro', meta_data: { sku: 'GOLD' } }), title: 'create',
-    });
-    compare(get, 'create', 'POST /v1/products (create)', create);
-    target('create-product / authenticated GET throughput', create.requests.average / get.requests.average, 0.5);
+    const body = JSON.stringify({ name: 'Plan Oro', meta_data: { sku: 'GOLD' } });
+    const rounds = await alternating(service, (duration) =>
+      load({ url: `${service.url}/v1/products`, method: 'POST', headers: service.headers, body, title: 'create', ...(duration ? { duration } : {}) }),
+    );
+    const { ratio } = compare(rounds, 'create', 'POST /v1/products (create)');
+    target('create-product / authenticated GET throughput', ratio, 0.5);
   } finally {
     await service.stop();
   }
@@ -375,7 +392,7 @@ interface Subscription {
  * own product, monthly price and customer, prepared before the load.
  */
 async function subscriptionBench() {
-  console.log(`\n4. create-subscription (charge, approved card) over HTTP (a fresh service, same settings, ${CONNECTIONS} connections, 5 s each after a ${WARM_UP_S} s warm-up)`);
+  console.log(`\n4. create-subscription (charge, approved card) over HTTP (a fresh service, same settings, ${CONNECTIONS} connections, the same warm-up and rounds)`);
   const service = await startService('http-subscriptions');
   try {
     const setups = await Promise.all(
@@ -393,28 +410,30 @@ async function subscriptionBench() {
         });
       }),
     );
-    const get = await getBaseline(service);
     let connection = 0;
-    const creating = (answered: Subscription[], title: string, duration?: number) =>
-      load({
+    // The warm-up's subscriptions are in the store, not in the check's count.
+    const warmedUp: Subscription[] = [];
+    const answered: Subscription[] = [];
+    const rounds = await alternating(service, async (duration) => {
+      const into = duration ? warmedUp : answered;
+      const result = await load({
         url: `${service.url}/v1/subscriptions`,
         method: 'POST',
         headers: service.headers,
         body: setups[0],
         setupClient: (client) => client.setBody(setups[connection++ % setups.length]),
-        requests: [{ onResponse: (status, body) => status < 300 && answered.push(JSON.parse(body) as Subscription) }],
-        title,
+        requests: [{ onResponse: (status, body) => status < 300 && into.push(JSON.parse(body) as Subscription) }],
+        title: duration ? 'create-subscription warm-up' : 'create-subscription',
         ...(duration ? { duration } : {}),
       });
-    // Warm like the GET (warmLoad); the warm-up's subscriptions are in the store, not in the check's count.
-    const warmedUp: Subscription[] = [];
-    await creating(warmedUp, 'create-subscription warm-up', WARM_UP_S);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const answered: Subscription[] = [];
-    const create = await creating(answered, 'create-subscription');
-    compare(get, 'create-subscription', 'POST /v1/subscriptions (create-subscription)', create);
-    target('create-subscription / authenticated GET throughput', create.requests.average / get.requests.average, 0.15);
-    target('create-subscription p99 latency (ms)', create.latency.p99, 100, 'lower');
+      // Requests cut off client-side when a load stops still complete on the server: not into the next load.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return result;
+    });
+    const { ratio, p99 } = compare(rounds, 'create-subscription', 'POST /v1/subscriptions (create-subscription)');
+    target('create-subscription / authenticated GET throughput', ratio, 0.15);
+    target('create-subscription p99 latency (ms)', p99, 100, 'lower');
+    const answers = rounds.write.reduce((n, r) => n + r['2xx'], 0);
 
     // Requests still in flight when the load stops are cut off client-side but complete on the server.
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -424,9 +443,9 @@ async function subscriptionBench() {
     const answeredActive = answered.filter((s) => s.status === 'active').length;
     const distinct = new Set(answered.map((s) => s.id)).size;
     const allActive = [...stored.values()].filter((status) => status === 'active').length;
-    const ok = answered.length === create['2xx'] && distinct === answered.length && answeredActive === distinct && activeNow === distinct;
+    const ok = answered.length === answers && distinct === answered.length && answeredActive === distinct && activeNow === distinct;
     console.log(
-      `   check: ${fmt(create['2xx'])} 2xx answers, ${fmt(distinct)} distinct subscriptions, ${fmt(answeredActive)} answered active,` +
+      `   check: ${fmt(answers)} 2xx answers in the ${ROUNDS} rounds, ${fmt(distinct)} distinct subscriptions, ${fmt(answeredActive)} answered active,` +
         ` ${fmt(activeNow)} active in GET /v1/subscriptions afterwards: ${ok ? 'OK' : 'FAILED'}`,
     );
     console.log(
