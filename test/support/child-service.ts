@@ -54,11 +54,13 @@ export interface ChildService {
 
 /**
  * Starts the built service on `dataDir` and waits until it listens (`wait: false`: returns at once,
- * e.g. to kill it while it is still catching its projections up at start-up).
+ * e.g. to kill it while it is still catching its projections up at start-up). `buildDir` null: the
+ * TypeScript sources themselves, through test/support/register-ts.mjs (no build to wait for).
  */
-export async function startChild(buildDir: string, dataDir: string, env: Record<string, string> = {}, options: { wait?: boolean } = {}): Promise<ChildService> {
+export async function startChild(buildDir: string | null, dataDir: string, env: Record<string, string> = {}, options: { wait?: boolean } = {}): Promise<ChildService> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(buildDir, 'apps/api/src/main.js')], {
+  const entry = buildDir === null ? ['--import', './test/support/register-ts.mjs', 'apps/api/src/main.ts'] : [join(buildDir, 'apps/api/src/main.js')];
+  const child = spawn(process.execPath, entry, {
     cwd: ROOT,
     // EVENTSTORE_URL / MONGO_URL pass through; a MongoDB database of this DATA_DIR's own (production-stores.ts).
     env: { ...process.env, ...productionStoreEnv(dataDir), DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },

@@ -46,6 +46,11 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     genReqId: () => newId('req'),
     bodyLimit: options.config.bodyLimitBytes,
     requestTimeout: options.config.requestTimeoutMs,
+    // On SIGTERM, a kept-alive connection's next request after the close began is served like the
+    // others (Fastify answers it with `Connection: close`, so it is the connection's last) instead of
+    // Fastify's own 503, whose body is not the API's error shape. No new connection is accepted, so
+    // the drain is bounded; the stores close only once every response is out.
+    return503OnClosing: false,
     // What the router refuses before any hook runs (an over-long path parameter: 414, a malformed
     // URL: 400), in the API's error shape; Nest's own handler (which this replaces) also set the
     // security headers, so that is kept.
