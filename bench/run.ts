@@ -140,12 +140,15 @@ async function storeAppends(file: string, commits: number, perCommit: number, co
 /** The median of a few figures. */
 const middleOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** fsync times vary from run to run: each figure is the median of three runs. */
-async function median(run: (i: number) => number | Promise<number>): Promise<number> {
+/** `run` three times, one after another: its figures (fsyncs and the page cache make them swing from run to run). */
+async function threeTimes(run: (i: number) => number | Promise<number>): Promise<number[]> {
   const values: number[] = [];
   for (let i = 0; i < 3; i++) values.push(await run(i));
-  return values.sort((a, b) => a - b)[1];
+  return values;
 }
+
+/** Each figure is the median of three runs. */
+const median = async (run: (i: number) => number | Promise<number>): Promise<number> => middleOf(await threeTimes(run));
 
 async function appendBench() {
   console.log(`\n1. Embedded event store appends (${fmt(COMMITS)} commits each, WAL + synchronous=FULL, median of 3 runs)`);
@@ -208,7 +211,7 @@ async function rebuildBench() {
     if (read !== total) throw new Error(`rebuild: read ${read} events of ${total}`);
     return (performance.now() - readStarted) / 1000;
   };
-  const readTimes = [await readPass(), await readPass(), await readPass()];
+  const readTimes = await threeTimes(readPass);
   const readSeconds = middleOf(readTimes);
 
   const store = new SqliteReadStore(join(dir, 'rebuild-read.sqlite'));
@@ -239,7 +242,7 @@ async function rebuildBench() {
   target('rebuild of every projection / plain read-and-parse', readSeconds / seconds, 0.4);
   await events.close();
   await store.close();
-  if (!same) throw new Error('rebuild: two rebuilds of the same events differ');
+  if (!same) throw new Error('rebuild: the rebuilds of the same events differ');
 }
 
 /** A hash of every read-model table's rows, in id order. */
@@ -826,14 +829,14 @@ async function billingRunBench(RENEWALS: number, label: string) {
   const { appended, seconds } = run;
 
   // The plain loop three times, each on a fresh store (its speed swings with the fsyncs): the median counts.
-  const baselineTimes: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  const baselineTimes = await threeTimes(async (i) => {
     const baselineStore = new SqliteEventStore(join(dir, `billing-baseline-${RENEWALS}-${i}.sqlite`));
     const baselineStarted = performance.now();
     await plainAppends(baselineStore, appended, PLAIN_LOOP_IN_FLIGHT);
-    baselineTimes.push((performance.now() - baselineStarted) / 1000);
+    const elapsed = (performance.now() - baselineStarted) / 1000;
     await baselineStore.close();
-  }
+    return elapsed;
+  });
   const baselineSeconds = middleOf(baselineTimes);
   const baseline = appended / baselineSeconds;
 

@@ -77,8 +77,8 @@ export interface ReadStore {
    * from the first event. The store may tune itself for the load, and may drop their indexes that are
    * not unique, so each write costs only its row; `endBulkLoad` builds them once over the filled
    * collections (a sorted build). Unique indexes stay, so a duplicate is refused at the write that
-   * makes it, as outside a rebuild. Reads stay correct meanwhile (slower). Should the process stop before `endBulkLoad`, the next
-   * `ensureCollections` (every start) builds the missing indexes.
+   * makes it, as outside a rebuild. Reads stay correct meanwhile (slower). Should the process stop
+   * before `endBulkLoad`, the next `ensureCollections` (every start) builds the missing indexes.
    */
   beginBulkLoad?(specs: CollectionSpec[]): Promise<void>;
   /** Ends what beginBulkLoad started: every index of the collections exists again. */
