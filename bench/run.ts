@@ -30,6 +30,8 @@
  * The billing run's process also takes: BENCH_MEMORY_LOG=1 (process.memoryUsage() every second),
  * BENCH_HEAP_SNAPSHOT=DIR (one heap snapshot when the V8 heap passes BENCH_HEAP_SNAPSHOT_AT MiB,
  * default 200; large, do not commit), BENCH_SCHEDULER_CONCURRENCY=N (deadlines in flight).
+ * PROJECTIONS_THREAD=inline runs the service's and the billing run's projection pipeline on the event
+ * loop instead of its own thread (the comparison in docs/decisions.md).
  */
 import { CommandBus } from '@nestjs/cqrs';
 import autocannon from 'autocannon';
@@ -642,7 +644,7 @@ interface RunChildResult {
   memory: string;
 }
 
-const billingConfig = (dataDir: string) => ({ ...loadConfig({ DATA_DIR: dataDir, SCHEDULER: 'off', LOG_LEVEL: 'warn' }), role: 'all' as const });
+const billingConfig = (dataDir: string) => ({ ...loadConfig({ DATA_DIR: dataDir, SCHEDULER: 'off', LOG_LEVEL: 'warn', PROJECTIONS_THREAD: process.env.PROJECTIONS_THREAD ?? '' }), role: 'all' as const });
 
 /** Runs this file again as a child for one phase of the billing run; returns what it reported (its other lines are echoed). */
 function billingChild<T>(phase: 'seed' | 'run', renewals: number, dataDir: string): Promise<T> {

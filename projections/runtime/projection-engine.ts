@@ -4,6 +4,7 @@ import { LEGACY_FEED } from '../event-feed.js';
 import { ApiError } from '../../libs/shared/src/errors.js';
 import type { Projection } from './projection.js';
 import { type ParkedProjection, type PipelineOptions, PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';
+import { type LivePipeline, PipelineThread } from './pipeline-thread.js';
 
 /** One projection as `/health` and `projections status` show it. */
 export interface ProjectionStatus {
@@ -30,10 +31,12 @@ export class ReadModelParkedError extends ApiError {
 /**
  * All projections of the service, run by one pipeline (see ProjectionPipeline). With `start` the
  * pipeline runs in this process (npm start, ROLE=worker); without, this process only reads the
- * checkpoints (ROLE=api) to wait for them.
+ * checkpoints (ROLE=api) to wait for them. With `thread` (the files of the embedded stores) it runs in
+ * a thread of its own (PipelineThread), off the event loop; the projections are then every projection
+ * of the service (`allProjections()`), which the thread loads itself.
  */
 export class ProjectionEngine {
-  readonly pipeline: ProjectionPipeline;
+  readonly pipeline: LivePipeline;
   private following = false;
 
   constructor(
@@ -41,8 +44,11 @@ export class ProjectionEngine {
     private readonly events: EventStore,
     private readonly store: ReadStore,
     private readonly options: PipelineOptions = {},
+    thread?: { events: string; readModels: string },
   ) {
-    this.pipeline = new ProjectionPipeline(projections, events, store, options);
+    this.pipeline = thread
+      ? new PipelineThread(projections.map((p) => p.name), events, thread, options)
+      : new ProjectionPipeline(projections, events, store, options);
   }
 
   async init(): Promise<void> {

@@ -6,6 +6,9 @@ import { isStoreUnavailable } from '../../libs/shared/src/store-unavailable.js';
 /** Where a parked projection's reason is kept (one document per parked projection, `id` = its name). */
 export const PROJECTION_STATUS = 'projection_status';
 
+/** What the pipeline reads the events from: an event store, or (in its own thread) one woken by the main thread. */
+export type PipelineSource = Pick<EventStore, 'readAll' | 'onAppended'>;
+
 /** Why a projection stopped: the event it could not get past, and the error. */
 export interface ParkedProjection {
   id: string;
@@ -115,7 +118,7 @@ export class ProjectionPipeline {
 
   constructor(
     readonly projections: Projection[],
-    private readonly events: EventStore,
+    private readonly events: PipelineSource,
     private readonly store: ReadStore,
     options: PipelineOptions = {},
   ) {
@@ -164,6 +167,14 @@ export class ProjectionPipeline {
   onBatch(listener: (events: RecordedEvent[]) => void): () => void {
     this.batchListeners.add(listener);
     return () => this.batchListeners.delete(listener);
+  }
+
+  private readonly progressListeners = new Set<() => void>();
+
+  /** `listener` hears every change of the checkpoints or the parked projections (after each commit, parking, resume). */
+  onProgress(listener: () => void): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
   }
 
   watching(): boolean {
@@ -578,5 +589,6 @@ export class ProjectionPipeline {
       if (state === true) w.resolve();
       else w.reject(state);
     }
+    for (const listener of this.progressListeners) listener();
   }
 }

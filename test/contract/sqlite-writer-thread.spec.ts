@@ -216,10 +216,15 @@ describe('WAL checkpoints beside the commits', () => {
 });
 
 describe('the service on the embedded stores', () => {
-  test('commits in writer threads by default, and a request reads its own writes (the projection batch committed by the thread before it answers)', async () => {
+  test.each([
+    ['the projection pipeline in its own thread (the default)', {}, 'thread'],
+    ['the projection pipeline on the event loop, committing in the read store writer thread', { PROJECTIONS_THREAD: 'inline' }, 'writer'],
+  ] as const)('commits in threads with %s, and a request reads its own writes (the projection batch committed before it answers)', async (_, env, readModels) => {
     const { startTestApp } = await import('../support/test-app.js');
     const { EVENT_STORE, READ_STORE } = await import('../../libs/platform/src/tokens.js');
-    const t = await startTestApp({ embedded: true });
+    const { ProjectionEngine } = await import('../../projections/runtime/projection-engine.js');
+    const { PipelineThread } = await import('../../projections/runtime/pipeline-thread.js');
+    const t = await startTestApp({ embedded: true, env });
     try {
       const api = t.as((await t.account()).test_key);
       const created = await api.post('/v1/customers', { email: 'ryw@example.com', name: 'Read Your Writes' });
@@ -228,7 +233,12 @@ describe('the service on the embedded stores', () => {
       expect(read.status).toBe(200);
       expect(read.body).toMatchObject({ id: created.body.id, email: 'ryw@example.com' });
       expect(workerOf(t.app.get(EVENT_STORE))).not.toBeNull();
-      expect(workerOf(t.app.get(READ_STORE))).not.toBeNull();
+      const pipeline = t.app.get(ProjectionEngine).pipeline;
+      if (readModels === 'thread') expect(pipeline).toBeInstanceOf(PipelineThread);
+      else {
+        expect(pipeline).not.toBeInstanceOf(PipelineThread);
+        expect(workerOf(t.app.get(READ_STORE))).not.toBeNull();
+      }
       expect((await t.http().get('/health')).body.status).toBe('ok');
     } finally {
       await t.close();

@@ -11,7 +11,9 @@ let t: TestApp;
 let key: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // The projection is replaced in this process below: the pipeline runs on the event loop here (the
+  // pipeline's own thread parks a projection the same way: projections/runtime/pipeline-thread.spec.ts).
+  t = await startTestApp({ env: { PROJECTIONS_THREAD: 'inline' } });
   key = (await t.account()).test_key;
 });
 afterAll(() => t.close());

@@ -92,6 +92,9 @@ export interface ReadAllOptions {
   parseOnly?: ReadonlySet<string>;
 }
 
+/** What followers of the pipeline's batches are shown of an event (no data or metadata). */
+export type EventBrief = Pick<RecordedEvent, 'streamId' | 'revision' | 'type' | 'position'>;
+
 export interface EventStore {
   readonly kind: string;
   /** Appends atomically; throws WrongExpectedRevisionError when `expected` does not hold. */

@@ -81,7 +81,7 @@ export class SqliteEventStore implements EventStore {
   private readonly recent = new RecentAppends();
 
   constructor(
-    private readonly file: string,
+    readonly file: string,
     options: SqliteEventStoreOptions = {},
   ) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });

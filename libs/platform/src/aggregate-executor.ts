@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
-import { type EventStore, type NewEvent, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
+import { type EventStore, type NewEvent, type RecordedEvent, type EventBrief, type StreamAppend, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
 import { laterPosition } from '../../event-store/src/positions.js';
 import type { ReadStore } from '../../read-store/src/read-store.port.js';
 import { type Clock, CLOCK } from '../../shared/src/clock.js';
@@ -40,7 +40,7 @@ interface Replay {
 /** What tells the executor of writes made by other processes (the projection pipeline). */
 export interface ForeignWriteSource {
   /** Calls `listener` with every batch of events read from the store; returns its removal. */
-  onBatch(listener: (events: RecordedEvent[]) => void): () => void;
+  onBatch(listener: (events: EventBrief[]) => void): () => void;
   /** True while batches are being read (the pipeline follows the store). */
   watching(): boolean;
 }

@@ -13,6 +13,8 @@ export interface Config {
   mongoUrl: string | null;
   /** Where the embedded stores commit (SQLITE_WRITER): `thread` (default, a writer thread per store) or `inline` (on the event loop). */
   sqliteWriter: 'thread' | 'inline';
+  /** Where the projection pipeline runs on the embedded stores' files: a thread of its own (`worker`, default) or the event loop (`inline`). */
+  projectionsThread: 'worker' | 'inline';
   /** `all`: API and projectors in one process; `api`: HTTP only; `worker`: projectors only. */
   role: Role;
   checkoutUrl: string;
@@ -84,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventStoreUrl: env.EVENTSTORE_URL || null,
     mongoUrl: env.MONGO_URL || null,
     sqliteWriter: sqliteWriter(env.SQLITE_WRITER),
+    projectionsThread: projectionsThread(env.PROJECTIONS_THREAD),
     role,
     checkoutUrl: (env.CHECKOUT_URL ?? `http://localhost:${port}/checkout`).replace(/\/$/, ''),
     portalUrl: (env.PORTAL_URL ?? `http://localhost:${port}/portal`).replace(/\/$/, ''),
@@ -122,6 +125,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function sqliteWriter(value: string | undefined): 'thread' | 'inline' {
   if (value === undefined || value === '') return 'thread';
   if (value !== 'thread' && value !== 'inline') throw new Error(`SQLITE_WRITER must be thread or inline (got ${value})`);
+  return value;
+}
+
+function projectionsThread(value: string | undefined): 'worker' | 'inline' {
+  if (value === undefined || value === '') return 'worker';
+  if (value !== 'worker' && value !== 'inline') throw new Error(`PROJECTIONS_THREAD must be worker or inline (got ${value})`);
   return value;
 }
 

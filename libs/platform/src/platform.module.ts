@@ -10,7 +10,7 @@ import { applyHeapPolicy } from './heap-policy.js';
 import { retryWithBackoff } from './retry.js';
 import { ReadModels } from './read-models.js';
 import { WriteThenRead } from './write-then-read.js';
-import { createEventStore, createReadStore } from './stores.js';
+import { createEventStore, createReadStore, pipelineThreadFiles } from './stores.js';
 import { CONFIG, EVENT_STORE, READ_STORE } from './tokens.js';
 
 export interface PlatformOptions {
@@ -80,7 +80,10 @@ export class PlatformModule {
         { provide: CLOCK, useValue: options.clock ?? new SystemClock() },
         { provide: EVENT_STORE, useValue: eventStore },
         { provide: READ_STORE, useValue: readStore },
-        { provide: ProjectionEngine, useFactory: () => new ProjectionEngine(allProjections(), eventStore, readStore) },
+        {
+          provide: ProjectionEngine,
+          useFactory: () => new ProjectionEngine(allProjections(), eventStore, readStore, {}, pipelineThreadFiles(options.config, eventStore, readStore)),
+        },
         AggregateExecutor,
         ReadModels,
         WriteThenRead,

@@ -15,3 +15,15 @@ export function createEventStore(config: Config): EventStore {
 export function createReadStore(config: Config): ReadStore {
   return config.mongoUrl ? new MongoReadStore(config.mongoUrl) : new SqliteReadStore(readStoreFile(config), { writer: config.sqliteWriter });
 }
+
+/**
+ * Where the projection pipeline runs its own thread (PROJECTIONS_THREAD=worker, the default): both
+ * stores embedded, in files, with writer threads, in a process that runs the projections (not
+ * ROLE=api). Otherwise (a production store, `inline`, `:memory:`) the pipeline runs on the event loop.
+ */
+export function pipelineThreadFiles(config: Config, events: EventStore, reads: ReadStore): { events: string; readModels: string } | undefined {
+  // A ROLE=api process runs no projection: it only reads the checkpoints.
+  if (config.projectionsThread !== 'worker' || config.sqliteWriter !== 'thread' || config.role === 'api') return undefined;
+  if (!(events instanceof SqliteEventStore) || !(reads instanceof SqliteReadStore) || events.file === ':memory:' || reads.file === ':memory:') return undefined;
+  return { events: events.file, readModels: reads.file };
+}

@@ -78,7 +78,7 @@ export class SqliteReadStore implements ReadStore {
    */
   private readonly bulkLoadIndexes: 'keep' | 'drop';
 
-  constructor(file: string, options: { writer?: SqliteWriterMode; bulkLoadIndexes?: 'keep' | 'drop' } = {}) {
+  constructor(readonly file: string, options: { writer?: SqliteWriterMode; bulkLoadIndexes?: 'keep' | 'drop' } = {}) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');

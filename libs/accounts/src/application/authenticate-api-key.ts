@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import type { RecordedEvent } from '../../../event-store/src/event-store.port.js';
+import type { EventBrief, RecordedEvent } from '../../../event-store/src/event-store.port.js';
 import type { ReadStore } from '../../../read-store/src/read-store.port.js';
 import { READ_STORE } from '../../../platform/src/tokens.js';
 import { ProjectionEngine } from '../../../../projections/runtime/projection-engine.js';
@@ -23,7 +23,7 @@ interface ApiKeyDoc {
  * here (every batch is shown before it is applied; `checkpoints` says what is committed).
  */
 export interface KeyChangeSource {
-  onBatch(listener: (events: RecordedEvent[]) => void): () => void;
+  onBatch(listener: (events: EventBrief[]) => void): () => void;
   watching(): boolean;
   checkpoints(): Map<string, string | null>;
 }

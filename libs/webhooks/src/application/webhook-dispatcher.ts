@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import type { EventStore, RecordedEvent } from '../../../event-store/src/event-store.port.js';
+import type { EventBrief, EventStore, RecordedEvent } from '../../../event-store/src/event-store.port.js';
 import type { Config } from '../../../platform/src/config.js';
 import { CONFIG, EVENT_STORE, READ_STORE } from '../../../platform/src/tokens.js';
 import type { ReadStore } from '../../../read-store/src/read-store.port.js';
@@ -18,7 +18,7 @@ const ENDPOINTS = 'webhook_endpoints';
 
 /** What tells the dispatcher that the endpoints' read model changed: the projection pipeline, when it runs here. */
 export interface EndpointChangeSource {
-  onBatch(listener: (events: RecordedEvent[]) => void): () => void;
+  onBatch(listener: (events: EventBrief[]) => void): () => void;
   watching(): boolean;
   waitFor(position: string, timeoutMs?: number): Promise<boolean>;
 }
