@@ -16,6 +16,16 @@ export interface LivePipeline {
   parked(): ParkedProjection[];
 }
 
+/**
+ * The files the thread opens, and what starts the WAL checkpointer of the read models' file beside
+ * the thread's commits (the event loop's read store's writer thread has one: SqliteReadStore.startCheckpointer).
+ */
+export interface PipelineThreadFiles {
+  events: string;
+  readModels: string;
+  startCheckpointer?: () => Promise<void>;
+}
+
 /** The thread's young generation (MiB): see `thread()`. */
 const PIPELINE_THREAD_YOUNG_MB = 8;
 
@@ -57,7 +67,7 @@ export class PipelineThread implements LivePipeline {
   constructor(
     readonly projectionNames: string[],
     private readonly events: EventStore,
-    private readonly files: { events: string; readModels: string },
+    private readonly files: PipelineThreadFiles,
     options: PipelineOptions = {},
   ) {
     const { log, ...plain } = options;
@@ -147,6 +157,7 @@ export class PipelineThread implements LivePipeline {
   }
 
   async init(): Promise<void> {
+    await this.files.startCheckpointer?.();
     await this.send('init');
   }
 

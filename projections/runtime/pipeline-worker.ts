@@ -19,9 +19,11 @@ const post = (message: FromPipelineThread) => port.postMessage(message);
 
 const events = new SqliteEventStore(eventsFile, { writer: 'inline' });
 const store = new SqliteReadStore(readModelsFile, { writer: 'inline' });
-// This connection keeps SQLite's auto-checkpoint (a PASSIVE checkpoint once the WAL passes 1,000
-// pages, in this thread): the main thread's checkpointer only runs once its own writer thread has
-// written something, which a process that only projects may never do.
+// The WAL is checkpointed beside the commits by the checkpointer of the main thread's writer thread
+// (PipelineThread starts it), not inside them: SQLite's auto-checkpoint runs in the commit that crosses
+// its threshold and stalls it for 50–150 ms. Kept only as a safety net, at 10,000 pages (40 MB), should
+// that checkpointer stop.
+await store.writerPragma('wal_autocheckpoint = 10000');
 
 // The pipeline is woken by the main thread (`wake`, sent on every append of this process), and polls
 // for other processes' appends as it does on the event loop; reads always ask the file.

@@ -4,7 +4,7 @@ import { LEGACY_FEED } from '../event-feed.js';
 import { ApiError } from '../../libs/shared/src/errors.js';
 import type { Projection } from './projection.js';
 import { type ParkedProjection, type PipelineOptions, PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';
-import { type LivePipeline, PipelineThread } from './pipeline-thread.js';
+import { type LivePipeline, PipelineThread, type PipelineThreadFiles } from './pipeline-thread.js';
 
 /** One projection as `/health` and `projections status` show it. */
 export interface ProjectionStatus {
@@ -44,7 +44,7 @@ export class ProjectionEngine {
     private readonly events: EventStore,
     private readonly store: ReadStore,
     private readonly options: PipelineOptions = {},
-    thread?: { events: string; readModels: string },
+    thread?: PipelineThreadFiles,
   ) {
     this.pipeline = thread
       ? new PipelineThread(projections.map((p) => p.name), events, thread, options)

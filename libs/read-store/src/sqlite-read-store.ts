@@ -308,6 +308,15 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
+  /**
+   * Starts the writer thread now (with a file, in thread mode), and with it the WAL checkpointer that
+   * runs beside it: for when another connection does the commits (the projection pipeline's thread),
+   * which then needs no checkpoint of its own. Nothing to do inline.
+   */
+  async startCheckpointer(): Promise<void> {
+    if (this.writer) await this.writerPragma('wal_autocheckpoint');
+  }
+
   /** A pragma on the connection that writes (pragmaOnWriter). */
   writerPragma(pragma: string): Promise<unknown> {
     return pragmaOnWriter(this.writer, this.db, pragma);
