@@ -154,6 +154,25 @@ export function readStoreContract(makeStore: () => Promise<ReadStore>, options: 
     expect([...(await store.getMany(c, ['n1', 'n2', 'n3'])).keys()].sort()).toEqual(['n1', 'n2', 'n3']);
   });
 
+  test('a positioned write never replaces a document stamped at a later position (a lagging writer cannot put an older version back)', async () => {
+    const c = collection();
+    await store.ensureCollections([{ name: c, indexes: [{ fields: ['status'] }] }]);
+    const version = (status: string, at: number) => ({ collection: c, id: 's1', doc: { id: 's1', status, _position: pos(at) }, position: pos(at) });
+    await store.commit([version('active', 7)]);
+    // Another process's pipeline, behind this one, writes what it had at an earlier event: not applied.
+    await store.commit([version('incomplete', 5)]);
+    expect(await store.get(c, 's1')).toEqual({ id: 's1', status: 'active', _position: pos(7) });
+    expect((await store.find(c, { where: { status: 'incomplete' }, orderBy: { field: 'status', direction: 'asc' }, limit: 10 })).map((d) => d.id)).toEqual([]);
+    // The same position again (redelivery) and a later one land.
+    await store.commit([version('active', 7)]);
+    await store.commit([version('past_due', 9)]);
+    expect(await store.get(c, 's1')).toEqual({ id: 's1', status: 'past_due', _position: pos(9) });
+    // An unstamped document (a derived entry) is written as given.
+    await store.commit([{ collection: c, id: 'e1', doc: { id: 'e1', status: 'x' } }]);
+    await store.commit([{ collection: c, id: 'e1', doc: { id: 'e1', status: 'y' } }]);
+    expect(await store.get(c, 'e1')).toEqual({ id: 'e1', status: 'y' });
+  });
+
   test('a commit whose write fails part-way lands whole or not at all, and its checkpoint stays where it was', async () => {
     const c = collection();
     const feed = collection();

@@ -13,6 +13,21 @@ function checkName(name: string): string {
 
 const table = (collection: string) => `rm_${checkName(collection)}`;
 const extract = (name: string) => `json_extract(doc, '$.${checkName(name)}')`;
+/**
+ * `_position`, the position of a projected document's last event, has a column in every table (filled
+ * like an indexed field's), so that an upsert can keep to the rule MongoDB's adapter keeps: a document
+ * stamped with a position only replaces one stamped at that position or before. Several processes
+ * may run the projections on the same files (two workers, `ROLE=worker` beside `ROLE=all`); one that
+ * lags must not put back an older version of a document another has already written (a request of
+ * the other, waiting for its own checkpoint, would read it). Unstamped documents (derived entries, the
+ * service's own records) always land. The writer thread (sqlite-writer.worker.mjs) prepares the same
+ * condition when the table has the column.
+ */
+const POSITION = '_position';
+const notOlder = (t: string) => {
+  const p = column(POSITION);
+  return `WHERE ${t}.${p} IS NULL OR excluded.${p} IS NULL OR excluded.${p} >= ${t}.${p}`;
+};
 /** The column that holds an indexed field's value beside the JSON document. */
 const column = (name: string) => `x_${checkName(name)}`;
 const COLUMN = /^x_/;
@@ -112,7 +127,7 @@ export class SqliteReadStore implements ReadStore {
   async ensureCollections(specs: CollectionSpec[]): Promise<void> {
     for (const spec of specs) {
       const t = table(spec.name);
-      const fields = [...new Set(spec.indexes.flatMap((i) => i.fields.map(checkName)))];
+      const fields = [...new Set([...spec.indexes.flatMap((i) => i.fields.map(checkName)), POSITION])];
       // Nothing to do (the usual case after the first start): no write transaction, so this also
       // works while the database is read-only (`/health` ensures the status collection).
       if (this.upToDate(t, spec, fields)) continue;
@@ -184,7 +199,9 @@ export class SqliteReadStore implements ReadStore {
       const updates = names.slice(1).map((n) => `${n} = excluded.${n}`);
       shape = {
         fields,
-        upsert: this.db.prepare(`INSERT INTO ${t} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT(id) DO UPDATE SET ${updates.join(', ')}`),
+        upsert: this.db.prepare(
+          `INSERT INTO ${t} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT(id) DO UPDATE SET ${updates.join(', ')} ${fields.includes(POSITION) ? notOlder(t) : ''}`,
+        ),
         remove: this.db.prepare(`DELETE FROM ${t} WHERE id = ?`),
       };
       this.shapes.set(collection, shape);

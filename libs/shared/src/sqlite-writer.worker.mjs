@@ -90,7 +90,11 @@ function readOps(conn) {
     if (!stmt) {
       const names = ['id', 'doc', ...columns];
       const updates = names.slice(1).map((n) => `${n} = excluded.${n}`);
-      stmt = conn.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT(id) DO UPDATE SET ${updates.join(', ')}`);
+      // A stamped document only over one stamped at the same position or before (sqlite-read-store.ts, `notOlder`).
+      const notOlder = columns.includes('x__position')
+        ? `WHERE ${table}.x__position IS NULL OR excluded.x__position IS NULL OR excluded.x__position >= ${table}.x__position`
+        : '';
+      stmt = conn.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT(id) DO UPDATE SET ${updates.join(', ')} ${notOlder}`);
       upserts.set(key, stmt);
     }
     return stmt;
