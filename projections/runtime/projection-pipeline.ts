@@ -2,6 +2,7 @@ import type { EventStore, RecordedEvent } from '../../libs/event-store/src/event
 import type { Checkpoint, DocumentWrite, ReadStore } from '../../libs/read-store/src/read-store.port.js';
 import { APPLIED_AT, type Doc, type Projection } from './projection.js';
 import { isStoreUnavailable } from '../../libs/shared/src/store-unavailable.js';
+import { PositionWaiters } from './position-waiters.js';
 
 /** Where a parked projection's reason is kept (one document per parked projection, `id` = its name). */
 export const PROJECTION_STATUS = 'projection_status';
@@ -75,15 +76,7 @@ interface Lane {
   parked: ParkedProjection | null;
 }
 
-/** A request waited for a projection that is parked behind the position it needs. */
-export class ProjectionParkedError extends Error {
-  constructor(readonly parked: ParkedProjection[]) {
-    super(
-      `projection ${parked.map((p) => p.id).join(', ')} is parked at ${parked.map((p) => `${p.event_type} ${p.event_id}`).join(', ')}: ${parked[0].error}`,
-    );
-    this.name = 'ProjectionParkedError';
-  }
-}
+export { ProjectionParkedError } from './position-waiters.js';
 
 /**
  * The one projection pipeline: reads the global order once per batch (each event parsed once),
@@ -106,7 +99,7 @@ export class ProjectionPipeline {
   private stopped = true;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
-  private readonly waiters = new Set<{ position: string; resolve: () => void; reject: (e: Error) => void }>();
+  private readonly waiters = new PositionWaiters(() => this.lanes);
   private readonly batchSize: number;
   private readonly pollMs: number;
   private readonly retries: number;
@@ -544,51 +537,16 @@ export class ProjectionPipeline {
    * is parked.
    */
   waitFor(position: string, timeoutMs = 10_000): Promise<boolean> {
-    const state = this.reached(position);
-    if (state === true) return Promise.resolve(true);
-    if (state instanceof Error) return Promise.reject(state);
-    return new Promise((resolve, reject) => {
-      const waiter = {
-        position,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve(true);
-        },
-        reject: (e: Error) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(waiter);
-        resolve(false);
-      }, timeoutMs);
-      this.waiters.add(waiter);
-      this.wake?.();
-    });
+    return this.waiters.wait(position, timeoutMs, () => this.wake?.());
   }
 
   /** Whether a waiter needs a position some projection has not committed yet. */
   private someoneWaits(): boolean {
-    for (const w of this.waiters) if (this.reached(w.position) === false) return true;
-    return false;
-  }
-
-  private reached(position: string): true | false | ProjectionParkedError {
-    const behind = this.lanes.filter((l) => l.checkpoint === null || l.checkpoint < position);
-    if (behind.length === 0) return true;
-    const parked = behind.flatMap((l) => (l.parked ? [l.parked] : []));
-    return parked.length ? new ProjectionParkedError(parked) : false;
+    return this.waiters.someoneWaits();
   }
 
   private release(): void {
-    for (const w of this.waiters) {
-      const state = this.reached(w.position);
-      if (state === false) continue;
-      this.waiters.delete(w);
-      if (state === true) w.resolve();
-      else w.reject(state);
-    }
+    this.waiters.release();
     for (const listener of this.progressListeners) listener();
   }
 }
