@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
-import { type EventStore, type NewEvent, type RecordedEvent, type EventBrief, type StreamAppend, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
+import { type EventStore, type NewEvent, type EventBrief, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
 import { laterPosition } from '../../event-store/src/positions.js';
 import type { ReadStore } from '../../read-store/src/read-store.port.js';
 import { type Clock, CLOCK } from '../../shared/src/clock.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import type { EventBrief, EventStore, RecordedEvent } from '../../../event-store/src/event-store.port.js';
+import type { EventBrief, EventStore } from '../../../event-store/src/event-store.port.js';
 import type { Config } from '../../../platform/src/config.js';
 import { CONFIG, EVENT_STORE, READ_STORE } from '../../../platform/src/tokens.js';
 import type { ReadStore } from '../../../read-store/src/read-store.port.js';
