@@ -45,7 +45,7 @@ let store: SqliteReadStore;
 let engine: ProjectionEngine;
 
 function open(): ProjectionEngine {
-  return new ProjectionEngine(allProjections(), events, store, { retries: 1, backoffMs: 20 }, { events: events.file, readModels: store.file, startCheckpointer: () => store.startCheckpointer() });
+  return new ProjectionEngine(allProjections(), events, store, { retries: 1, backoffMs: 20 }, { events: events.file, readModels: store.file, startCheckpointer: () => store.startCheckpointer(), announced: () => events.announcedHead() });
 }
 
 beforeEach(() => {

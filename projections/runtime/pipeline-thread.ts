@@ -25,13 +25,26 @@ export interface PipelineThreadFiles {
   events: string;
   readModels: string;
   startCheckpointer?: () => Promise<void>;
+  /**
+   * The highest position the event loop's event store has announced (SqliteEventStore.announcedHead):
+   * once following, the thread projects no further. Its own connection may see an append committed by
+   * the store's writer thread before the event loop has taken the writer's answer; projecting it then
+   * would show a request of this process a document (a payment method just saved by another request)
+   * before the executor here knows of the append that made it.
+   */
+  announced?: () => string | null;
 }
 
 /** The thread's young generation (MiB): see `thread()`. */
 const PIPELINE_THREAD_YOUNG_MB = 8;
 
-/** Messages to the thread (each answered by a `reply` with its id), besides the bare `'wake'`. */
-export type ToPipelineThread = { id: number; op: 'init' | 'catchUp' | 'start' | 'readParked' | 'stop' };
+/**
+ * Messages to the thread: requests (each answered by a `reply` with its id), and `wake` with the
+ * position announced up to (null: no bound known, read to the head).
+ */
+/** `bound` (with `start`): the position announced so far ('' nothing yet); absent, no bound. */
+export type ThreadRequest = { id: number; op: 'init' | 'catchUp' | 'start' | 'readParked' | 'stop'; bound?: string };
+export type ToPipelineThread = ThreadRequest | { wake: string | null };
 
 export type FromPipelineThread =
   | { type: 'ready' }
@@ -149,12 +162,13 @@ export class PipelineThread implements LivePipeline {
     }, 1000).unref();
   }
 
-  private async send<T = unknown>(op: ToPipelineThread['op']): Promise<T> {
+  private async send<T = unknown>(op: ThreadRequest['op']): Promise<T> {
     await this.thread();
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker!.postMessage({ id, op } satisfies ToPipelineThread);
+      // `start` carries the bound from which the thread follows (see `announced`).
+      this.worker!.postMessage((op === 'start' && this.files.announced ? { id, op, bound: this.files.announced() ?? '' } : { id, op }) satisfies ThreadRequest);
     });
   }
 
@@ -171,7 +185,8 @@ export class PipelineThread implements LivePipeline {
     if (this.following) return;
     this.following = true;
     this.closing = false;
-    this.offAppended = this.events.onAppended(() => this.worker?.postMessage('wake'));
+    const wake = () => this.worker?.postMessage({ wake: this.files.announced?.() ?? null } satisfies ToPipelineThread);
+    this.offAppended = this.events.onAppended(wake);
     void this.send('start').catch((e) => this.log('projection pipeline thread: could not start', e));
   }
 

@@ -11,7 +11,7 @@ import { SqliteEventStore } from '../../libs/event-store/src/sqlite-event-store.
 import { SqliteReadStore } from '../../libs/read-store/src/sqlite-read-store.js';
 import { allProjections } from '../index.js';
 import { ProjectionPipeline, type PipelineOptions, type PipelineSource } from './projection-pipeline.js';
-import type { FromPipelineThread, ToPipelineThread } from './pipeline-thread.js';
+import type { FromPipelineThread, ThreadRequest, ToPipelineThread } from './pipeline-thread.js';
 
 const { eventsFile, readModelsFile, options } = workerData as { eventsFile: string; readModelsFile: string; options: Omit<PipelineOptions, 'log'> };
 const port = parentPort!;
@@ -29,8 +29,22 @@ await store.writerPragma('wal_autocheckpoint = 10000');
 // for other processes' appends as it does on the event loop; reads always ask the file.
 const appended = new EventEmitter();
 appended.setMaxListeners(0);
+/**
+ * Once following (`start`), the highest position the event loop has announced: nothing after it is
+ * projected yet (PipelineThreadFiles.announced; '' nothing yet); undefined before `start` (start-up's
+ * catch-up reads to the head: nothing of this process is in flight then) or when the event loop gives
+ * no bound.
+ */
+let bound: string | undefined;
 const woken: PipelineSource = {
-  readAll: (options) => events.readAll(options),
+  async readAll(options) {
+    if (bound === undefined) return events.readAll(options);
+    if (bound === '' || (options.after !== null && options.after !== undefined && options.after >= bound)) return [];
+    const read = await events.readAll(options);
+    let end = read.length;
+    while (end > 0 && read[end - 1].position > bound) end -= 1;
+    return end === read.length ? read : read.slice(0, end);
+  },
   onAppended(listener) {
     appended.on('appended', listener);
     return () => appended.off('appended', listener);
@@ -46,7 +60,7 @@ const pipeline = new ProjectionPipeline(allProjections(), woken, store, {
 pipeline.onBatch((batch) => post({ type: 'batch', events: batch.map((e) => ({ streamId: e.streamId, revision: e.revision, type: e.type, position: e.position })) }));
 pipeline.onProgress(() => post({ type: 'progress', checkpoints: [...pipeline.checkpoints()], parked: pipeline.parked() }));
 
-async function handle(message: ToPipelineThread): Promise<unknown> {
+async function handle(message: ThreadRequest): Promise<unknown> {
   switch (message.op) {
     case 'init':
       await pipeline.init();
@@ -54,6 +68,7 @@ async function handle(message: ToPipelineThread): Promise<unknown> {
     case 'catchUp':
       return pipeline.catchUp();
     case 'start':
+      bound = message.bound;
       pipeline.start();
       return null;
     case 'readParked':
@@ -67,8 +82,9 @@ async function handle(message: ToPipelineThread): Promise<unknown> {
   }
 }
 
-port.on('message', (message: ToPipelineThread | 'wake') => {
-  if (message === 'wake') {
+port.on('message', (message: ToPipelineThread) => {
+  if ('wake' in message) {
+    if (message.wake !== null && bound !== undefined && message.wake > bound) bound = message.wake;
     appended.emit('appended');
     return;
   }

@@ -165,8 +165,10 @@ describe('exactly one charge per collection', () => {
   test('twenty concurrent pays with the flaky card: one transaction, a failed try and its successful retry', async () => {
     const { col } = await chargeCollection();
     const results = await Promise.all(Array.from({ length: 20 }, () => pay(col.id, { payment_information: card('flaky') })));
+    const answers = results.map((r) => `${r.status} ${r.status === 200 ? r.body.status : r.body.error?.code}`);
     expect(count(results.map((r) => r.status), 200)).toBe(1);
-    expect(count(results.map((r) => r.status), 409)).toBe(19);
+    // The others are refused: while the attempt is in flight, or once the collection is paid (a request that arrives late).
+    expect(answers.filter((a) => !a.startsWith('200') && a !== '409 payment_in_progress' && a !== '409 collection_already_paid')).toEqual([]);
     const charges = (await allCharges(col.id)).sort((a, b) => a.try - b.try);
     expect(charges.map((c) => [c.try, c.status])).toEqual([
       [1, 'failed'],

@@ -223,6 +223,16 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
+  /**
+   * The highest position this instance has told its listeners of (its own appends once committed and
+   * answered, another connection's once its watch saw them), or null. The projection pipeline's
+   * thread reads no further (PipelineThread): the read models never get ahead of what this process's
+   * requests have been told of their own appends.
+   */
+  announcedHead(): string | null {
+    return this.announced > 0 ? encodePosition(BigInt(this.announced)) : null;
+  }
+
   /** Tells listeners of appends up to `seq` (this instance's own). */
   private announce(seq: number): void {
     if (seq > this.announced) this.announced = seq;

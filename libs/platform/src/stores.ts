@@ -26,5 +26,5 @@ export function pipelineThreadFiles(config: Config, events: EventStore, reads: R
   // A ROLE=api process runs no projection: it only reads the checkpoints.
   if (config.projectionsThread !== 'worker' || config.sqliteWriter !== 'thread' || config.role === 'api') return undefined;
   if (!(events instanceof SqliteEventStore) || !(reads instanceof SqliteReadStore) || events.file === ':memory:' || reads.file === ':memory:') return undefined;
-  return { events: events.file, readModels: reads.file, startCheckpointer: () => reads.startCheckpointer() };
+  return { events: events.file, readModels: reads.file, startCheckpointer: () => reads.startCheckpointer(), announced: () => events.announcedHead() };
 }
