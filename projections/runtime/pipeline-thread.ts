@@ -54,8 +54,8 @@ export type FromPipelineThread =
   | { type: 'reply'; id: number; result?: unknown; error?: { name: string; message: string; code?: string } };
 
 /**
- * The projection pipeline in a thread of its own (PROJECTIONS_THREAD=worker, the default of the
- * service on the embedded stores' files): the reading, projecting and committing of the read models
+ * The projection pipeline in a thread of its own (PROJECTIONS_THREAD=worker, experimental, on the
+ * embedded stores' files; see docs/decisions.md): the reading, projecting and committing of the read models
  * leave the event loop, which keeps only what the requests need — a wake-up sent to the thread on
  * every append, each projection's checkpoint and parking as the thread reports them after every
  * commit (read-your-writes waits on those, exactly as on ProjectionPipeline), and each batch's events

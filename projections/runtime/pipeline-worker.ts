@@ -25,8 +25,9 @@ const store = new SqliteReadStore(readModelsFile, { writer: 'inline' });
 // that checkpointer stop.
 await store.writerPragma('wal_autocheckpoint = 10000');
 
-// The pipeline is woken by the main thread (`wake`, sent on every append of this process), and polls
-// for other processes' appends as it does on the event loop; reads always ask the file.
+// The pipeline is woken by the main thread (`wake`, sent on every append the main thread's store
+// announces: this process's own, and other processes' that its watch saw); it also polls as on the
+// event loop. Reads ask the file, up to the announced position once following.
 const appended = new EventEmitter();
 appended.setMaxListeners(0);
 /**
