@@ -38,12 +38,9 @@ export interface PipelineThreadFiles {
 /** The thread's young generation (MiB): see `thread()`. */
 const PIPELINE_THREAD_YOUNG_MB = 8;
 
-/**
- * Messages to the thread: requests (each answered by a `reply` with its id), and `wake` with the
- * position announced up to (null: no bound known, read to the head).
- */
-/** `bound` (with `start`): the position announced so far ('' nothing yet); absent, no bound. */
+/** A request to the thread, answered by a `reply` with its id; `bound` (with `start`): the position announced so far ('' nothing yet), absent for no bound. */
 export type ThreadRequest = { id: number; op: 'init' | 'catchUp' | 'start' | 'readParked' | 'stop'; bound?: string };
+/** Messages to the thread: requests, and `wake` with the position announced up to (null: no bound known). */
 export type ToPipelineThread = ThreadRequest | { wake: string | null };
 
 export type FromPipelineThread =

@@ -18,15 +18,16 @@ export interface LaneState {
 
 /** Whether every projection has committed `position` (true), not yet (false), or never will until resumed (a parked one behind it). */
 export function positionState(lanes: Iterable<LaneState>, position: string): true | false | ProjectionParkedError {
-  const parked: ParkedProjection[] = [];
+  // Called for every waiter after every batch: nothing allocated unless a projection is parked.
+  let parked: ParkedProjection[] | null = null;
   let behind = false;
   for (const lane of lanes) {
     if (lane.checkpoint !== null && lane.checkpoint >= position) continue;
     behind = true;
-    if (lane.parked) parked.push(lane.parked);
+    if (lane.parked) (parked ??= []).push(lane.parked);
   }
   if (!behind) return true;
-  return parked.length ? new ProjectionParkedError(parked) : false;
+  return parked ? new ProjectionParkedError(parked) : false;
 }
 
 /**

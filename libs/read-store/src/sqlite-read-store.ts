@@ -20,8 +20,8 @@ const extract = (name: string) => `json_extract(doc, '$.${checkName(name)}')`;
  * may run the projections on the same files (two workers, `ROLE=worker` beside `ROLE=all`); one that
  * lags must not put back an older version of a document another has already written (a request of
  * the other, waiting for its own checkpoint, would read it). Unstamped documents (derived entries, the
- * service's own records) always land. The writer thread (sqlite-writer.worker.mjs) prepares the same
- * condition when the table has the column.
+ * service's own records) always land. The writer thread (sqlite-writer.worker.mjs) is sent this
+ * connection's upsert SQL and prepares the same statement.
  */
 const POSITION = '_position';
 const notOlder = (t: string) => {
@@ -301,16 +301,20 @@ export class SqliteReadStore implements ReadStore {
    * copies far faster than an array per row. Each collection's writes keep their order.
    */
   private async commitInThread(writer: SqliteWriterThread, writes: DocumentWrite[], checkpoints: Checkpoint[]): Promise<void> {
-    const groups = new Map<string, { fields: string[]; flat: Array<string | number | null> }>();
+    const groups = new Map<string, { fields: string[]; sql: string; flat: Array<string | number | null> }>();
     for (const w of writes) {
       let group = groups.get(w.collection);
-      if (!group) groups.set(w.collection, (group = { fields: this.shape(w.collection).fields, flat: [] }));
+      if (!group) {
+        const { fields, upsert } = this.shape(w.collection);
+        groups.set(w.collection, (group = { fields, sql: upsert.source, flat: [] }));
+      }
       const { fields, flat } = group;
       const doc = w.doc;
       flat.push(w.id, doc === null ? null : JSON.stringify(doc));
       for (const f of fields) flat.push(doc === null ? null : columnValue(doc[f]));
     }
-    const rows = [...groups].map(([collection, g]) => [collection, table(collection), g.fields.map(column), g.flat]);
+    // The thread prepares the same upsert as this connection's (its SQL, built once in `shape`).
+    const rows = [...groups].map(([collection, g]) => [collection, table(collection), g.fields.map(column), g.flat, g.sql]);
     const sent = writer.request('commit', { rows, checkpoints: checkpoints.map((c) => [c.name, c.position]) });
     this.inFlight.add(sent);
     try {

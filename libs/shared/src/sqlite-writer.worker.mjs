@@ -80,23 +80,13 @@ function eventOps(conn) {
 }
 
 function readOps(conn) {
-  /** Per collection and column list (what the main thread's connection found in the table): the prepared upsert. */
+  /** The prepared upserts, by their SQL (built by the main thread's store from what its connection found in the table: SqliteReadStore.shape). */
   const upserts = new Map();
   const removes = new Map();
   const checkpoint = conn.prepare('INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = max(position, excluded.position)');
-  const upsertOf = (table, columns) => {
-    const key = `${table}|${columns.join(',')}`;
-    let stmt = upserts.get(key);
-    if (!stmt) {
-      const names = ['id', 'doc', ...columns];
-      const updates = names.slice(1).map((n) => `${n} = excluded.${n}`);
-      // A stamped document only over one stamped at the same position or before (sqlite-read-store.ts, `notOlder`).
-      const notOlder = columns.includes('x__position')
-        ? `WHERE ${table}.x__position IS NULL OR excluded.x__position IS NULL OR excluded.x__position >= ${table}.x__position`
-        : '';
-      stmt = conn.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT(id) DO UPDATE SET ${updates.join(', ')} ${notOlder}`);
-      upserts.set(key, stmt);
-    }
+  const upsertOf = (sql) => {
+    let stmt = upserts.get(sql);
+    if (!stmt) upserts.set(sql, (stmt = conn.prepare(sql)));
     return stmt;
   };
   const removeOf = (table) => {
@@ -105,13 +95,13 @@ function readOps(conn) {
     return stmt;
   };
   /**
-   * rows: per collection [collection, table, columns, flat], flat = [id, doc JSON | null, ...one value
-   * per column, id, …] (a null doc deletes); checkpoints: [name, position].
+   * rows: per collection [collection, table, columns, flat, upsert SQL], flat = [id, doc JSON | null,
+   * ...one value per column, id, …] (a null doc deletes); checkpoints: [name, position].
    */
   const commit = conn.transaction((rows, checkpoints) => {
-    for (const [collection, table, columns, flat] of rows) {
+    for (const [collection, table, columns, flat, upsertSql] of rows) {
       const stride = 2 + columns.length;
-      const upsert = upsertOf(table, columns);
+      const upsert = upsertOf(upsertSql);
       const remove = removeOf(table);
       for (let at = 0; at < flat.length; at += stride) {
         const id = flat[at];
