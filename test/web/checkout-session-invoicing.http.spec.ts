@@ -5,6 +5,8 @@ import { billingSetup } from '../support/billing-fixtures.js';
 import { advance, clockAndCustomer, getSub } from '../support/lifecycle.js';
 import { SimulatedInvoicingProvider } from '../../libs/invoicing/src/provider/simulated-invoicing-provider.js';
 import type { IssueInvoiceRequest } from '../../libs/invoicing/src/provider/invoicing-provider.port.js';
+import { invoiceStream } from '../../libs/invoicing/src/domain/invoice/invoice.state.js';
+import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
 
 /**
  * Issue 13 with issue 10: a checkout session's `invoicing` in subscription mode — `enabled: false`
@@ -78,9 +80,28 @@ test('subscription mode with invoicing.enabled false: the first collection is no
 test('payment mode: the session invoice_settings reach the invoice', async () => {
   const s = await billingSetup(api());
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }], invoicing: { enabled: true, invoice_settings: SETTINGS } })).body;
-  await payOnPage(session.url);
+  // Read-your-writes: the page's answer waits for the last event its payment wrote, the invoice's
+  // `invoice.paid` included — not only for the session's outcome, which the collection's follow-up
+  // records before invoicing records the payment (the answer came back before the invoice's
+  // projection, and a GET right after it could read the invoice `open`).
+  const engine = t.app.get(ProjectionEngine);
+  const waited: string[] = [];
+  const waitFor = jest.spyOn(engine, 'waitFor');
+  waitFor.mockImplementation(async function (this: ProjectionEngine, position, timeoutMs) {
+    if (position) waited.push(position);
+    return ProjectionEngine.prototype.waitFor.call(this, position, timeoutMs);
+  });
+  try {
+    await payOnPage(session.url);
+  } finally {
+    waitFor.mockRestore();
+  }
   const col = (await api().get(`/v1/collections/${(await api().get(`/v1/checkout_session/${session.id}`)).body.collection}`)).body;
   const invoice = (await api().get(`/v1/invoices/${col.invoice}`)).body;
   expect(invoice).toMatchObject({ status: 'paid', invoice_settings: SETTINGS });
   expect(requests.find((r) => r.idempotencyKey === invoice.id)?.invoiceSettings).toEqual(SETTINGS);
+  const paid = (await engine.eventStore.readStream(invoiceStream(invoice.id))).find((e) => e.type === 'invoice.paid')!;
+  expect(paid).toBeDefined();
+  expect(waited.length).toBeGreaterThan(0);
+  expect(waited.reduce((a, b) => (a > b ? a : b)) >= paid.position).toBe(true);
 });

@@ -12,6 +12,7 @@ import { SavePaymentMethod } from '../../../payments/src/application/save-paymen
 import { isTokenizable } from '../../../payments/src/domain/gateways.js';
 import { paymentMethodDecider, paymentMethodStream } from '../../../payments/src/domain/payment-method.decider.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import type { CommandResult } from '../../../platform/src/write-then-read.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { Config } from '../../../platform/src/config.js';
 import { CONFIG } from '../../../platform/src/tokens.js';
@@ -30,6 +31,9 @@ export interface PayResult {
   outcome: PaymentOutcome;
   position: string | null;
 }
+
+/** What the session's purchase ended as, and the position of the last event it (and its follow-ups) wrote. */
+type Attempted = PayResult;
 
 /**
  * The customer pays a checkout session (or, in setup mode, saves a method):
@@ -127,10 +131,14 @@ export class PayCheckoutSession {
   /** Makes what the session sells (idempotently) and attempts it; records the outcome on the session. */
   private async run(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource, input: PayInput, position: string | null): Promise<PayResult> {
     let outcome: PaymentOutcome;
+    // What the attempt wrote, its follow-ups included (the invoice's payment, the subscription's
+    // activation): the answer waits for the last of it, not only for the session's outcome, which a
+    // follow-up may have recorded before the others ran.
+    let attempted: string | null;
     try {
-      if (f.mode === 'setup') outcome = await this.setup(ctx, f, source);
-      else if (f.mode === 'subscription') outcome = await this.subscription(ctx, f, state, source);
-      else outcome = await this.payment(ctx, sessionId, f, state, source);
+      const made = f.mode === 'setup' ? await this.setup(ctx, f, source) : f.mode === 'subscription' ? await this.subscription(ctx, f, state, source) : await this.payment(ctx, sessionId, f, state, source);
+      outcome = made.outcome;
+      attempted = made.position;
     } catch (error) {
       // Nothing was charged (a refusal before the attempt): the session may be paid again.
       const message = error instanceof Error ? error.message : 'The payment could not be made';
@@ -143,10 +151,10 @@ export class PayCheckoutSession {
     // Nothing decided: the collection's follow-up (checkout-follow-ups.ts) recorded the outcome first.
     // The answer waits for that event's position, else the session's read model may still say unpaid.
     const outcomePosition = recorded.position ?? (await this.executor.loadHistory(checkoutSessionDecider, checkoutSessionStream(sessionId))).history.at(-1)?.position ?? null;
-    return { outcome, position: laterPosition(position, outcomePosition) };
+    return { outcome, position: laterPosition(laterPosition(position, attempted), outcomePosition) };
   }
 
-  private async subscription(ctx: CommandContext, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PaymentOutcome> {
+  private async subscription(ctx: CommandContext, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<Attempted> {
     const subscriptionId = f.subscription!;
     const existing = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
     if (!existing.state.exists) {
@@ -167,15 +175,16 @@ export class PayCheckoutSession {
       const firstCollectionLines = f.shipping_cost && f.shipping_amount ? [{ ...shippingLine(f.shipping_amount, f.currency), id: newId('si') }] : [];
       // `invoicing.enabled: false` switches off the first collection's fiscal invoice (renewals follow the subscription's `renewal_invoicing`).
       const firstCollectionInvoicing = f.invoicing && !f.invoicing.enabled ? ('none' as const) : undefined;
-      await this.commands.execute(new CreateSubscriptionCommand(ctx, body as never, false, { subscriptionId, source, firstCollectionLines, firstCollectionInvoicing }));
-      return this.outcomeOf(subscriptionId, (await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state.fields!.latest_collection!);
+      const created: CommandResult = await this.commands.execute(new CreateSubscriptionCommand(ctx, body as never, false, { subscriptionId, source, firstCollectionLines, firstCollectionInvoicing }));
+      const latest = (await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state.fields!.latest_collection!;
+      return { outcome: await this.outcomeOf(subscriptionId, latest), position: created.position };
     }
     const collectionId = existing.state.fields!.latest_collection!;
     const result = await this.payments.attempt(ctx, collectionId, source, 'customer');
-    return this.outcomeOf(subscriptionId, collectionId, result.failure);
+    return { outcome: await this.outcomeOf(subscriptionId, collectionId, result.failure), position: result.position };
   }
 
-  private async payment(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PaymentOutcome> {
+  private async payment(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<Attempted> {
     const collectionId = f.collection!;
     const existing = await this.executor.load(collectionDecider, collectionStream(collectionId));
     if (!existing.state.exists) {
@@ -218,21 +227,23 @@ export class PayCheckoutSession {
       );
     }
     const result = await this.payments.attempt(ctx, collectionId, source, 'customer');
-    return this.outcomeOf(null, collectionId, result.failure);
+    return { outcome: await this.outcomeOf(null, collectionId, result.failure), position: result.position };
   }
 
   /** Saves the method; with `setup_subscription_id` it becomes the subscription's, and a past_due / unpaid one is retried with it. */
-  private async setup(ctx: CommandContext, f: CheckoutSessionFields, source: PaymentSource): Promise<PaymentOutcome> {
+  private async setup(ctx: CommandContext, f: CheckoutSessionFields, source: PaymentSource): Promise<Attempted> {
     let paymentMethod = source.payment_method;
+    let position: string | null = null;
     if (source.save_as) {
-      await this.savePaymentMethod.afterPayment(ctx, f.customer!, source);
+      position = await this.savePaymentMethod.afterPayment(ctx, f.customer!, source);
       paymentMethod = source.save_as.payment_method_id;
     }
     const extra: Record<string, unknown> = {};
     let collection: string | null = null;
     if (f.setup_subscription_id && paymentMethod) {
       const subId = f.setup_subscription_id;
-      await this.commands.execute(new UpdateSubscriptionCommand(ctx, subId, { payment_method: paymentMethod }));
+      const updated: CommandResult = await this.commands.execute(new UpdateSubscriptionCommand(ctx, subId, { payment_method: paymentMethod }));
+      position = laterPosition(position, updated.position);
       const sub = (await this.executor.load(subscriptionDecider, subscriptionStream(subId))).state.fields!;
       if ((sub.status === 'past_due' || sub.status === 'unpaid') && sub.latest_collection) {
         collection = sub.latest_collection;
@@ -240,12 +251,14 @@ export class PayCheckoutSession {
         if (['pending', 'past_due', 'uncollectible'].includes(col.status)) {
           const stored = await this.sources.stored(ctx, f.customer!, paymentMethod);
           const result = await this.payments.attempt(ctx, collection, stored, 'customer');
+          position = laterPosition(position, result.position);
           extra.recovery = result.outcome;
           if (result.failure) extra.recovery_message = result.failure.failure_message;
         }
       }
     }
-    return { status: 'saved', collection, subscription: f.setup_subscription_id, payment_method: paymentMethod, message: null, failure_code: null, decline_code: null, additional_data: Object.keys(extra).length ? extra : null };
+    const outcome: PaymentOutcome = { status: 'saved', collection, subscription: f.setup_subscription_id, payment_method: paymentMethod, message: null, failure_code: null, decline_code: null, additional_data: Object.keys(extra).length ? extra : null };
+    return { outcome, position };
   }
 
   /** What the session's collection says now: paid, processing (with its redirect or voucher), or declined (with the reason). */

@@ -11,6 +11,7 @@ import { invalidParam, notFound } from '../../../shared/src/errors.js';
 import { newId } from '../../../shared/src/ids.js';
 import { Money, isDecimalString } from '../../../shared/src/money.js';
 import type { RecordedEvent } from '../../../event-store/src/event-store.port.js';
+import { laterPosition } from '../../../event-store/src/positions.js';
 import { type CollectionPartialPaymentDefined, type CollectionState, collectionDecider, collectionStream } from '../domain/collection.decider.js';
 import { collectionCheckoutUrl } from './create-collection.js';
 import { FiscalInvoices } from './fiscal-invoices.js';
@@ -142,6 +143,6 @@ export class DefinePartialPaymentHandler implements ICommandHandler<DefinePartia
       (now) => ({ type: 'AttachInvoice' as const, owner: ctx, collectionId: balanceId, invoiceId, invoiceNumber: f.invoice === invoiceId ? f.invoice_number : null, now }),
       ctx,
     );
-    return attached.position ?? position;
+    return laterPosition(position, attached.position);
   }
 }

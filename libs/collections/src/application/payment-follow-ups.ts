@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { laterPosition } from '../../../event-store/src/positions.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 
 /** What other contexts learn when a collection is paid. */
@@ -50,37 +51,37 @@ export class PaymentFollowUps {
 
   async collectionCreated(ctx: CommandContext, collectionId: string): Promise<string | null> {
     let position: string | null = null;
-    for (const l of this.lifecycle) position = (await l.collectionCreated?.(ctx, collectionId)) ?? position;
+    for (const l of this.lifecycle) position = laterPosition(position, (await l.collectionCreated?.(ctx, collectionId)) ?? null);
     return position;
   }
 
   async collectionVoided(ctx: CommandContext, collectionId: string): Promise<string | null> {
     let position: string | null = null;
-    for (const l of this.lifecycle) position = (await l.collectionVoided?.(ctx, collectionId)) ?? position;
+    for (const l of this.lifecycle) position = laterPosition(position, (await l.collectionVoided?.(ctx, collectionId)) ?? null);
     return position;
   }
 
   async collectionRefunded(ctx: CommandContext, collectionId: string, refund: { id: string; amount: string; reason: string | null }): Promise<string | null> {
     let position: string | null = null;
-    for (const l of this.lifecycle) position = (await l.collectionRefunded?.(ctx, collectionId, refund)) ?? position;
+    for (const l of this.lifecycle) position = laterPosition(position, (await l.collectionRefunded?.(ctx, collectionId, refund)) ?? null);
     return position;
   }
 
   async registeredPaymentApplied(ctx: CommandContext, collectionId: string, receiptId: string, amount: string): Promise<string | null> {
     let position: string | null = null;
-    for (const l of this.lifecycle) position = (await l.registeredPaymentApplied?.(ctx, collectionId, receiptId, amount)) ?? position;
+    for (const l of this.lifecycle) position = laterPosition(position, (await l.registeredPaymentApplied?.(ctx, collectionId, receiptId, amount)) ?? null);
     return position;
   }
 
   async paymentFailed(ctx: CommandContext, collectionId: string, failure: { failure_code: string | null; failure_message: string | null; decline_code: string | null }): Promise<string | null> {
     let position: string | null = null;
-    for (const l of this.lifecycle) position = (await l.paymentFailed?.(ctx, collectionId, failure)) ?? position;
+    for (const l of this.lifecycle) position = laterPosition(position, (await l.paymentFailed?.(ctx, collectionId, failure)) ?? null);
     return position;
   }
 
   async collectionPaid(ctx: CommandContext, notice: CollectionPaidNotice): Promise<string | null> {
     let position: string | null = null;
-    for (const l of this.listeners) position = (await l.collectionPaid(ctx, notice)) ?? position;
+    for (const l of this.listeners) position = laterPosition(position, (await l.collectionPaid(ctx, notice)) ?? null);
     return position;
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { laterPosition } from '../../../event-store/src/positions.js';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import { DomainError, invalidParam } from '../../../shared/src/errors.js';
@@ -95,7 +96,7 @@ export class CouponRedemptions {
           throw error;
         });
         done.push(couponId);
-        position = r.position ?? position;
+        position = laterPosition(position, r.position);
       }
       return position;
     } catch (error) {
