@@ -180,6 +180,9 @@ describeWithBrowser('merchant dashboard', () => {
       );
       await page.goto(`${server.base}/dashboard/subscriptions`);
       expect(await page.locator(`tr[data-id="${subId}"]`).count()).toBe(1);
+      // On a laptop every column shows without scrolling sideways (list dates are short: `23 de nov de 2026`).
+      expect(await page.locator('.table-wrap').evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+      expect(await page.locator(`tr[data-id="${subId}"] td[data-label="Creado"] time`).textContent()).toMatch(/^\d{1,2} de [a-z]+\.? de \d{4}$/);
       await screenshot(page, 'dashboard-subscriptions-laptop');
       await page.locator(`tr[data-id="${subId}"] a`).first().click();
       await page.waitForURL(new RegExp(`/dashboard/subscriptions/${subId}$`));

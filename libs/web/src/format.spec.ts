@@ -18,6 +18,8 @@ test('dates in Bogotá time, per locale', () => {
   expect(formatDate('2026-11-28T03:44:27.308Z', 'es-CO')).toBe('27 de noviembre de 2026');
   expect(formatDate('2026-11-28T03:44:27.308Z', 'en')).toBe('November 27, 2026');
   expect(formatDate(null, 'en')).toBe('');
+  expect(formatDate('2026-11-28T03:44:27.308Z', 'es-CO', 'short')).toBe('27 de nov de 2026');
+  expect(formatDate('2026-11-28T03:44:27.308Z', 'en', 'short')).toBe('Nov 27, 2026');
 });
 
 test('timestamps with their time of day in Bogotá time; anything else is not one', () => {

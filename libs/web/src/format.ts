@@ -21,12 +21,16 @@ export function formatMoney(amount: string, currencyCode: string, locale: Locale
   return format.format(value as unknown as number).replace(/\u00a0/g, ' ');
 }
 
-/** A date (ISO 8601) as `23 de noviembre de 2026` / `November 23, 2026`, in Bogotá time. */
-export function formatDate(iso: string | null | undefined, locale: Locale): string {
+/**
+ * A date (ISO 8601) as `23 de noviembre de 2026` / `November 23, 2026`, in Bogotá time; `short` (a
+ * list's cells, where columns compete for a laptop's width) as `23 de nov de 2026` / `Nov 23, 2026`.
+ */
+export function formatDate(iso: string | null | undefined, locale: Locale, length: 'long' | 'short' = 'long'): string {
   if (!iso) return '';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
-  return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { dateStyle: 'long', timeZone: 'America/Bogota' }).format(date);
+  const style: Intl.DateTimeFormatOptions = length === 'long' ? { dateStyle: 'long' } : { day: 'numeric', month: 'short', year: 'numeric' };
+  return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { ...style, timeZone: 'America/Bogota' }).format(date);
 }
 
 /** A timestamp (ISO 8601 with a time) as `23 de noviembre de 2026 a las 5:00 a. m.` / `November 23, 2026 at 5:00 AM`, in Bogotá time. */

@@ -38,6 +38,8 @@ export interface PageHelpers {
   locale: Locale;
   money: (amount: string, currency: string) => string;
   date: (iso: string | null | undefined) => string;
+  /** A date in a list's cell: `23 de nov de 2026` / `Nov 23, 2026`. */
+  shortDate: (iso: string | null | undefined) => string;
   /** A timestamp with its time of day; '' for anything that is not an ISO 8601 timestamp. */
   dateTime: (iso: string | null | undefined) => string;
   /** A card brand as people write it (`visa` → `Visa`). */
@@ -66,6 +68,7 @@ export class PageRenderer {
       locale,
       money: (amount, currency) => formatMoney(amount, currency, locale),
       date: (iso) => formatDate(iso, locale),
+      shortDate: (iso) => formatDate(iso, locale, 'short'),
       dateTime: (iso) => formatDateTime(iso, locale),
       cardBrand,
     };
