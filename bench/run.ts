@@ -30,8 +30,8 @@
  * The billing run's process also takes: BENCH_MEMORY_LOG=1 (process.memoryUsage() every second),
  * BENCH_HEAP_SNAPSHOT=DIR (one heap snapshot when the V8 heap passes BENCH_HEAP_SNAPSHOT_AT MiB,
  * default 200; large, do not commit), BENCH_SCHEDULER_CONCURRENCY=N (deadlines in flight).
- * PROJECTIONS_THREAD=worker runs the service's and the billing run's projection pipeline in a thread
- * of its own instead of on the event loop (experimental; the comparison in docs/decisions.md).
+ * PROJECTIONS_THREAD=inline runs the service's and the billing run's projection pipeline on the event
+ * loop instead of in a thread of its own (the default, `worker`; the comparison in docs/decisions.md).
  */
 import { CommandBus } from '@nestjs/cqrs';
 import autocannon from 'autocannon';

@@ -51,7 +51,7 @@ export type FromPipelineThread =
   | { type: 'reply'; id: number; result?: unknown; error?: { name: string; message: string; code?: string } };
 
 /**
- * The projection pipeline in a thread of its own (PROJECTIONS_THREAD=worker, experimental, on the
+ * The projection pipeline in a thread of its own (PROJECTIONS_THREAD=worker, the default on the
  * embedded stores' files; see docs/decisions.md): the reading, projecting and committing of the read models
  * leave the event loop, which keeps only what the requests need — a wake-up sent to the thread on
  * every append, each projection's checkpoint and parking as the thread reports them after every

@@ -217,8 +217,8 @@ describe('WAL checkpoints beside the commits', () => {
 
 describe('the service on the embedded stores', () => {
   test.each([
-    ['the projection pipeline on the event loop, committing in the read store writer thread (the default)', {}, 'writer'],
-    ['the projection pipeline in its own thread (PROJECTIONS_THREAD=worker)', { PROJECTIONS_THREAD: 'worker' }, 'thread'],
+    ['the projection pipeline in its own thread (the default)', {}, 'thread'],
+    ['the projection pipeline on the event loop, committing in the read store writer thread (PROJECTIONS_THREAD=inline)', { PROJECTIONS_THREAD: 'inline' }, 'writer'],
   ] as const)('commits in threads with %s, and a request reads its own writes (the projection batch committed before it answers)', async (_, env, readModels) => {
     const { startTestApp } = await import('../support/test-app.js');
     const { EVENT_STORE, READ_STORE } = await import('../../libs/platform/src/tokens.js');

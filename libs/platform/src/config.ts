@@ -13,7 +13,7 @@ export interface Config {
   mongoUrl: string | null;
   /** Where the embedded stores commit (SQLITE_WRITER): `thread` (default, a writer thread per store) or `inline` (on the event loop). */
   sqliteWriter: 'thread' | 'inline';
-  /** Where the projection pipeline runs on the embedded stores' files: the event loop (`inline`, default) or, experimental, a thread of its own (`worker`). */
+  /** Where the projection pipeline runs on the embedded stores' files: a thread of its own (`worker`, default) or the event loop (`inline`). */
   projectionsThread: 'worker' | 'inline';
   /** `all`: API and projectors in one process; `api`: HTTP only; `worker`: projectors only. */
   role: Role;
@@ -129,7 +129,7 @@ function sqliteWriter(value: string | undefined): 'thread' | 'inline' {
 }
 
 function projectionsThread(value: string | undefined): 'worker' | 'inline' {
-  if (value === undefined || value === '') return 'inline';
+  if (value === undefined || value === '') return 'worker';
   if (value !== 'worker' && value !== 'inline') throw new Error(`PROJECTIONS_THREAD must be worker or inline (got ${value})`);
   return value;
 }

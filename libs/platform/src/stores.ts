@@ -18,7 +18,7 @@ export function createReadStore(config: Config): ReadStore {
 }
 
 /**
- * Where the projection pipeline runs its own thread (PROJECTIONS_THREAD=worker, experimental): both
+ * Where the projection pipeline runs its own thread (PROJECTIONS_THREAD=worker, the default): both
  * stores embedded, in files, with writer threads, in a process that runs the projections (not
  * ROLE=api). Otherwise (a production store, `inline`, `:memory:`) the pipeline runs on the event loop.
  */
