@@ -27,13 +27,11 @@ import { onSession } from './checkout-session-command.js';
 import { paymentLinkDecider, paymentLinkStream } from '../domain/payment-link.decider.js';
 import type { PayInput } from './hosted-checkout.js';
 
+/** What the session's payment ended as, and the position of the last event it (and its follow-ups) wrote. */
 export interface PayResult {
   outcome: PaymentOutcome;
   position: string | null;
 }
-
-/** What the session's purchase ended as, and the position of the last event it (and its follow-ups) wrote. */
-type Attempted = PayResult;
 
 /**
  * The customer pays a checkout session (or, in setup mode, saves a method):
@@ -154,7 +152,7 @@ export class PayCheckoutSession {
     return { outcome, position: laterPosition(laterPosition(position, attempted), outcomePosition) };
   }
 
-  private async subscription(ctx: CommandContext, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<Attempted> {
+  private async subscription(ctx: CommandContext, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PayResult> {
     const subscriptionId = f.subscription!;
     const existing = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
     if (!existing.state.exists) {
@@ -184,7 +182,7 @@ export class PayCheckoutSession {
     return { outcome: await this.outcomeOf(subscriptionId, collectionId, result.failure), position: result.position };
   }
 
-  private async payment(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<Attempted> {
+  private async payment(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PayResult> {
     const collectionId = f.collection!;
     const existing = await this.executor.load(collectionDecider, collectionStream(collectionId));
     if (!existing.state.exists) {
@@ -231,7 +229,7 @@ export class PayCheckoutSession {
   }
 
   /** Saves the method; with `setup_subscription_id` it becomes the subscription's, and a past_due / unpaid one is retried with it. */
-  private async setup(ctx: CommandContext, f: CheckoutSessionFields, source: PaymentSource): Promise<Attempted> {
+  private async setup(ctx: CommandContext, f: CheckoutSessionFields, source: PaymentSource): Promise<PayResult> {
     let paymentMethod = source.payment_method;
     let position: string | null = null;
     if (source.save_as) {

@@ -50,38 +50,36 @@ export class PaymentFollowUps {
   }
 
   async collectionCreated(ctx: CommandContext, collectionId: string): Promise<string | null> {
-    let position: string | null = null;
-    for (const l of this.lifecycle) position = laterPosition(position, (await l.collectionCreated?.(ctx, collectionId)) ?? null);
-    return position;
+    return latestOf(this.lifecycle, (l) => l.collectionCreated?.(ctx, collectionId));
   }
 
   async collectionVoided(ctx: CommandContext, collectionId: string): Promise<string | null> {
-    let position: string | null = null;
-    for (const l of this.lifecycle) position = laterPosition(position, (await l.collectionVoided?.(ctx, collectionId)) ?? null);
-    return position;
+    return latestOf(this.lifecycle, (l) => l.collectionVoided?.(ctx, collectionId));
   }
 
   async collectionRefunded(ctx: CommandContext, collectionId: string, refund: { id: string; amount: string; reason: string | null }): Promise<string | null> {
-    let position: string | null = null;
-    for (const l of this.lifecycle) position = laterPosition(position, (await l.collectionRefunded?.(ctx, collectionId, refund)) ?? null);
-    return position;
+    return latestOf(this.lifecycle, (l) => l.collectionRefunded?.(ctx, collectionId, refund));
   }
 
   async registeredPaymentApplied(ctx: CommandContext, collectionId: string, receiptId: string, amount: string): Promise<string | null> {
-    let position: string | null = null;
-    for (const l of this.lifecycle) position = laterPosition(position, (await l.registeredPaymentApplied?.(ctx, collectionId, receiptId, amount)) ?? null);
-    return position;
+    return latestOf(this.lifecycle, (l) => l.registeredPaymentApplied?.(ctx, collectionId, receiptId, amount));
   }
 
   async paymentFailed(ctx: CommandContext, collectionId: string, failure: { failure_code: string | null; failure_message: string | null; decline_code: string | null }): Promise<string | null> {
-    let position: string | null = null;
-    for (const l of this.lifecycle) position = laterPosition(position, (await l.paymentFailed?.(ctx, collectionId, failure)) ?? null);
-    return position;
+    return latestOf(this.lifecycle, (l) => l.paymentFailed?.(ctx, collectionId, failure));
   }
 
   async collectionPaid(ctx: CommandContext, notice: CollectionPaidNotice): Promise<string | null> {
-    let position: string | null = null;
-    for (const l of this.listeners) position = laterPosition(position, (await l.collectionPaid(ctx, notice)) ?? null);
-    return position;
+    return latestOf(this.listeners, (l) => l.collectionPaid(ctx, notice));
   }
+}
+
+/**
+ * Runs the listeners one after another; the latest position any of them wrote (for read-your-writes:
+ * a later listener may write nothing, or answer an idempotent replay with an older position).
+ */
+async function latestOf<L>(listeners: readonly L[], hear: (listener: L) => Promise<string | null> | undefined): Promise<string | null> {
+  let position: string | null = null;
+  for (const l of listeners) position = laterPosition(position, (await hear(l)) ?? null);
+  return position;
 }
