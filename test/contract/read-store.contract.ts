@@ -173,6 +173,44 @@ export function readStoreContract(makeStore: () => Promise<ReadStore>, options: 
     expect(await store.get(c, 'e1')).toEqual({ id: 'e1', status: 'y' });
   });
 
+  test('a positioned delete is not undone by an older write, nor applied over a later version (a lagging writer cannot bring a deleted document back)', async () => {
+    const c = collection();
+    await store.ensureCollections([{ name: c, indexes: [{ fields: ['status'] }] }]);
+    const version = (id: string, status: string, at: number) => ({ collection: c, id, doc: { id, status, _position: pos(at) }, position: pos(at) });
+    const removed = (id: string, at: number) => ({ collection: c, id, doc: null, position: pos(at) });
+    await store.commit([version('i1', 'active', 5)]);
+    await store.commit([removed('i1', 7)]);
+    expect(await store.get(c, 'i1')).toBeNull();
+    // Another process's pipeline, behind this one, writes the item as it stood at 6: it stays deleted.
+    await store.commit([version('i1', 'active', 6)]);
+    expect(await store.get(c, 'i1')).toBeNull();
+    expect(await store.getMany(c, ['i1'])).toEqual(new Map());
+    expect(await store.find(c, { where: { status: 'active' }, orderBy: { field: 'status', direction: 'asc' }, limit: 10 })).toEqual([]);
+    // A later version (the same id made again after the delete) lands.
+    await store.commit([version('i1', 'back', 8)]);
+    expect(await store.get(c, 'i1')).toEqual({ id: 'i1', status: 'back', _position: pos(8) });
+    // A lagging delete (at 3) does not remove a version written after it.
+    await store.commit([version('i2', 'active', 4)]);
+    await store.commit([removed('i2', 3)]);
+    expect(await store.get(c, 'i2')).toEqual({ id: 'i2', status: 'active', _position: pos(4) });
+    // A delete without a position (a derived entry) removes whatever is there, and a later write lands.
+    await store.commit([{ collection: c, id: 'e1', doc: { id: 'e1', status: 'x' } }]);
+    await store.commit([{ collection: c, id: 'e1', doc: null }]);
+    expect(await store.get(c, 'e1')).toBeNull();
+    await store.commit([{ collection: c, id: 'e1', doc: { id: 'e1', status: 'y' } }]);
+    expect(await store.get(c, 'e1')).toEqual({ id: 'e1', status: 'y' });
+  });
+
+  test('a rebuild\'s reset forgets the deletes too (the same events replayed write the document again)', async () => {
+    const c = collection();
+    await store.ensureCollections([{ name: c, indexes: [] }]);
+    await store.commit([{ collection: c, id: 'r1', doc: { id: 'r1', _position: pos(5) }, position: pos(5) }]);
+    await store.commit([{ collection: c, id: 'r1', doc: null, position: pos(9) }]);
+    await store.reset([c], `contract-${c}`);
+    await store.commit([{ collection: c, id: 'r1', doc: { id: 'r1', _position: pos(5) }, position: pos(5) }]);
+    expect(await store.get(c, 'r1')).toEqual({ id: 'r1', _position: pos(5) });
+  });
+
   test('a commit whose write fails part-way lands whole or not at all, and its checkpoint stays where it was', async () => {
     const c = collection();
     const feed = collection();

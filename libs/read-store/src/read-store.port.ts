@@ -44,9 +44,10 @@ export interface DocumentWrite {
   doc: Record<string, unknown> | null;
   /**
    * The position of the event this write reflects (a projected document's `_position`). Absent for
-   * derived entries, which are the same whenever they are written. Where several workers may write
-   * at once (MongoDB) a write with a position only lands over an older document, and a delete
-   * leaves a tombstone at its position, so a slower worker never brings back an older version.
+   * derived entries, which are the same whenever they are written. Several workers may write at
+   * once, so on every adapter a write with a position only lands over an older document (and not
+   * over a later delete), and a delete leaves a tombstone at its position: a slower worker never
+   * brings back an older version.
    */
   position?: string;
 }

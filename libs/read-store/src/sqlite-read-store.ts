@@ -21,13 +21,21 @@ const extract = (name: string) => `json_extract(doc, '$.${checkName(name)}')`;
  * lags must not put back an older version of a document another has already written (a request of
  * the other, waiting for its own checkpoint, would read it). Unstamped documents (derived entries, the
  * service's own records) always land. The writer thread (sqlite-writer.worker.mjs) is sent this
- * connection's upsert SQL and prepares the same statement.
+ * connection's statements' SQL (`shape`) and prepares the same ones.
  */
 const POSITION = '_position';
 const notOlder = (t: string) => {
   const p = column(POSITION);
   return `WHERE ${t}.${p} IS NULL OR excluded.${p} IS NULL OR excluded.${p} >= ${t}.${p}`;
 };
+/**
+ * A positioned delete (a projection's document removed at an event) leaves a tombstone here, as
+ * MongoDB's adapter leaves one in the collection: a lagging process's older write of the same
+ * document does not land over it (it would bring the document back until that process reached the
+ * delete itself). A document written at a later position (made again) lands. Tombstones are few
+ * (projections delete rarely) and a reset drops the collection's.
+ */
+const TOMBSTONES = 'tombstones';
 /** The column that holds an indexed field's value beside the JSON document. */
 const column = (name: string) => `x_${checkName(name)}`;
 const COLUMN = /^x_/;
@@ -62,6 +70,15 @@ function bindable(value: Scalar): string | number | null {
   return value;
 }
 
+/** A collection's indexed fields (those with a column) and its prepared statements. */
+interface Shape {
+  fields: string[];
+  upsert: Database.Statement;
+  remove: Database.Statement;
+  /** Positioned deletes and their tombstones (tables with the `_position` column; see TOMBSTONES). */
+  deletes: { removeAt: Database.Statement; tombstone: Database.Statement; any: Database.Statement; of: Database.Statement } | null;
+}
+
 /**
  * Embedded read-model store: one table per collection (`id`, JSON `doc`, and a column `x_<field>`
  * per indexed field, filled from the document on every write), indexes on those columns,
@@ -78,8 +95,8 @@ export class SqliteReadStore implements ReadStore {
   readonly kind = 'sqlite';
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
-  /** Per collection: its indexed fields (those with a column) and its prepared upsert. */
-  private readonly shapes = new Map<string, { fields: string[]; upsert: Database.Statement; remove: Database.Statement }>();
+  /** Per collection: its indexed fields (those with a column) and its prepared statements. */
+  private readonly shapes = new Map<string, Shape>();
   /** Commits in a writer thread (null: inline). */
   private readonly writer: SqliteWriterThread | null;
   /** Commits sent to the writer thread and not answered yet (a reset waits for them). */
@@ -100,6 +117,7 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 10000');
     this.db.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL)');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${TOMBSTONES} (collection TEXT NOT NULL, id TEXT NOT NULL, position TEXT NOT NULL, PRIMARY KEY (collection, id)) WITHOUT ROWID`);
     this.cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
     this.writer = writerModeFor(file, options.writer) === 'thread' ? new SqliteWriterThread(file, 'reads') : null;
     this.bulkLoadIndexes = options.bulkLoadIndexes ?? (this.writer ? 'keep' : 'drop');
@@ -190,19 +208,35 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /** A collection's columns and statements, read from its table once (another process may have created it). */
-  private shape(collection: string) {
+  private shape(collection: string): Shape {
     let shape = this.shapes.get(collection);
     if (!shape) {
       const t = table(collection);
       const fields = this.columnsOf(t);
       const names = ['id', 'doc', ...fields.map(column)];
       const updates = names.slice(1).map((n) => `${n} = excluded.${n}`);
+      const positioned = fields.includes(POSITION);
+      const p = column(POSITION);
+      // `collection` is a checked name (NAME).
+      const tombstones = `FROM ${TOMBSTONES} WHERE collection = '${collection}'`;
       shape = {
         fields,
         upsert: this.db.prepare(
-          `INSERT INTO ${t} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT(id) DO UPDATE SET ${updates.join(', ')} ${fields.includes(POSITION) ? notOlder(t) : ''}`,
+          `INSERT INTO ${t} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT(id) DO UPDATE SET ${updates.join(', ')} ${positioned ? notOlder(t) : ''}`,
         ),
         remove: this.db.prepare(`DELETE FROM ${t} WHERE id = ?`),
+        deletes: positioned
+          ? {
+              // (id, position): removes the row unless it is later than the delete, and records the tombstone.
+              removeAt: this.db.prepare(`DELETE FROM ${t} WHERE id = ? AND (${p} IS NULL OR ${p} <= ?)`),
+              tombstone: this.db.prepare(
+                `INSERT INTO ${TOMBSTONES} (collection, id, position) VALUES ('${collection}', ?, ?) ON CONFLICT(collection, id) DO UPDATE SET position = max(position, excluded.position)`,
+              ),
+              // Asked once per commit: with none (the usual case) no write looks one up.
+              any: this.db.prepare(`SELECT 1 ${tombstones} LIMIT 1`),
+              of: this.db.prepare(`SELECT position ${tombstones} AND id = ?`),
+            }
+          : null,
       };
       this.shapes.set(collection, shape);
     }
@@ -271,18 +305,32 @@ export class SqliteReadStore implements ReadStore {
     if (this.writer) return this.commitInThread(this.writer, writes, checkpoints);
     this.db
       .transaction(() => {
+        /** Per collection, whether it has tombstones (asked once per commit). */
+        const tombstoned = new Map<string, boolean>();
         for (const w of writes) {
-          const { fields, upsert, remove } = this.shape(w.collection);
-          if (w.doc === null) remove.run(w.id);
-          else {
-            const doc = w.doc;
-            try {
-              upsert.run(w.id, JSON.stringify(doc), ...fields.map((f) => columnValue(doc[f])));
-            } catch (error) {
-              // The whole transaction rolls back: nothing of this commit lands.
-              if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueConstraintError(w.collection, `document ${w.id}: ${(error as Error).message}`);
-              throw error;
-            }
+          const { fields, upsert, remove, deletes } = this.shape(w.collection);
+          if (w.doc === null) {
+            if (w.position !== undefined && deletes) {
+              deletes.removeAt.run(w.id, w.position);
+              deletes.tombstone.run(w.id, w.position);
+              tombstoned.set(w.collection, true);
+            } else remove.run(w.id);
+            continue;
+          }
+          const doc = w.doc;
+          const at = doc[POSITION];
+          if (deletes && typeof at === 'string') {
+            let any = tombstoned.get(w.collection);
+            if (any === undefined) tombstoned.set(w.collection, (any = deletes.any.get() !== undefined));
+            const deleted = any ? (deletes.of.get(w.id) as { position: string } | undefined) : undefined;
+            if (deleted && deleted.position > at) continue; // deleted after this version: stays deleted
+          }
+          try {
+            upsert.run(w.id, JSON.stringify(doc), ...fields.map((f) => columnValue(doc[f])));
+          } catch (error) {
+            // The whole transaction rolls back: nothing of this commit lands.
+            if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueConstraintError(w.collection, `document ${w.id}: ${(error as Error).message}`);
+            throw error;
           }
         }
         for (const c of checkpoints) {
@@ -301,20 +349,24 @@ export class SqliteReadStore implements ReadStore {
    * copies far faster than an array per row. Each collection's writes keep their order.
    */
   private async commitInThread(writer: SqliteWriterThread, writes: DocumentWrite[], checkpoints: Checkpoint[]): Promise<void> {
-    const groups = new Map<string, { fields: string[]; sql: string; flat: Array<string | number | null> }>();
+    const groups = new Map<string, { shape: Shape; flat: Array<string | number | null> }>();
     for (const w of writes) {
       let group = groups.get(w.collection);
-      if (!group) {
-        const { fields, upsert } = this.shape(w.collection);
-        groups.set(w.collection, (group = { fields, sql: upsert.source, flat: [] }));
-      }
-      const { fields, flat } = group;
+      if (!group) groups.set(w.collection, (group = { shape: this.shape(w.collection), flat: [] }));
+      const { shape: { fields }, flat } = group;
       const doc = w.doc;
       flat.push(w.id, doc === null ? null : JSON.stringify(doc));
-      for (const f of fields) flat.push(doc === null ? null : columnValue(doc[f]));
+      // A delete carries only its position (in the `_position` column's place): see removeAt.
+      for (const f of fields) flat.push(doc === null ? (f === POSITION ? (w.position ?? null) : null) : columnValue(doc[f]));
     }
-    // The thread prepares the same upsert as this connection's (its SQL, built once in `shape`).
-    const rows = [...groups].map(([collection, g]) => [collection, table(collection), g.fields.map(column), g.flat, g.sql]);
+    // The thread prepares the same statements as this connection's (their SQL, built once in `shape`).
+    const rows = [...groups].map(([collection, { shape, flat }]) => [
+      collection,
+      shape.fields.indexOf(POSITION),
+      shape.fields.length,
+      flat,
+      [shape.upsert.source, shape.remove.source, ...(shape.deletes ? [shape.deletes.removeAt.source, shape.deletes.tombstone.source, shape.deletes.any.source, shape.deletes.of.source] : [])],
+    ]);
     const sent = writer.request('commit', { rows, checkpoints: checkpoints.map((c) => [c.name, c.position]) });
     this.inFlight.add(sent);
     try {
@@ -356,6 +408,7 @@ export class SqliteReadStore implements ReadStore {
         for (const c of collections) {
           const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table(c));
           if (exists) this.db.exec(`DELETE FROM ${table(c)}`);
+          this.db.prepare(`DELETE FROM ${TOMBSTONES} WHERE collection = ?`).run(checkName(c));
         }
         this.db.prepare('DELETE FROM checkpoints WHERE name = ?').run(checkpointName);
       })

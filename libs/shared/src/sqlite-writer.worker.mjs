@@ -80,40 +80,50 @@ function eventOps(conn) {
 }
 
 function readOps(conn) {
-  /** The prepared upserts, by their SQL (built by the main thread's store from what its connection found in the table: SqliteReadStore.shape). */
-  const upserts = new Map();
-  const removes = new Map();
+  /** Prepared statements by their SQL (built by the main thread's store from what its connection found in the table: SqliteReadStore.shape). */
+  const statements = new Map();
   const checkpoint = conn.prepare('INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = max(position, excluded.position)');
-  const upsertOf = (sql) => {
-    let stmt = upserts.get(sql);
-    if (!stmt) upserts.set(sql, (stmt = conn.prepare(sql)));
-    return stmt;
-  };
-  const removeOf = (table) => {
-    let stmt = removes.get(table);
-    if (!stmt) removes.set(table, (stmt = conn.prepare(`DELETE FROM ${table} WHERE id = ?`)));
+  const prepared = (sql) => {
+    let stmt = statements.get(sql);
+    if (!stmt) statements.set(sql, (stmt = conn.prepare(sql)));
     return stmt;
   };
   /**
-   * rows: per collection [collection, table, columns, flat, upsert SQL], flat = [id, doc JSON | null,
-   * ...one value per column, id, …] (a null doc deletes); checkpoints: [name, position].
+   * rows: per collection [collection, index of the `_position` column (-1: none), column count, flat,
+   * SQL: [upsert, remove] and, for a table with `_position`, [positioned remove, tombstone, any
+   * tombstone, tombstone of id] (SqliteReadStore.shape)], flat = [id, doc JSON | null, ...one value per
+   * column, id, …] (a null doc deletes; a positioned delete carries its position in the `_position`
+   * column's place); checkpoints: [name, position].
    */
   const commit = conn.transaction((rows, checkpoints) => {
-    for (const [collection, table, columns, flat, upsertSql] of rows) {
-      const stride = 2 + columns.length;
-      const upsert = upsertOf(upsertSql);
-      const remove = removeOf(table);
+    for (const [collection, positionAt, columns, flat, [upsertSql, removeSql, removeAtSql, tombstoneSql, anySql, ofSql]] of rows) {
+      const stride = 2 + columns;
+      const upsert = prepared(upsertSql);
+      const deletes = positionAt >= 0 && Boolean(removeAtSql);
+      /** Whether the collection has tombstones (asked once, only when a positioned document is written). */
+      let tombstoned = null;
       for (let at = 0; at < flat.length; at += stride) {
         const id = flat[at];
         const doc = flat[at + 1];
-        if (doc === null) remove.run(id);
-        else {
-          try {
-            upsert.run(flat.slice(at, at + stride));
-          } catch (error) {
-            if (error?.code === 'SQLITE_CONSTRAINT_UNIQUE') throw Object.assign(new Error(error.message), { unique: { collection, detail: `document ${id}: ${error.message}` } });
-            throw error;
-          }
+        const position = positionAt < 0 ? null : flat[at + 2 + positionAt];
+        if (doc === null) {
+          if (deletes && position !== null) {
+            prepared(removeAtSql).run(id, position);
+            prepared(tombstoneSql).run(id, position);
+            tombstoned = true;
+          } else prepared(removeSql).run(id);
+          continue;
+        }
+        if (deletes && typeof position === 'string') {
+          tombstoned ??= prepared(anySql).get() !== undefined;
+          const deleted = tombstoned ? prepared(ofSql).get(id) : undefined;
+          if (deleted && deleted.position > position) continue; // deleted after this version: stays deleted
+        }
+        try {
+          upsert.run(flat.slice(at, at + stride));
+        } catch (error) {
+          if (error?.code === 'SQLITE_CONSTRAINT_UNIQUE') throw Object.assign(new Error(error.message), { unique: { collection, detail: `document ${id}: ${error.message}` } });
+          throw error;
         }
       }
     }
