@@ -1,11 +1,11 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { defer, from, Observable, lastValueFrom } from 'rxjs';
 import { type EventStore, expectedRevisionAfter, PRUNED_EVENT_TYPE, type RecordedEvent, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
 import { type Clock, CLOCK } from '../../shared/src/clock.js';
 import { ApiError } from '../../shared/src/errors.js';
-import { newEventUuid } from '../../shared/src/ids.js';
+import { newEventUuid, newIdempotencySeed } from '../../shared/src/ids.js';
 import { CONFIG, EVENT_STORE } from '../../platform/src/tokens.js';
 import type { Config } from '../../platform/src/config.js';
 import { runInIdempotentScope } from '../../shared/src/idempotent-scope.js';
@@ -151,7 +151,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         continue;
       }
       let claimRevision: number;
-      const seed = randomUUID(); // random (an event id is time-ordered): the ids of the request's objects derive from it
+      const seed = newIdempotencySeed(); // the ids of the request's objects derive from it (time-ordered, like other ids)
       try {
         const claimed = await this.events.append(
           stream,

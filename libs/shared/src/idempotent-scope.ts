@@ -25,12 +25,25 @@ export function currentIdempotentScope(): IdempotentScope | undefined {
   return storage.getStore();
 }
 
-/** The next id suffix for `prefix` in the scope: deterministic, 24 base62-ish characters. */
+/**
+ * A seed that starts with the time of its claim (`t`, then 8 base62 digits of ms: ids.ts makes them),
+ * so that the ids derived from it sort in time as other ids do. Seeds of claims made before these had
+ * no time (a UUID) and derive their ids as they always did.
+ */
+const TIMED_SEED = /^t([0-9A-Za-z]{8})[0-9A-Za-z]+$/;
+
+/**
+ * The next id suffix for `prefix` in the scope: deterministic, 24 base62-ish characters. With a timed
+ * seed, the claim's time first (8 characters) and 16 derived: every collection's `id` key and the
+ * feed's object index are B-trees, where keys at random places miss every page cache once the tables
+ * are large (see newId); otherwise 24 derived.
+ */
 export function scopedIdSuffix(scope: IdempotentScope, prefix: string, alphabet: string): string {
   const n = (scope.idCounters.get(prefix) ?? 0) + 1;
   scope.idCounters.set(prefix, n);
   const digest = createHash('sha256').update(`${scope.seed}|${prefix}|${n}`).digest();
-  let out = '';
+  const time = TIMED_SEED.exec(scope.seed)?.[1] ?? '';
+  let out = time;
   for (let i = 0; out.length < 24; i++) out += alphabet[digest[i % digest.length] % alphabet.length];
   return out;
 }

@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
-import { eventIdFromUuid, newEventUuid, newId, uuidFromEventId } from './ids.js';
+import { eventIdFromUuid, newEventUuid, newId, newIdempotencySeed, uuidFromEventId } from './ids.js';
+import { runInIdempotentScope } from './idempotent-scope.js';
 
 describe('newEventUuid (UUIDv7)', () => {
   const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -79,5 +80,49 @@ describe('newId', () => {
     } finally {
       now.mockRestore();
     }
+  });
+});
+
+describe('ids inside an Idempotency-Key scope', () => {
+  const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const msOf = (id: string) => [...id.slice(id.indexOf('_') + 1, id.indexOf('_') + 9)].reduce((n, c) => n * 62 + ALPHABET.indexOf(c), 0);
+  const idsIn = (seed: string) => runInIdempotentScope(seed, async () => [newId('sub'), newId('col'), newId('col')]);
+
+  test('derive from the seed (the same ids each time the request runs) and start with the claim\'s time, so they sort like other ids', async () => {
+    const now = jest.spyOn(Date, 'now');
+    try {
+      now.mockReturnValue(Date.UTC(2026, 10, 26, 7, 0, 0));
+      const seed = newIdempotencySeed();
+      expect(seed).toMatch(/^t[0-9A-Za-z]{30}$/);
+      now.mockReturnValue(Date.UTC(2026, 10, 26, 7, 0, 5)); // a resumption, later: the same ids
+      const ids = await idsIn(seed);
+      expect(await idsIn(seed)).toEqual(ids);
+      expect(new Set(ids).size).toBe(3);
+      for (const id of ids) {
+        expect(id).toMatch(/^(sub|col)_[0-9A-Za-z]{24}$/);
+        expect(msOf(id)).toBe(Date.UTC(2026, 10, 26, 7, 0, 0));
+      }
+      // A claim made later: its ids sort after, and after an id made outside a scope in between.
+      now.mockReturnValue(Date.UTC(2026, 10, 26, 7, 0, 1));
+      const between = newId('col');
+      now.mockReturnValue(Date.UTC(2026, 10, 26, 7, 0, 2));
+      const later = await idsIn(newIdempotencySeed());
+      expect(between > ids[2]).toBe(true);
+      expect(later[1] > between).toBe(true);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
+  test('a claim made before timed seeds (its seed a UUID) derives the ids it always did', async () => {
+    const seed = '6f1c1c52-2a57-4d1e-9a57-0c0d8a3b2c11';
+    const { createHash } = await import('node:crypto');
+    const before = (prefix: string, n: number) => {
+      const digest = createHash('sha256').update(`${seed}|${prefix}|${n}`).digest();
+      let out = '';
+      for (let i = 0; out.length < 24; i++) out += ALPHABET[digest[i % digest.length] % ALPHABET.length];
+      return `${prefix}_${out}`;
+    };
+    expect(await idsIn(seed)).toEqual([before('sub', 1), before('col', 1), before('col', 2)]);
   });
 });

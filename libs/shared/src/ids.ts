@@ -88,6 +88,15 @@ export function newId(prefix: (typeof ID_PREFIX)[keyof typeof ID_PREFIX]): strin
   return `${prefix}_${timePrefix(Date.now())}${randomBase62(16)}`;
 }
 
+/**
+ * The seed of a new Idempotency-Key claim (idempotent-scope.ts): `t`, the machine's time in ms as 8
+ * base62 digits, then 22 random (131 bits); the ids of the request's objects derive from it and
+ * start with that time.
+ */
+export function newIdempotencySeed(): string {
+  return `t${timePrefix(Date.now())}${randomBase62(22)}`;
+}
+
 /** Public event id for a stored event's UUID, and back. */
 export function eventIdFromUuid(uuid: string): string {
   return `evt_${uuid.replace(/-/g, '')}`;
