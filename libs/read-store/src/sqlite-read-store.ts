@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { type ReadModelRow, type ReadModelRows, readModelWrites } from '../../shared/src/sqlite-read-model-commit.mjs';
 import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '../../shared/src/sqlite-writer-thread.js';
 import { assertStorable, type Checkpoint, type CollectionSpec, type DocumentWrite, type FindQuery, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
 
@@ -64,19 +65,34 @@ function columnValue(value: unknown): string | number | null {
   }
 }
 
+/**
+ * A document write as the read-model commit takes it, pushed onto `target`: id, the document's JSON
+ * (null: a delete) and each indexed field's column value. A delete carries only its position, in the
+ * `_position` column's place (see the positioned delete in SqliteReadStore.shape).
+ */
+function pushRow(target: ReadModelRow, w: DocumentWrite, fields: string[]): ReadModelRow {
+  const doc = w.doc;
+  target.push(w.id, doc === null ? null : JSON.stringify(doc));
+  for (const f of fields) target.push(doc === null ? (f === POSITION ? (w.position ?? null) : null) : columnValue(doc[f]));
+  return target;
+}
+
 /** SQLite binds booleans as 1/0, which is what json_extract yields for JSON true/false. */
 function bindable(value: Scalar): string | number | null {
   if (typeof value === 'boolean') return value ? 1 : 0;
   return value;
 }
 
-/** A collection's indexed fields (those with a column) and its prepared statements. */
+/**
+ * A collection's indexed fields (those with a column) and the SQL of its commit's statements, in the
+ * order sqlite-read-model-commit.mjs takes them: upsert, delete, and for a table with `_position` the
+ * positioned delete, its tombstone, whether the collection has any tombstone, the tombstone of an id.
+ */
 interface Shape {
   fields: string[];
-  upsert: Database.Statement;
-  remove: Database.Statement;
-  /** Positioned deletes and their tombstones (tables with the `_position` column; see TOMBSTONES). */
-  deletes: { removeAt: Database.Statement; tombstone: Database.Statement; any: Database.Statement; of: Database.Statement } | null;
+  /** Index of the `_position` column in `fields` (-1: none). */
+  positionAt: number;
+  sql: string[];
 }
 
 /**
@@ -97,6 +113,8 @@ export class SqliteReadStore implements ReadStore {
   private readonly statements = new Map<string, Database.Statement>();
   /** Per collection: its indexed fields (those with a column) and its prepared statements. */
   private readonly shapes = new Map<string, Shape>();
+  /** The connection's read-model writes (sqlite-read-model-commit.mjs), when it commits inline. */
+  private inlineWrites: ReturnType<typeof readModelWrites> | null = null;
   /** Commits in a writer thread (null: inline). */
   private readonly writer: SqliteWriterThread | null;
   /** Commits sent to the writer thread and not answered yet (a reset waits for them). */
@@ -219,25 +237,21 @@ export class SqliteReadStore implements ReadStore {
       const p = column(POSITION);
       // `collection` is a checked name (NAME).
       const tombstones = `FROM ${TOMBSTONES} WHERE collection = '${collection}'`;
-      shape = {
-        fields,
-        upsert: this.db.prepare(
-          `INSERT INTO ${t} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT(id) DO UPDATE SET ${updates.join(', ')} ${positioned ? notOlder(t) : ''}`,
-        ),
-        remove: this.db.prepare(`DELETE FROM ${t} WHERE id = ?`),
-        deletes: positioned
-          ? {
+      const sql = [
+        `INSERT INTO ${t} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT(id) DO UPDATE SET ${updates.join(', ')} ${positioned ? notOlder(t) : ''}`,
+        `DELETE FROM ${t} WHERE id = ?`,
+        ...(positioned
+          ? [
               // (id, position): removes the row unless it is later than the delete, and records the tombstone.
-              removeAt: this.db.prepare(`DELETE FROM ${t} WHERE id = ? AND (${p} IS NULL OR ${p} <= ?)`),
-              tombstone: this.db.prepare(
-                `INSERT INTO ${TOMBSTONES} (collection, id, position) VALUES ('${collection}', ?, ?) ON CONFLICT(collection, id) DO UPDATE SET position = max(position, excluded.position)`,
-              ),
+              `DELETE FROM ${t} WHERE id = ? AND (${p} IS NULL OR ${p} <= ?)`,
+              `INSERT INTO ${TOMBSTONES} (collection, id, position) VALUES ('${collection}', ?, ?) ON CONFLICT(collection, id) DO UPDATE SET position = max(position, excluded.position)`,
               // Asked once per commit: with none (the usual case) no write looks one up.
-              any: this.db.prepare(`SELECT 1 ${tombstones} LIMIT 1`),
-              of: this.db.prepare(`SELECT position ${tombstones} AND id = ?`),
-            }
-          : null,
-      };
+              `SELECT 1 ${tombstones} LIMIT 1`,
+              `SELECT position ${tombstones} AND id = ?`,
+            ]
+          : []),
+      ];
+      shape = { fields, positionAt: fields.indexOf(POSITION), sql };
       this.shapes.set(collection, shape);
     }
     return shape;
@@ -302,72 +316,55 @@ export class SqliteReadStore implements ReadStore {
   async commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[]): Promise<void> {
     const checkpoints = checkpoint === undefined ? [] : Array.isArray(checkpoint) ? checkpoint : [checkpoint];
     assertStorable(writes);
-    if (this.writer) return this.commitInThread(this.writer, writes, checkpoints);
-    this.db
-      .transaction(() => {
-        /** Per collection, whether it has tombstones (asked once per commit). */
-        const tombstoned = new Map<string, boolean>();
-        for (const w of writes) {
-          const { fields, upsert, remove, deletes } = this.shape(w.collection);
-          if (w.doc === null) {
-            if (w.position !== undefined && deletes) {
-              deletes.removeAt.run(w.id, w.position);
-              deletes.tombstone.run(w.id, w.position);
-              tombstoned.set(w.collection, true);
-            } else remove.run(w.id);
-            continue;
+    if (this.writer) return this.commitInThread(this.writer, this.rowsOf(writes), checkpoints.map((c) => [c.name, c.position]));
+    const ops = (this.inlineWrites ??= readModelWrites(this.db));
+    try {
+      // Row by row (each document's JSON is written as soon as it is made): the same writes as the
+      // writer thread's, without gathering the whole commit first.
+      this.db
+        .transaction(() => {
+          const tombstoned = new Map<string, boolean>();
+          for (const w of writes) {
+            const { fields, positionAt, sql } = this.shape(w.collection);
+            ops.write(w.collection, positionAt, sql, pushRow([], w, fields), tombstoned);
           }
-          const doc = w.doc;
-          const at = doc[POSITION];
-          if (deletes && typeof at === 'string') {
-            let any = tombstoned.get(w.collection);
-            if (any === undefined) tombstoned.set(w.collection, (any = deletes.any.get() !== undefined));
-            const deleted = any ? (deletes.of.get(w.id) as { position: string } | undefined) : undefined;
-            if (deleted && deleted.position > at) continue; // deleted after this version: stays deleted
-          }
-          try {
-            upsert.run(w.id, JSON.stringify(doc), ...fields.map((f) => columnValue(doc[f])));
-          } catch (error) {
-            // The whole transaction rolls back: nothing of this commit lands.
-            if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueConstraintError(w.collection, `document ${w.id}: ${(error as Error).message}`);
-            throw error;
-          }
-        }
-        for (const c of checkpoints) {
-          this.stmt(
-            'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = max(position, excluded.position)',
-          ).run(c.name, c.position);
-        }
-      })
-      .immediate();
+          for (const c of checkpoints) ops.checkpoint(c.name, c.position);
+        })
+        .immediate();
+    } catch (error) {
+      // The whole transaction rolled back: nothing of this commit landed.
+      const unique = (error as { unique?: { collection: string; detail: string } }).unique;
+      if (unique) throw new UniqueConstraintError(unique.collection, unique.detail);
+      throw error;
+    }
   }
 
   /**
-   * The documents as strings and column values (cheap to post), the transaction in the writer thread.
-   * Rows are grouped by collection (its column names once) in one flat array of strings and scalars
-   * per collection: `[id, doc JSON | null, ...column values, id, …]`, which the thread's message
-   * copies far faster than an array per row. Each collection's writes keep their order.
+   * The documents as strings and column values, in the form the commit takes (inline or in the writer
+   * thread, whose message copies it far faster than an array per row): rows grouped by collection
+   * (its statements once), one flat array of strings and scalars per collection: `[id, doc JSON |
+   * null, ...column values, id, …]`. Each collection's writes keep their order.
    */
-  private async commitInThread(writer: SqliteWriterThread, writes: DocumentWrite[], checkpoints: Checkpoint[]): Promise<void> {
-    const groups = new Map<string, { shape: Shape; flat: Array<string | number | null> }>();
+  private rowsOf(writes: DocumentWrite[]): ReadModelRows {
+    const groups = new Map<string, { shape: Shape; flat: ReadModelRow }>();
     for (const w of writes) {
       let group = groups.get(w.collection);
       if (!group) groups.set(w.collection, (group = { shape: this.shape(w.collection), flat: [] }));
-      const { shape: { fields }, flat } = group;
-      const doc = w.doc;
-      flat.push(w.id, doc === null ? null : JSON.stringify(doc));
-      // A delete carries only its position (in the `_position` column's place): see removeAt.
-      for (const f of fields) flat.push(doc === null ? (f === POSITION ? (w.position ?? null) : null) : columnValue(doc[f]));
+      pushRow(group.flat, w, group.shape.fields);
     }
-    // The thread prepares the same statements as this connection's (their SQL, built once in `shape`).
-    const rows = [...groups].map(([collection, { shape, flat }]) => [
+    // The statements' SQL, built once in `shape` (the writer thread prepares the same ones).
+    return [...groups].map(([collection, { shape, flat }]) => [
       collection,
-      shape.fields.indexOf(POSITION),
+      shape.positionAt,
       shape.fields.length,
       flat,
-      [shape.upsert.source, shape.remove.source, ...(shape.deletes ? [shape.deletes.removeAt.source, shape.deletes.tombstone.source, shape.deletes.any.source, shape.deletes.of.source] : [])],
+      shape.sql,
     ]);
-    const sent = writer.request('commit', { rows, checkpoints: checkpoints.map((c) => [c.name, c.position]) });
+  }
+
+  /** The transaction in the writer thread (its own connection); resolves once it committed. */
+  private async commitInThread(writer: SqliteWriterThread, rows: ReadModelRows, checkpoints: Array<[string, string]>): Promise<void> {
+    const sent = writer.request('commit', { rows, checkpoints });
     this.inFlight.add(sent);
     try {
       await sent;

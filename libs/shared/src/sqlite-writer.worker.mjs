@@ -1,14 +1,15 @@
 // The SQLite writer thread (see libs/shared/src/sqlite-writer-thread.ts): one better-sqlite3
 // connection of its own on the store's file (WAL), doing the commits of one embedded store so that
-// their CPU and their fsync do not hold up the service's event loop. Plain JavaScript with no import
-// but better-sqlite3, so that Node loads it as it is from the sources (jest) and from dist (the build
-// copies it there).
+// their CPU and their fsync do not hold up the service's event loop. Plain JavaScript importing only
+// better-sqlite3 and the read-model commit it shares with SqliteReadStore (sqlite-read-model-commit.mjs),
+// so that Node loads it as it is from the sources (jest) and from dist (the build copies it there).
 //
 // `kind: 'events'`: one group of appends per message, one transaction (synchronous=FULL), a savepoint
 // per append (its expected revisions checked inside it), as SqliteEventStore does inline.
 // `kind: 'reads'`: one read-model commit per message (documents and checkpoints in one transaction).
 import Database from 'better-sqlite3';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
+import { readModelWrites } from './sqlite-read-model-commit.mjs';
 
 const { file, kind } = workerData;
 /** Opened at the first request (and again after a failed open: the file may come back). */
@@ -80,55 +81,7 @@ function eventOps(conn) {
 }
 
 function readOps(conn) {
-  /** Prepared statements by their SQL (built by the main thread's store from what its connection found in the table: SqliteReadStore.shape). */
-  const statements = new Map();
-  const checkpoint = conn.prepare('INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = max(position, excluded.position)');
-  const prepared = (sql) => {
-    let stmt = statements.get(sql);
-    if (!stmt) statements.set(sql, (stmt = conn.prepare(sql)));
-    return stmt;
-  };
-  /**
-   * rows: per collection [collection, index of the `_position` column (-1: none), column count, flat,
-   * SQL: [upsert, remove] and, for a table with `_position`, [positioned remove, tombstone, any
-   * tombstone, tombstone of id] (SqliteReadStore.shape)], flat = [id, doc JSON | null, ...one value per
-   * column, id, …] (a null doc deletes; a positioned delete carries its position in the `_position`
-   * column's place); checkpoints: [name, position].
-   */
-  const commit = conn.transaction((rows, checkpoints) => {
-    for (const [collection, positionAt, columns, flat, [upsertSql, removeSql, removeAtSql, tombstoneSql, anySql, ofSql]] of rows) {
-      const stride = 2 + columns;
-      const upsert = prepared(upsertSql);
-      const deletes = positionAt >= 0 && Boolean(removeAtSql);
-      /** Whether the collection has tombstones (asked once, only when a positioned document is written). */
-      let tombstoned = null;
-      for (let at = 0; at < flat.length; at += stride) {
-        const id = flat[at];
-        const doc = flat[at + 1];
-        const position = positionAt < 0 ? null : flat[at + 2 + positionAt];
-        if (doc === null) {
-          if (deletes && position !== null) {
-            prepared(removeAtSql).run(id, position);
-            prepared(tombstoneSql).run(id, position);
-            tombstoned = true;
-          } else prepared(removeSql).run(id);
-          continue;
-        }
-        if (deletes && typeof position === 'string') {
-          tombstoned ??= prepared(anySql).get() !== undefined;
-          const deleted = tombstoned ? prepared(ofSql).get(id) : undefined;
-          if (deleted && deleted.position > position) continue; // deleted after this version: stays deleted
-        }
-        try {
-          upsert.run(flat.slice(at, at + stride));
-        } catch (error) {
-          if (error?.code === 'SQLITE_CONSTRAINT_UNIQUE') throw Object.assign(new Error(error.message), { unique: { collection, detail: `document ${id}: ${error.message}` } });
-          throw error;
-        }
-      }
-    }
-    for (const [name, position] of checkpoints) checkpoint.run(name, position);
-  });
+  const { commit } = readModelWrites(conn);
   return {
     commit({ rows, checkpoints }) {
       commit.immediate(rows, checkpoints);

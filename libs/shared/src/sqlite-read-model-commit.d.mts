@@ -1,0 +1,13 @@
+import type Database from 'better-sqlite3';
+
+/** A document write: [id, doc JSON | null, ...one value per column]. */
+export type ReadModelRow = Array<string | number | null>;
+/** Per collection: [collection, index of the `_position` column (-1: none), column count, flat rows, statements' SQL]. */
+export type ReadModelRows = Array<[collection: string, positionAt: number, columns: number, flat: ReadModelRow, sql: string[]]>;
+
+/** The writes of a read-model commit on `conn`: see sqlite-read-model-commit.mjs. */
+export function readModelWrites(conn: Database.Database): {
+  write(collection: string, positionAt: number, sql: string[], row: ReadModelRow, tombstoned: Map<string, boolean>): void;
+  checkpoint(name: string, position: string): void;
+  commit: Database.Transaction<(rows: ReadModelRows, checkpoints: Array<[string, string]>) => void>;
+};
