@@ -183,23 +183,29 @@ describeWithBrowser('merchant dashboard', () => {
       // On a laptop every column shows without scrolling sideways (list dates are short: `23 de nov de 2026`).
       expect(await page.locator('.table-wrap').evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
       expect(await page.locator(`tr[data-id="${subId}"] td[data-label="Creado"] time`).textContent()).toMatch(/^\d{1,2} de [a-z]+\.? de \d{4}$/);
+      // The API's values in Spanish words, the value itself kept beside them.
+      expect(await page.locator(`tr[data-id="${subId}"] td[data-label="Estado"] [data-value="active"]`).textContent()).toBe('Activa');
+      expect(await page.locator(`tr[data-id="${subId}"] td[data-label="Método de cobro"] [data-value="charge"]`).textContent()).toBe('Cobro automático');
+      expect(await page.locator('select#flt-status option[value="past_due"]').textContent()).toBe('Pago vencido');
       await screenshot(page, 'dashboard-subscriptions-laptop');
       await page.locator(`tr[data-id="${subId}"] a`).first().click();
       await page.waitForURL(new RegExp(`/dashboard/subscriptions/${subId}$`));
-      expect(await page.locator('[data-field="status"]').textContent()).toBe('active');
+      expect(await page.locator('[data-field="status"]').textContent()).toBe('Activa');
+      expect(await page.locator('[data-field="status"]').getAttribute('data-value')).toBe('active');
       const timeline = await page.locator('.timeline li strong').allTextContents();
       expect(timeline[0]).toBe('subscription.created');
       expect(timeline).toContain('subscription.activated');
       await screenshot(page, 'dashboard-subscription-laptop');
       await page.locator('[data-as-of]').first().click();
       await page.waitForURL(/as_of=evt_/);
-      expect(await page.locator('[data-field="status"]').textContent()).toBe('incomplete');
+      expect(await page.locator('[data-field="status"]').getAttribute('data-value')).toBe('incomplete');
+      expect(await page.locator('[data-field="status"]').textContent()).toBe('Pago inicial pendiente');
       await screenshot(page, 'dashboard-as-of-laptop');
       await page.getByRole('link', { name: 'volver al presente' }).click();
       await page.locator('select[name="cancel_at"]').selectOption('now');
       await page.getByRole('button', { name: 'Cancelar suscripción' }).click();
       await page.waitForURL(/done=cancel/);
-      expect(await page.locator('[data-field="status"]').textContent()).toBe('canceled');
+      expect(await page.locator('[data-field="status"]').textContent()).toBe('Cancelada');
       // The phone size of the same pages.
       await page.setViewportSize(VIEWPORTS.phone);
       await screenshot(page, 'dashboard-subscription-phone');

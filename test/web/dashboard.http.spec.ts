@@ -84,7 +84,7 @@ test('a charge subscription by hand, its timeline, as_of its first event, then c
   expect(detail.text).not.toContain(`data-label="Total"`);
   const firstEvent = /data-as-of="(evt_[0-9a-f]+)"/.exec(detail.text)![1];
   const asOf = await v.get(`/dashboard/subscriptions/${subId}?as_of=${firstEvent}`);
-  expect(asOf.text).toMatch(/data-field="status">incomplete/);
+  expect(asOf.text).toContain('data-field="status" data-value="incomplete">Pago inicial pendiente<');
   await v.get(`/dashboard/subscriptions/${subId}`);
   expect((await v.post(`/dashboard/subscriptions/${subId}/cancel`, { cancel_at: 'now' })).status).toBe(303);
   expect((await t.as(keys.test_key).get(`/v1/subscriptions/${subId}`)).body.status).toBe('canceled');
@@ -195,4 +195,31 @@ test('amounts and dates go through the page formatters (es-CO: $ 49.900 and a Sp
   expect(detail.text).toMatch(/data-field="created_date"><time[^>]*>\d{1,2} de [a-z]+ de \d{4}<\/time>/);
   const en = await v.get(`/dashboard/prices/${price.id}?locale=en`);
   expect(en.text).toMatch(/data-field="created_date"><time[^>]*>[A-Z][a-z]+ \d{1,2}, \d{4}<\/time>/);
+});
+
+test('the API\'s values in words of the page\'s language, the value kept beside them (lists, filters, details, forms)', async () => {
+  const api = t.as(keys.test_key);
+  const product = (await api.post('/v1/products', { name: 'Plan Palabras' })).body;
+  const price = (await api.post('/v1/prices', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, unit_price: '19900', currency: 'COP' })).body;
+  const v = await signedIn(keys.test_key);
+  // A product is "Activo", a subscription "Activa": the words agree with the noun.
+  const products = await v.get('/dashboard/products');
+  expect(products.text).toContain(`<span class="status status-active" data-value="active">Activo</span>`);
+  expect(products.text).toContain('<option value="archived" >Archivado</option>');
+  const prices = await v.get(`/dashboard/prices?product_id=${product.id}`);
+  expect(prices.text).toContain('<span data-value="recurring">Recurrente</span>');
+  expect(prices.text).toContain('<span data-value="month">Mes</span>');
+  expect(prices.text).toContain('<span data-value="true">Sí</span>');
+  const detail = await v.get(`/dashboard/prices/${price.id}`);
+  expect(detail.text).toContain('data-field="type" data-value="recurring">Recurrente<');
+  // Values without words (ids, amounts, an event's type) show as the API gives them.
+  expect(detail.text).toContain(`data-field="product_id"><a href="/dashboard/products/${product.id}"`);
+  const events = await v.get('/dashboard/events');
+  expect(events.text).toMatch(/<td data-label="Tipo">price\.created<\/td>/);
+  // A form's options: the words and the API's value, which is what it posts.
+  const form = await v.get('/dashboard/new/subscription');
+  expect(form.text).toContain('<option value="charge" >Cobro automático (charge)</option>');
+  const en = await v.get('/dashboard/products?locale=en');
+  expect(en.text).toContain(`<span class="status status-active" data-value="active">Active</span>`);
+  expect((await v.get(`/dashboard/prices/${price.id}`)).text).toContain('data-field="type" data-value="recurring">Recurring<');
 });

@@ -23,6 +23,7 @@ import { DashboardSignIn, type DashboardVisitor, DASHBOARD_SESSION_TTL_MS } from
 import { ACTIONS, CREATE_FORMS, type DashboardForm } from './dashboard-forms.js';
 import { DASHBOARD_MESSAGES } from './dashboard-messages.js';
 import { pick, RESOURCES } from './dashboard-resources.js';
+import { valueLabel } from './dashboard-values.js';
 
 const pages = new PageRenderer(assetDir(import.meta.url, '../../views'), DASHBOARD_MESSAGES);
 export const DASHBOARD_COOKIE = 'dashboard_session';
@@ -239,7 +240,9 @@ export class DashboardPagesController {
     const account = await this.store.get<{ name?: string }>('accounts', visitor.accountId);
     const nav = Object.keys(RESOURCES).map((key) => ({ key, title: t(`dash.resource.${key}`) }));
     const createForms = Object.keys(CREATE_FORMS).filter((k) => !(k === 'test_clock' && visitor.mode === 'live')).map((k) => ({ key: k }));
-    return pages.send(reply, view, { ...data, csrf: csrfToken(reply), mode: visitor.mode, nav, createForms }, { locale, title: t(titleKey, titleParams), brand: account?.name ? `${account.name} · ${t('dash.brand')}` : t('dash.brand'), test: visitor.mode === 'test', path: this.pagePath(request), status });
+    const resource = typeof data.name === 'string' ? data.name : '';
+    const label = (field: string, value: unknown) => valueLabel(t, resource, field, value);
+    return pages.send(reply, view, { ...data, csrf: csrfToken(reply), mode: visitor.mode, nav, createForms, label }, { locale, title: t(titleKey, titleParams), brand: account?.name ? `${account.name} · ${t('dash.brand')}` : t('dash.brand'), test: visitor.mode === 'test', path: this.pagePath(request), status });
   }
 
   /**
