@@ -8,7 +8,8 @@ const en = translator('en', DASHBOARD_MESSAGES);
 test('a status in words that agree with the resource, in each language', () => {
   expect(valueLabel(es, 'subscriptions', 'status', 'active')).toBe('Activa');
   expect(valueLabel(es, 'products', 'status', 'active')).toBe('Activo');
-  expect(valueLabel(es, 'collections', 'status', 'past_due')).toBe('Vencido');
+  expect(valueLabel(es, 'collections', 'status', 'past_due')).toBe('Pago vencido');
+  expect(valueLabel(es, 'charges', 'status', 'failed')).toBe('Fallido');
   expect(valueLabel(es, 'subscriptions', 'status', 'past_due')).toBe('Pago vencido');
   expect(valueLabel(en, 'subscriptions', 'status', 'pending_cancel')).toBe('Cancels at period end');
 });

@@ -1,4 +1,5 @@
 import type { Catalog } from '../../../web/src/i18n.js';
+import { STATUS_MESSAGES } from '../../../web/src/status-messages.js';
 
 /** The portal's words, Spanish (Colombia) first. Refusals of the rules are the API's own messages. */
 export const PORTAL_MESSAGES: Catalog = {
@@ -51,10 +52,7 @@ export const PORTAL_MESSAGES: Catalog = {
     'portal.link.expired.body': 'Los enlaces al portal sirven durante 15 minutos. Pide uno nuevo al comercio.',
     'portal.session.ended.title': 'Tu sesión terminó',
     'portal.session.ended.body': 'Abre de nuevo el enlace que te envió el comercio (o pide uno nuevo).',
-    'status.active': 'Activa', 'status.past_due': 'Pago vencido', 'status.paused': 'En pausa', 'status.pending_cancel': 'Se cancela al final del periodo',
-    'status.canceled': 'Cancelada', 'status.trialing': 'En prueba', 'status.incomplete': 'Pago inicial pendiente', 'status.unpaid': 'Sin pagar',
-    'status.scheduled': 'Programada', 'status.ended': 'Finalizada', 'status.expired': 'Vencida',
-    'status.pending': 'Pendiente', 'status.paid': 'Pagado', 'status.processing': 'En proceso', 'status.voided': 'Anulado', 'status.uncollectible': 'Incobrable', 'status.refunded': 'Reembolsado',
+    ...STATUS_MESSAGES['es-CO'],
   },
   en: {
     'portal.title': 'Your account',
@@ -105,9 +103,6 @@ export const PORTAL_MESSAGES: Catalog = {
     'portal.link.expired.body': 'Portal links work for 15 minutes. Ask the merchant for a new one.',
     'portal.session.ended.title': 'Your session ended',
     'portal.session.ended.body': 'Open the link the merchant sent you again (or ask for a new one).',
-    'status.active': 'Active', 'status.past_due': 'Past due', 'status.paused': 'Paused', 'status.pending_cancel': 'Cancels at period end',
-    'status.canceled': 'Canceled', 'status.trialing': 'Trial', 'status.incomplete': 'First payment pending', 'status.unpaid': 'Unpaid',
-    'status.scheduled': 'Scheduled', 'status.ended': 'Ended', 'status.expired': 'Expired',
-    'status.pending': 'Pending', 'status.paid': 'Paid', 'status.processing': 'Processing', 'status.voided': 'Void', 'status.uncollectible': 'Uncollectible', 'status.refunded': 'Refunded',
+    ...STATUS_MESSAGES.en,
   },
 };
