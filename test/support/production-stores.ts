@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventStoreDbEventStore } from '../../libs/event-store/src/eventstoredb-event-store.js';
+import { laterPosition } from '../../libs/event-store/src/positions.js';
 import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
 import { EventStoreDbStandIn } from './eventstoredb-stand-in.js';
 import { MongoStandIn, mongoReadStoreOn } from './mongo-stand-in.js';
@@ -142,7 +143,8 @@ export class NamespacedEventStore implements EventStore {
 
   async readAll({ after, maxCount }: ReadAllOptions): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
-    let from = after ?? this.origin;
+    // Nothing before the origin is this namespace's (a follower's "before the first event" reads from the origin).
+    let from = laterPosition(after ?? null, this.origin);
     const page = Math.max(maxCount, 1000);
     while (out.length < maxCount) {
       const events = await this.inner.readAll({ after: from, maxCount: page });

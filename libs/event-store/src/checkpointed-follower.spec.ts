@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteReadStore } from '../../read-store/src/sqlite-read-store.js';
 import { CheckpointedFollower, type FollowerOptions } from './checkpointed-follower.js';
-import type { RecordedEvent } from './event-store.port.js';
+import type { EventStore, ReadAllOptions, RecordedEvent } from './event-store.port.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 
 /** Acts on `act` events only (records them); passes the rest. */
 class Recorder extends CheckpointedFollower {
   readonly acted: string[] = [];
-  constructor(events: SqliteEventStore, store: SqliteReadStore, options: Partial<FollowerOptions> = {}) {
+  constructor(events: EventStore, store: SqliteReadStore, options: Partial<FollowerOptions> = {}) {
     super(events, store, { name: 'test:recorder', pollMs: 10, ...options }, 'recorder');
   }
   /** Every event `handle` was given, by type. */
@@ -98,5 +98,96 @@ describe('CheckpointedFollower: checkpoint writes', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(commit.mock.calls.length).toBe(1);
     expect(await store.getCheckpoint('test:recorder')).toBe(head);
+  });
+});
+
+/**
+ * The embedded store with two hooks, each run once: `afterEmptyRead` right after a read of the log came
+ * back empty (before the reader does anything else), `afterHead` right after the head was taken. An
+ * event appended there lands exactly in the window a follower must not lose.
+ */
+class WindowedStore extends SqliteEventStore {
+  afterEmptyRead: (() => Promise<unknown>) | null = null;
+  afterHead: (() => Promise<unknown>) | null = null;
+  override async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    const events = await super.readAll(options);
+    const hook = this.afterEmptyRead;
+    if (events.length === 0 && hook) {
+      this.afterEmptyRead = null;
+      await hook();
+    }
+    return events;
+  }
+  override async headPosition(): Promise<string | null> {
+    const head = await super.headPosition();
+    const hook = this.afterHead;
+    if (hook) {
+      this.afterHead = null;
+      await hook();
+    }
+    return head;
+  }
+}
+
+describe('CheckpointedFollower: never skips an event', () => {
+  const open: Array<{ close(): Promise<void> }> = [];
+  const followers: Recorder[] = [];
+  afterEach(async () => {
+    for (const f of followers.splice(0)) await f.stop();
+    for (const s of open.splice(0)) await s.close();
+  });
+  const stores = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'follower-'));
+    const events = new WindowedStore(join(dir, 'events.sqlite'));
+    const store = new SqliteReadStore(join(dir, 'read.sqlite'));
+    open.push(events, store);
+    return { events, store };
+  };
+  const append = async (events: EventStore, type: string, n: number) =>
+    (await events.append(`thing-${randomUUID()}`, [{ id: randomUUID(), type, data: { n }, metadata: { occurred_at: 'x' } }], 'no_stream')).position;
+
+  test('on a store it never followed, an event appended right after its first read came back empty is handled', async () => {
+    const { events, store } = stores();
+    let appended = '';
+    events.afterEmptyRead = async () => (appended = await append(events, 'act', 1));
+    const f = new Recorder(events, store);
+    followers.push(f);
+    await f.start();
+    for (let i = 0; i < 200 && !appended; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(appended).not.toBe('');
+    await f.waitFor(appended);
+    const next = await append(events, 'act', 2);
+    await f.waitFor(next);
+    expect(f.acted).toEqual(['1', '2']);
+  });
+
+  test('an event appended right after the head was taken at the start is handled (store with history)', async () => {
+    const { events, store } = stores();
+    await append(events, 'act', 0); // before the follower existed: not its business
+    let appended = '';
+    events.afterHead = async () => (appended = await append(events, 'act', 1));
+    const f = new Recorder(events, store);
+    followers.push(f);
+    await f.start();
+    expect(appended).not.toBe('');
+    await f.waitFor(appended);
+    expect(f.acted).toEqual(['1']);
+  });
+
+  test('started on an empty store, it has a checkpoint before anything is appended: a restart before it handled an event still handles it', async () => {
+    const { events, store } = stores();
+    // A long grace: the first follower sees the event but has not acted on it when its process ends.
+    const first = new Recorder(events, store, { graceMs: 60_000 });
+    followers.push(first);
+    await first.start();
+    expect(await store.getCheckpoint('test:recorder')).not.toBeNull();
+    const position = await append(events, 'act', 1);
+    // The process ends without a word (no stop); a new one starts on the same stores.
+    const second = new Recorder(events, store);
+    followers.push(second);
+    await second.start();
+    await second.waitFor(position);
+    expect(second.acted).toEqual(['1']);
+    expect(first.acted).toEqual([]);
   });
 });

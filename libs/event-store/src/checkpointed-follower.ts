@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { ReadStore } from '../../read-store/src/read-store.port.js';
 import type { EventStore, RecordedEvent } from './event-store.port.js';
-import { isAtOrAfter } from './positions.js';
+import { BEFORE_FIRST_POSITION, isAtOrAfter } from './positions.js';
 
 export interface FollowerOptions {
   /** Checkpoint name in the read store (e.g. `mail:collections`). */
@@ -73,8 +73,9 @@ export abstract class CheckpointedFollower {
     if (this.running) return;
     const checkpoint = await this.store.getCheckpoint(this.follower.name);
     if (checkpoint === null) {
-      const head = await this.events.headPosition();
-      if (head !== null) await this.store.commit([], { name: this.follower.name, position: head });
+      // Head first, then the reads after it: nothing appended from here on can fall behind the position.
+      const head = (await this.events.headPosition()) ?? BEFORE_FIRST_POSITION;
+      await this.store.commit([], { name: this.follower.name, position: head });
       this.position = head;
     } else this.position = checkpoint;
     this.written = this.position;
@@ -145,7 +146,6 @@ export abstract class CheckpointedFollower {
         continue;
       }
       if (batch.length === 0) {
-        if (this.position === null) this.position = await this.events.headPosition();
         // Caught up: where it got to is written once its time has come (the poll brings it back here).
         if (this.position !== null && this.position !== this.written && this.checkpointDue()) {
           try {

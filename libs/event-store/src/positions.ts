@@ -9,6 +9,12 @@ export function encodePosition(commit: bigint, prepare: bigint = commit): string
   return `${commit.toString().padStart(WIDTH, '0')}/${prepare.toString().padStart(WIDTH, '0')}`;
 }
 
+/**
+ * The position before every event (commit and prepare 0): where a follower that starts on an empty store
+ * begins, so that a checkpoint exists before anything is appended. Reading after it reads from the start.
+ */
+export const BEFORE_FIRST_POSITION = encodePosition(0n);
+
 export function decodePosition(position: string): { commit: bigint; prepare: bigint } {
   const match = /^(\d{20})\/(\d{20})$/.exec(position);
   if (!match) throw new Error(`not a position: ${position}`);
