@@ -103,6 +103,20 @@ describe('create and get', () => {
     expect((await post({ email: uniqueEmail(), meta_data: null })).body.error.param).toBe('meta_data');
   });
 
+  test('a 5-digit city that is no DIVIPOLA code is 400 naming billing_address[city], on create and on update; nothing is written', async () => {
+    const email = uniqueEmail('divipola');
+    const refused = await t.as(key).post('/v1/customers', { email, billing_address: { ...address, state: '05', city: '05999' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', param: 'billing_address[city]' });
+    expect(refused.body.error.message).toContain('05999');
+    const created = await t.as(key).post('/v1/customers', { email, billing_address: { ...address, state: '05', city: '05001' } });
+    expect(created.status).toBe(200);
+    const update = await t.as(key).post(`/v1/customers/${created.body.id}/update`, { billing_address: { ...address, state: '05', city: '05999' } });
+    expect(update.status).toBe(400);
+    expect(update.body.error.param).toBe('billing_address[city]');
+    expect((await t.as(key).get(`/v1/customers/${created.body.id}`)).body.billing_address.city).toBe('05001');
+  });
+
   test('a refused create leaves the email free', async () => {
     const email = uniqueEmail('refused');
     expect((await t.as(key).post('/v1/customers', { email, billing_address: { ...address, country: 'Colombia' } })).status).toBe(400);

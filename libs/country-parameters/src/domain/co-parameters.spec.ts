@@ -41,6 +41,12 @@ describe('the Colombian parameter catalog', () => {
     expect(refusal(() => checkColombianCustomer(null, addr('Guatapé', 'Antioquia')))).toBeNull();
     expect(refusal(() => checkColombianCustomer(null, addr('Guatapé', 'Cundinamarca')))?.message).toContain('05321');
     expect(refusal(() => checkColombianCustomer(null, addr('El Poblado', 'Antioquia')))).toBeNull(); // no municipality of that name: not checked
+    // A code-shaped city that DIVIPOLA does not have is no village: refused (05999 is no code of Antioquia's, 99999 of no department).
+    const unknownCode = refusal(() => checkColombianCustomer(null, addr('05999', '05')));
+    expect(unknownCode?.param).toBe('billing_address[city]');
+    expect(unknownCode?.message).toContain('05999');
+    expect(refusal(() => checkColombianCustomer(null, addr(' 99999 ', 'Antioquia')))?.param).toBe('billing_address[city]');
+    expect(refusal(() => checkColombianCustomer(null, addr('05001', '05')))).toBeNull();
     expect(refusal(() => checkColombianCustomer(null, addr('Medellín', 'Texas')))?.param).toBe('billing_address[state]');
     const wrong = refusal(() => checkColombianCustomer(null, addr('Medellín', 'Cundinamarca')));
     expect(wrong?.param).toBe('billing_address[city]');

@@ -35,7 +35,8 @@ export const CO_DOCUMENT_TYPE_CODES = CO_DOCUMENT_TYPES.map((d) => d.code);
  * (name, usual alias or DANE code) and, when `city` names a municipality of DIVIPOLA (by name, usual
  * alias or 5-digit DANE code; the whole list is shipped), that one of that name lies in that
  * department. A city that names no municipality (a village, a corregimiento: DIVIPOLA's populated
- * centres are not shipped) is accepted. 400 `parameter_invalid` naming the field.
+ * centres are not shipped) is accepted; a 5-digit code that is none of DIVIPOLA's is refused. 400
+ * `parameter_invalid` naming the field.
  */
 export function checkColombianCustomer(documentType: string | null | undefined, address: { city: string; state: string; country: string } | null | undefined): void {
   if (!address || address.country.trim().toUpperCase() !== 'CO') return;
@@ -47,6 +48,10 @@ export function checkColombianCustomer(documentType: string | null | undefined, 
     throw invalidParam('billing_address[state]', `billing_address[state] must be a department of Colombia (name or DANE code, e.g. Antioquia or 05); got ${address.state.trim()}. See GET /v1/country_parameters/CO`);
   }
   const named = municipalitiesNamed(address.city);
+  // A 5-digit code is a DANE code or nothing: no village is written that way, and the list is whole.
+  if (named.length === 0 && /^\d{5}$/.test(address.city.trim())) {
+    throw invalidParam('billing_address[city]', `billing_address[city] ${address.city.trim()} is not a DANE municipality code (DIVIPOLA); use a municipality's 5-digit code or name. See GET /v1/country_parameters/CO?department=${department}`);
+  }
   if (named.length > 0 && !named.some((m) => m.department === department || (m.also_in ?? []).includes(department))) {
     const where = named.map((m) => `${m.name} (${m.dane_code}) is in ${CO_DEPARTMENTS.find((d) => d.dane_code === m.department)!.name}`).join('; ');
     throw invalidParam('billing_address[city]', `billing_address[city] ${address.city.trim()}: ${where}, not in ${address.state.trim()}`);
