@@ -87,7 +87,8 @@ describe('POST /v1/checkout_session', () => {
     expectApiError(await post({ mode: 'subscription', items: [{ price: s.monthly.id }, { price: weekly.id }] }), 400, 'parameter_invalid', 'items', 'All prices must have the same frequency (billing_period and billing_interval)');
     expect((await api().delete('/v1/account/gateways/gateway_j')).status).toBe(200);
     expectApiError(await post({ mode: 'payment', items: [{ price: s.setupFee.id }], payment_methods: { gateway_j: ['card'] } }), 400, 'gateway_not_configured', 'payment_methods[gateway_j]', 'The gateway gateway_j is not configured in the account');
-    expectApiError(await post({ mode: 'payment', items: [{ price: s.setupFee.id }], payment_methods: { gateway_x: ['card'] } }), 400, 'parameter_invalid', 'payment_methods[gateway_x]');
+    // A name that is no gateway at all: the spec's rejection too, not configured in the account.
+    expectApiError(await post({ mode: 'payment', items: [{ price: s.setupFee.id }], payment_methods: { stripe: ['card'] } }), 400, 'gateway_not_configured', 'payment_methods[stripe]', 'The gateway stripe is not configured in the account');
     expectApiError(await post({ mode: 'payment', items: [{ price: s.setupFee.id }], payment_methods: { gateway_b: ['wallet_a'] } }), 400, 'parameter_invalid', 'payment_methods[gateway_b][0]');
     expectApiError(await post({ mode: 'payment', items: [{ price: s.monthly.id }] }), 400, 'parameter_invalid', 'items[0][price]');
     expectApiError(await post({ mode: 'subscription', items: [{ price: s.setupFee.id }] }), 400, 'parameter_invalid', 'items');

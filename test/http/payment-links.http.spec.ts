@@ -85,7 +85,7 @@ describe('payment links', () => {
     expectApiError(await post({ items: [{ price: s.setupFee.id }], cta_text: 'Comprar' }), 400, 'parameter_invalid', 'cta_text');
     expectApiError(await post({ items: [{ price: s.setupFee.id }], usage_limit: 0 }), 400, 'parameter_invalid', 'usage_limit');
     expectApiError(await post({ items: [] }), 400, 'parameter_missing', 'items');
-    expectApiError(await post({ items: [{ price: s.setupFee.id }], payment_methods: { gateway_zz: ['card'] } }), 400, 'parameter_invalid', 'payment_methods[gateway_zz]');
+    expectApiError(await post({ items: [{ price: s.setupFee.id }], payment_methods: { stripe: ['card'] } }), 400, 'gateway_not_configured', 'payment_methods[stripe]', 'The gateway stripe is not configured in the account');
     expectApiError(await post({ items: [{ price: 'price_nope' }] }), 404, 'resource_missing', 'items[0][price]');
     for (const cta of ['Pagar', 'Suscribirse', 'Donar', 'Reservar']) expect((await post({ items: [{ price: s.setupFee.id }], cta_text: cta })).status).toBe(200);
   });

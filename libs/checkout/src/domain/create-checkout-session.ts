@@ -107,7 +107,8 @@ export function checkPaymentMethods(value: unknown, configured: string[], tokeni
   if (entries.length === 0) throw invalidParam(param, `${param} must name at least one gateway`);
   for (const [gateway, methods] of entries) {
     const p = `${param}[${gateway}]`;
-    if (!isGatewayId(gateway)) throw invalidParam(p, `Unknown gateway ${gateway}`);
+    // A name that is no gateway at all (`stripe`) is, like a known one left unconfigured, not configured in the account (the spec's rejection).
+    if (!isGatewayId(gateway)) throw new DomainError('gateway_not_configured', gatewayNotConfiguredMessage(gateway), p, 400);
     if (!Array.isArray(methods) || methods.length === 0) throw invalidParam(p, `${p} must be a non-empty array of method names`);
     for (const [i, m] of methods.entries()) {
       if (typeof m !== 'string' || !gatewayOffers(gateway, m)) throw invalidParam(`${p}[${i}]`, `${gateway} does not offer ${String(m)}`);
