@@ -185,7 +185,8 @@ export class HostedCheckoutService extends HostedCheckout {
       code: resolved.code,
       amount: resolved.amount === null ? null : formatAmount(resolved.amount, cur),
       percent: resolved.percent,
-      duration_in_collections: resolved.duration_in_collections,
+      // Typed by the customer: no request names a duration, so the coupon's own applies.
+      duration_in_collections: resolved.coupon_duration_in_collections,
       coupon: resolved.coupon,
       applied_by: 'customer',
     };

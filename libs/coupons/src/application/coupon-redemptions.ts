@@ -14,12 +14,17 @@ export interface DiscountRequest {
   duration_in_collections?: number | null;
 }
 
-/** A discount resolved from a coupon: the coupon's figures, the request's duration when it gives one. */
+/**
+ * A discount resolved from a coupon: the coupon's figures and the request's duration — none (every
+ * cycle) when the request gives none, the spec's rule for `discounts: [{code, duration_in_collections}]`.
+ */
 export interface ResolvedDiscount {
   code: string;
   amount: string | null;
   percent: string | null;
   duration_in_collections: number | null;
+  /** The coupon's own `duration_in_collections`: the duration of a code the customer types on a hosted page, where no request names one. */
+  coupon_duration_in_collections: number | null;
   /** The coupon it comes from (null for an ad-hoc discount). */
   coupon: string | null;
 }
@@ -55,7 +60,7 @@ export class CouponRedemptions {
       const p = `${param}[${i}][code]`;
       const adHoc = (d.amount !== undefined && d.amount !== null) || (d.percent !== undefined && d.percent !== null);
       if (adHoc) {
-        out.push({ code: d.code, amount: d.amount ?? null, percent: d.percent ?? null, duration_in_collections: d.duration_in_collections ?? null, coupon: null });
+        out.push({ code: d.code, amount: d.amount ?? null, percent: d.percent ?? null, duration_in_collections: d.duration_in_collections ?? null, coupon_duration_in_collections: null, coupon: null });
         continue;
       }
       if (typeof d.code !== 'string' || d.code.trim() === '') throw invalidParam(p, `${p} must name a coupon code`);
@@ -68,7 +73,8 @@ export class CouponRedemptions {
         code: found.fields.code,
         amount: found.fields.amount,
         percent: found.fields.percent,
-        duration_in_collections: d.duration_in_collections ?? found.fields.duration_in_collections,
+        duration_in_collections: d.duration_in_collections ?? null,
+        coupon_duration_in_collections: found.fields.duration_in_collections,
         coupon: found.id,
       });
     }
@@ -79,7 +85,7 @@ export class CouponRedemptions {
    * Counts one redemption of each coupon for `redemption` (idempotent per redemption). All or
    * nothing: if one is refused (used up meanwhile), those already counted are given back.
    */
-  async redeem(ctx: CommandContext, discounts: ResolvedDiscount[], redemption: string, currency: string, param = 'discounts'): Promise<string | null> {
+  async redeem(ctx: CommandContext, discounts: Array<Pick<ResolvedDiscount, 'coupon'>>, redemption: string, currency: string, param = 'discounts'): Promise<string | null> {
     const done: string[] = [];
     let position: string | null = null;
     try {

@@ -18,7 +18,11 @@ export interface CouponFields {
   percent: string | null;
   /** Required with `amount`; with `percent` optional (null: any currency). */
   currency: string | null;
-  /** Collections the discount applies to (null: all of them); a request may shorten it. */
+  /**
+   * Collections the discount applies to when a customer types the code on a hosted page (null: all).
+   * A request's `discounts: [{code, duration_in_collections}]` sets its own, and without one the
+   * discount applies to every cycle (the spec's rule), whatever this says.
+   */
   duration_in_collections: number | null;
   valid_from: string | null;
   valid_until: string | null;

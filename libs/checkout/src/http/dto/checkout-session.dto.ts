@@ -27,12 +27,12 @@ export class CheckoutItemDto {
 }
 
 export class CheckoutDiscountDto {
-  @ApiProperty({ example: 'BIENVENIDA10', description: 'A coupon code of the account (its amount or percent and duration come from the coupon).' })
+  @ApiProperty({ example: 'BIENVENIDA10', description: 'A coupon code of the account (its amount or percent come from the coupon).' })
   @IsString()
   @MaxLength(100)
   code!: string;
 
-  @ApiPropertyOptional({ description: 'Collections the discount applies to (default: the coupon\'s).' })
+  @ApiPropertyOptional({ description: 'Collections the discount applies to; every collection (every cycle of the subscription the session makes) when left out.' })
   @OptionalNotNull()
   @IsInt()
   @Min(1)

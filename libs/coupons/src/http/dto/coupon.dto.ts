@@ -28,7 +28,7 @@ export class CreateCouponDto {
   @OptionalString({ example: 'COP', description: 'Required with amount; with percent, restricts the coupon to one currency.' })
   currency?: string | null;
 
-  @OptionalInt({ description: 'Collections the discount applies to (default: all).' })
+  @OptionalInt({ description: 'Collections the discount applies to when a customer types the code on a hosted checkout page (default: all). A request naming the code in `discounts` gives its own `duration_in_collections`, or none: then every cycle.' })
   duration_in_collections?: number | null;
 
   @OptionalString({ description: 'ISO 8601; not redeemable before.' })
