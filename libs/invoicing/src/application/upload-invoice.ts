@@ -14,6 +14,8 @@ import { customerDecider, customerStream } from '../../../customers/src/domain/c
 import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
 import { collectionCheckoutUrl } from '../../../collections/src/application/create-collection.js';
 import { collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
+import { type InvoiceCommand, invoiceDecider } from '../domain/invoice.decider.js';
+import { claimFiscalNumber, releaseFiscalNumber } from './fiscal-numbers.js';
 import { Invoicing } from './invoicing.js';
 
 export interface UploadInvoiceBody {
@@ -68,7 +70,7 @@ export class UploadInvoiceHandler implements ICommandHandler<UploadInvoiceComman
     const invoiceId = newId('inv');
     const collectionId = newId('col');
     const currency = (body.currency ?? 'COP').toUpperCase();
-    let position = await this.invoicing.decide(ctx, invoiceId, (now) => ({
+    const create = (now: Date): InvoiceCommand => ({
       type: 'CreateInvoice',
       owner: ctx,
       invoiceId,
@@ -86,7 +88,18 @@ export class UploadInvoiceHandler implements ICommandHandler<UploadInvoiceComman
         uploaded: { number: body.number, issue_date: issueDate, pdf_url: body.pdf_url ?? null, subtotal: body.subtotal, tax_total: body.tax_total, total: body.total },
       },
       now,
-    }));
+    });
+    // Refuse invalid fields before claiming the number, so that a refused upload leaves no claim behind.
+    invoiceDecider.decide(create(this.executor.now(ctx)), invoiceDecider.initialState);
+    // The number is the account's (per mode) once: 409 naming the invoice that has it, nothing written.
+    await claimFiscalNumber(this.executor, request, 'invoice', body.number, invoiceId);
+    let position: string | null;
+    try {
+      position = await this.invoicing.decide(ctx, invoiceId, create);
+    } catch (error) {
+      await releaseFiscalNumber(this.executor, request, 'invoice', body.number, invoiceId).catch(() => undefined);
+      throw error;
+    }
     const invoice = (await this.invoicing.invoice(invoiceId))!.fields!;
     const created = await this.executor.execute(
       collectionDecider,

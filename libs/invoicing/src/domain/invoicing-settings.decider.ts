@@ -6,7 +6,8 @@ import { RETENTION_TYPES, type RetentionRates } from './invoice-amounts.js';
 /**
  * An account's invoicing settings, per mode (stream `invoicingsettings-<acct>-<mode>`), and the
  * numbering of its fiscal documents: each invoice and credit note gets the next consecutive number
- * of the range, assigned once (appended with the stream's expected revision, so never twice).
+ * of the range, assigned once (appended with the stream's expected revision, so never twice); a
+ * number another document of the account already has (an uploaded invoice's) is passed over.
  */
 export interface InvoicingSettings {
   /** false (the default): no invoice is issued automatically (uploads, credit notes and payments on existing invoices still work). */
@@ -37,7 +38,16 @@ export type InvoicingSettingsChanges = {
 
 export type InvoicingSettingsCommand =
   | { type: 'UpdateInvoicingSettings'; accountId: string; mode: 'test' | 'live'; changes: InvoicingSettingsChanges; now: Date }
-  | { type: 'AssignDocumentNumber'; accountId: string; mode: 'test' | 'live'; document: string; kind: 'invoice' | 'credit_note'; now: Date };
+  | {
+      type: 'AssignDocumentNumber';
+      accountId: string;
+      mode: 'test' | 'live';
+      document: string;
+      kind: 'invoice' | 'credit_note';
+      /** The number the document was assigned and found already used by another document of the account (an upload): the next one replaces it. */
+      replacing?: string;
+      now: Date;
+    };
 
 export type InvoicingSettingsUpdated = DomainEvent<'invoicing_settings.updated', { account_id: string; mode: string; settings: InvoicingSettings; updated_at: string }>;
 export type DocumentNumberAssigned = DomainEvent<'invoicing_settings.number_assigned', { account_id: string; mode: string; document: string; kind: 'invoice' | 'credit_note'; number: string }>;
@@ -88,7 +98,8 @@ export const invoicingSettingsDecider: Decider<InvoicingSettingsCommand, Invoici
       if (JSON.stringify(settings) === JSON.stringify(s)) return [];
       return [{ type: 'invoicing_settings.updated', data: { ...base, settings, updated_at: command.now.toISOString() } }];
     }
-    if (state.assigned[command.document]) return [];
+    const assigned = state.assigned[command.document];
+    if (assigned && assigned !== command.replacing) return [];
     const n = state.settings.numbering;
     const invoice = command.kind === 'invoice';
     const next = invoice ? n.next_number : n.credit_note_next_number;
