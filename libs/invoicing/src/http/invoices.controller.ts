@@ -43,7 +43,7 @@ export class InvoicesController {
 
   @Post('invoices')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Upload an invoice issued elsewhere (number, dates, subtotal, tax_total, total, pdf_url); opens a collect collection for its balance' })
+  @ApiOperation({ summary: 'Upload an invoice issued elsewhere (number, dates, subtotal, tax_total, total, pdf_url); opens a collect collection for its balance. A number the account already has (per mode) is 409 invoice_number_taken naming its invoice' })
   upload(@Ctx() ctx: CommandContext, @Body() body: UploadInvoiceDto) {
     return this.write.execute(new UploadInvoiceCommand(ctx, body), (r) => new GetInvoiceQuery(ctx, r.id));
   }
