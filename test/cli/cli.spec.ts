@@ -161,6 +161,12 @@ describe('cli', () => {
     expect(JSON.parse(set.lines[0])).toMatchObject({ numbering: { prefix: 'FE', next_number: 1001, range_end: 5000 }, default_retentions: { reteica: '0.966' } });
     await expect(inv('set', '--mode', 'live', '--prefix', 'fe-x')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'numbering[prefix]' });
     await expect(inv('get')).rejects.toBeInstanceOf(UsageError);
+    // An account that does not exist is refused, and nothing is stored for it.
+    const unknown = (...args: string[]) => cli(['accounts', 'invoicing', ...args, '--account', 'acct_nope', '--mode', 'live', '--json'], dataDir);
+    await expect(unknown('get')).rejects.toMatchObject({ code: 'resource_missing', status: 404, param: 'account' });
+    await expect(unknown('set', '--enabled', 'true')).rejects.toMatchObject({ code: 'resource_missing', status: 404 });
+    await expect(cli(['accounts', 'gateways', 'list', '--account', 'acct_nope', '--mode', 'test'], dataDir)).rejects.toMatchObject({ code: 'resource_missing', status: 404 });
+    expect(JSON.stringify(snapshot(dataDir))).not.toContain('acct_nope');
     const t = await startTestApp({ dataDir, embedded: true });
     try {
       expect((await t.as(account.live_key).get('/v1/account/invoicing_settings')).body).toMatchObject({ numbering: { prefix: 'FE', next_number: 1001 } });

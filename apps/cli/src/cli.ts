@@ -23,6 +23,7 @@ import { ProjectionEngine } from '../../../projections/runtime/projection-engine
 import type { AccountDoc } from '../../../projections/accounts.projection.js';
 import type { ReadStore } from '../../../libs/read-store/src/read-store.port.js';
 import { READ_STORE } from '../../../libs/platform/src/tokens.js';
+import { notFound } from '../../../libs/shared/src/errors.js';
 
 export const USAGE = `usage:
   npm run cli -- accounts create --name NAME [--json]   create a merchant account and print its keys
@@ -129,8 +130,10 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       if (!isMode(values.mode)) throw new UsageError('accounts gateways needs --mode test|live');
       const ctx: CommandContext = { accountId: values.account, mode: values.mode, requestId: null, idempotencyKey: null };
       const queries = app.get(QueryBus);
+      if (arg !== 'list' && arg !== 'add' && arg !== 'remove') throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+      if (arg !== 'list' && !values.gateway) throw new UsageError(`accounts gateways ${arg} needs --gateway G`);
+      await requireAccount(app.get<ReadStore>(READ_STORE), engine, ctx.accountId);
       if (arg === 'list') {
-        await engine.catchUp();
         const list = await queries.execute<ListGatewaysQuery, ListPage<GatewayObject>>(new ListGatewaysQuery(ctx));
         if (values.json) io.out(JSON.stringify(list));
         else if (list.data.length === 0) io.out(`no gateways configured on ${ctx.accountId} in ${ctx.mode} mode`);
@@ -173,6 +176,8 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       if (!values.account) throw new UsageError('accounts invoicing needs --account ACCT');
       if (!values.mode || !isMode(values.mode)) throw new UsageError('accounts invoicing needs --mode test|live');
       const owner = { accountId: values.account, mode: values.mode };
+      if (arg !== 'set' && arg !== 'get') throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+      await requireAccount(app.get<ReadStore>(READ_STORE), engine, owner.accountId);
       if (arg === 'set') {
         const changes: InvoicingSettingsChanges = {};
         if (values.enabled !== undefined) {
@@ -221,6 +226,16 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
 }
 
 export class UsageError extends Error {}
+
+/**
+ * An account-scoped command names an account that exists (404 `resource_missing` otherwise): the CLI is
+ * the one caller that can name any id, and settings stored for an account nobody has would be kept for
+ * nothing. The read model is caught up first, so an account just created by another command is found.
+ */
+async function requireAccount(store: ReadStore, engine: ProjectionEngine, accountId: string): Promise<void> {
+  await engine.catchUp();
+  if (!(await store.get<AccountDoc>('accounts', accountId))) throw notFound('account', accountId, 'account');
+}
 
 /** `--final-days 7`: a whole number (the account decider checks its range). */
 function parseDays(value: string | undefined, flag: string): number {
