@@ -37,6 +37,13 @@ test('the stylesheet is served; a form post to the API is still 415', async () =
   const css = await t.http().get('/checkout/assets/pages.css');
   expect(css.status).toBe(200);
   expect(css.headers['content-type']).toMatch(/^text\/css/);
+  // The icon every browser asks for: no 404 in a visitor's console.
+  for (const path of ['/favicon.ico', '/favicon.svg']) {
+    const icon = await t.http().get(path).buffer(true);
+    expect(icon.status).toBe(200);
+    expect(icon.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(String(icon.body)).toContain('<svg');
+  }
   const { test_key } = await t.account();
   const res = await t.as(test_key).post('/v1/products').type('form').send('name=x');
   expect(res.status).toBe(415);

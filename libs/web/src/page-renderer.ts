@@ -106,3 +106,5 @@ function languageSwitch(path: string, locale: Locale): { href: string; label: st
 
 /** The stylesheet, read once (served at `{prefix}/assets/pages.css`). */
 export const PAGES_CSS = readFileSync(`${assetDir(import.meta.url, '../static')}/pages.css`, 'utf8');
+/** The pages' icon (SVG), also answered at `/favicon.ico`, which browsers ask for on their own. */
+export const FAVICON_SVG = readFileSync(`${assetDir(import.meta.url, '../static')}/favicon.svg`, 'utf8');
