@@ -1,3 +1,4 @@
+import { connect, type AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 
@@ -111,6 +112,35 @@ describe('error shapes', () => {
     expect(res.status).toBe(414);
     expect(res.body.error).toEqual(expect.objectContaining({ type: 'invalid_request_error', code: 'uri_too_long', message: expect.any(String) }));
     expect(res.body.statusCode).toBeUndefined();
+  });
+
+  /** Sends raw bytes to the listening server and reads the whole answer (the server closes the connection). */
+  async function raw(bytes: string): Promise<{ status: number; headers: string; body: string }> {
+    const server = t.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+      let out = '';
+      socket.on('data', (d) => (out += d.toString('utf8')));
+      socket.on('close', () => resolve(out));
+      socket.on('error', reject);
+    });
+    const [head, body] = text.split('\r\n\r\n');
+    return { status: Number(head.split(' ')[1]), headers: head, body };
+  }
+
+  test('headers over Node\'s 16 KiB limit are a 431 in the API shape, not Fastify\'s', async () => {
+    const res = await raw(`GET /v1/products HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(res.status).toBe(431);
+    expect(res.headers).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(res.body)).toEqual({ error: { type: 'invalid_request_error', code: 'headers_too_large', message: expect.any(String), param: null } });
+  });
+
+  test('a request line Node cannot parse is a 400 in the API shape', async () => {
+    const res = await raw('GE(T /v1/products HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toEqual({ error: { type: 'invalid_request_error', code: 'request_malformed', message: expect.any(String), param: null } });
   });
 
   test('limit=abc says limit must be a whole number', async () => {

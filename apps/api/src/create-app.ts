@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { handleClientError } from '../../../libs/http/src/client-error.js';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { newId } from '../../../libs/shared/src/ids.js';
 import { toApiError } from '../../../libs/http/src/api-exception.filter.js';
@@ -51,6 +52,9 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     // Fastify's own 503, whose body is not the API's error shape. No new connection is accepted, so
     // the drain is bounded; the stores close only once every response is out.
     return503OnClosing: false,
+    // What Node's parser refuses before routing (headers over 16 KiB: 431, an unparseable request: 400)
+    // in the API's error shape too.
+    clientErrorHandler: handleClientError,
     // What the router refuses before any hook runs (an over-long path parameter: 414, a malformed
     // URL: 400), in the API's error shape; Nest's own handler (which this replaces) also set the
     // security headers, so that is kept.
