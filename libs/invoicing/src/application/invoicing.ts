@@ -10,6 +10,7 @@ import { type CollectionFields, collectionDecider, collectionStream } from '../.
 import { subscriptionDecider, subscriptionStream } from '../../../subscriptions/src/domain/subscription.decider.js';
 import type { InvoiceLineInput, RetentionRates } from '../domain/invoice-amounts.js';
 import { type InvoiceCommand, type InvoiceInput, type InvoiceState, NO_INVOICE_SETTINGS, invoiceDecider, invoiceStream } from '../domain/invoice.decider.js';
+import type { InvoicingSettings } from '../domain/invoicing-settings.decider.js';
 import { INVOICING_PROVIDERS, type InvoicingProvider } from '../provider/invoicing-provider.port.js';
 import { InvoicingSettingsOf } from './invoicing-settings-of.js';
 import { InvoiceTime } from './invoice-time.js';
@@ -35,9 +36,13 @@ export class Invoicing {
     @Inject(INVOICING_PROVIDERS) private readonly providers: Map<string, InvoicingProvider>,
   ) {}
 
-  /** When a collection's invoice is issued: the subscription's `first_payment_invoicing` / `renewal_invoicing`, a standalone collection's `invoicing`. */
-  async timingOf(ctx: CommandContext, f: CollectionFields): Promise<InvoicingTiming> {
-    if (!(await this.settingsOf.settings(ctx)).enabled) return 'none';
+  /**
+   * When a collection's invoice is issued: the subscription's `first_payment_invoicing` / `renewal_invoicing`,
+   * a standalone collection's `invoicing`; never while the account's invoicing is off (`settings`: those in
+   * force when the collection's event was written, see `InvoicingSettingsOf.settingsWhen`; else the current ones).
+   */
+  async timingOf(ctx: CommandContext, f: CollectionFields, settings?: InvoicingSettings): Promise<InvoicingTiming> {
+    if (!(settings ?? (await this.settingsOf.settings(ctx))).enabled) return 'none';
     if (new Money(f.total).plus(f.amount_applied ?? '0').plus(f.amount_credited ?? '0').lte(0)) return 'none';
     // Switched off on this collection (a checkout session's `invoicing.enabled: false`).
     if (f.invoicing === 'none') return 'none';
@@ -50,22 +55,33 @@ export class Invoicing {
     return sub.first_payment_invoicing ?? 'after';
   }
 
-  /** Listener: a collection was created — its invoice now if its timing is `create`. */
+  /**
+   * Listener: a collection was created — its invoice now if its timing is `create`, with the settings in
+   * force when it was created (the follower's later step decides as the inline one would have).
+   */
   async collectionCreated(ctx: CommandContext, collectionId: string): Promise<string | null> {
-    // Invoicing off (the settings are in memory): the collection is not even looked at.
-    if (!(await this.settingsOf.settings(ctx)).enabled) return null;
+    const settings = await this.settingsOf.settingsWhen(ctx, collectionStream(collectionId), 'collection.created');
+    // Invoicing off: the collection is not even looked at.
+    if (!settings.enabled) return null;
     const f = await this.collection(collectionId);
-    if (!f || f.invoice || (await this.timingOf(ctx, f)) !== 'create') return null;
+    if (!f || f.invoice || (await this.timingOf(ctx, f, settings)) !== 'create') return null;
     return (await this.invoiceCollection(ctx, collectionId)).position;
   }
 
-  /** Listener: a collection was paid — its invoice (made now when its timing is `after`) records the payment. */
+  /**
+   * Listener: a collection was paid — its invoice (made now when its timing is `after`) records the
+   * payment. Whether an uninvoiced collection gets one depends on the settings in force when it was paid
+   * (`collection.paid`), not when this step runs: a payment made while invoicing was off is never
+   * invoiced by a follower or a re-run that comes after invoicing was turned on, and one made while it
+   * was on is invoiced even if it was turned off since.
+   */
   async collectionPaid(ctx: CommandContext, collectionId: string): Promise<string | null> {
     const f = await this.collection(collectionId);
     if (!f) return null;
     let position: string | null = null;
     if (!f.invoice) {
-      if ((await this.timingOf(ctx, f)) === 'none') return null;
+      const settings = await this.settingsOf.settingsWhen(ctx, collectionStream(collectionId), 'collection.paid');
+      if ((await this.timingOf(ctx, f, settings)) === 'none') return null;
       position = (await this.invoiceCollection(ctx, collectionId)).position;
     }
     return laterPosition(position, await this.recordCollectionPayment(ctx, collectionId));

@@ -60,6 +60,22 @@ export interface InvoicingSettingsState {
 
 export const invoicingSettingsStream = (accountId: string, mode: string) => `invoicingsettings-${accountId}-${mode}`;
 
+/**
+ * The settings in force at `position` of the global order: those of the last `invoicing_settings.updated`
+ * at or before it in the stream's `history` (the defaults before any). Whether a collection is invoiced is
+ * decided with the settings in force when its event (its creation, its payment) was written, whenever and
+ * by whichever path the decision is taken. Its numbering is not the current one (numbers come from the
+ * stream's state when a document is numbered).
+ */
+export function settingsInForceAt(history: readonly { type: string; data: unknown; position: string }[], position: string): InvoicingSettings {
+  let settings = DEFAULT_INVOICING_SETTINGS;
+  for (const e of history) {
+    if (e.position > position) break;
+    if (e.type === 'invoicing_settings.updated') settings = (e.data as InvoicingSettingsUpdated['data']).settings;
+  }
+  return settings;
+}
+
 function checkChanges(c: InvoicingSettingsChanges): void {
   if (c.provider !== undefined && !PROVIDERS.includes(c.provider)) throw invalidParam('provider', `provider must be one of ${PROVIDERS.join(', ')}`);
   const n = c.numbering;
