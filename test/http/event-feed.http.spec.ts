@@ -77,6 +77,12 @@ describe('event feed', () => {
       ['product.updated', 'v3'],
     ]);
     expect((await t.as(a.test_key).get('/v1/events?type=Bad Type!')).status).toBe(400);
+    // An empty filter (an unset shell variable) is refused by name, not read as no filter at all.
+    for (const filter of ['object_id', 'customer', 'type', 'starting_after']) {
+      const res = await t.as(a.test_key).get(`/v1/events?${filter}=`);
+      expect([res.status, res.body.error?.code, res.body.error?.param]).toEqual([400, 'parameter_invalid', filter]);
+    }
+    expect((await t.as(a.test_key).get('/v1/products?limit=')).body.error).toMatchObject({ code: 'parameter_invalid', param: 'limit' });
   });
 
   test('another account cannot read an event or use it as a cursor', async () => {

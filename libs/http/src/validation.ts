@@ -1,4 +1,4 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError } from '../../shared/src/errors.js';
 import { memoizeValidationMetadata } from './validation-metadata-cache.js';
 
@@ -34,10 +34,27 @@ export function toValidationError(errors: ValidationError[]): ApiError {
   return new ValidationApiError(400, 'invalid_request_error', code, message, param);
 }
 
+/**
+ * A query parameter sent empty (`?object_id=`) is refused by name rather than read as "no filter": a
+ * client whose variable was unset would otherwise get the whole list and take it for the filtered one.
+ */
+class ApiValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'query' && value && typeof value === 'object') {
+      for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+        if (v === '' || (Array.isArray(v) && v.includes(''))) {
+          throw new ValidationApiError(400, 'invalid_request_error', 'parameter_invalid', `${name} must not be empty: leave it out to not filter by it.`, name);
+        }
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 /** Bodies and queries: unknown fields rejected by name, types checked, nothing coerced silently. */
 export function apiValidationPipe(): ValidationPipe {
   memoizeValidationMetadata();
-  return new ValidationPipe({
+  return new ApiValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
