@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { SqliteReadStore } from '../../libs/read-store/src/sqlite-read-store.js';
 import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
 import { retryWithBackoff } from '../../libs/platform/src/retry.js';
+import { mayReadMetrics } from '../../apps/api/src/metrics.controller.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('rate limits', () => {
@@ -44,6 +45,21 @@ describe('readiness, metrics', () => {
     const res = await t.http().get('/health/ready');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ready', started: true, event_store: true, read_store: true });
+  });
+
+  test('/metrics answers a caller on this machine; another only with METRICS_TOKEN as a Bearer token', async () => {
+    // Over the network the test's own requests come from loopback:
+    expect((await t.http().get('/metrics')).status).toBe(200);
+    // the rule for other callers:
+    expect(mayReadMetrics('127.0.0.1', undefined, null)).toBe(true);
+    expect(mayReadMetrics('::1', undefined, null)).toBe(true);
+    expect(mayReadMetrics('::ffff:127.0.0.1', undefined, null)).toBe(true);
+    expect(mayReadMetrics('10.1.2.3', undefined, null)).toBe(false);
+    expect(mayReadMetrics('10.1.2.3', 'Bearer anything', null)).toBe(false);
+    expect(mayReadMetrics('::ffff:10.1.2.3', undefined, 's3cret')).toBe(false);
+    expect(mayReadMetrics('10.1.2.3', 'Bearer wrong', 's3cret')).toBe(false);
+    expect(mayReadMetrics('10.1.2.3', 'Basic czNjcmV0', 's3cret')).toBe(false);
+    expect(mayReadMetrics('10.1.2.3', 'Bearer s3cret', 's3cret')).toBe(true);
   });
 
   test('/metrics exposes request latency by route, appends, projection lag, scheduler backlog and the parked hook', async () => {

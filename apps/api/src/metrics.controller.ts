@@ -1,11 +1,15 @@
-import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { Controller, Get, Header, Inject, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../../../libs/platform/src/config.js';
+import { ApiError } from '../../../libs/shared/src/errors.js';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../../../libs/accounts/src/http/basic-auth.guard.js';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
 import { decodePosition } from '../../../libs/event-store/src/positions.js';
 import type { ReadStore } from '../../../libs/read-store/src/read-store.port.js';
 import { metricsRegistry, projectionCaughtUp, projectionLag, reportParkedProjections, schedulerBacklog } from '../../../libs/platform/src/metrics.js';
-import { EVENT_STORE, READ_STORE, CLOCK } from '../../../libs/platform/src/tokens.js';
+import { EVENT_STORE, READ_STORE, CLOCK, CONFIG } from '../../../libs/platform/src/tokens.js';
 import type { Clock } from '../../../libs/shared/src/clock.js';
 import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
 import { Scheduler } from '../../../libs/scheduling/src/scheduler.js';
@@ -13,7 +17,28 @@ import { NO_DEADLINE } from '../../../projections/deadlines.js';
 
 const BACKLOG_CAP = 10_000;
 
-/** `GET /metrics`: Prometheus text format (no authentication: expose it only on the internal network). */
+/** A loopback address (127.0.0.0/8, ::1, or IPv4 in IPv6 form): a caller on this machine. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4.startsWith('127.') || address === '::1';
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
+
+/** Whether a caller at `address` presenting `authorization` may read `/metrics`, given METRICS_TOKEN (`token`). */
+export function mayReadMetrics(address: string | undefined, authorization: string | undefined, token: string | null): boolean {
+  if (isLoopback(address)) return true;
+  const given = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
+  // Compared as digests: constant time whatever the lengths.
+  return token !== null && given !== undefined && timingSafeEqual(sha256(given), sha256(token));
+}
+
+/**
+ * `GET /metrics`: Prometheus text format, without an API key. By default only a caller on this machine
+ * (loopback) is answered; anyone else gets the API's 404, as if there were no such path. With
+ * METRICS_TOKEN set, a scraper elsewhere presents it as `Authorization: Bearer <token>`.
+ */
 @ApiExcludeController()
 @Controller()
 export class MetricsController {
@@ -21,6 +46,7 @@ export class MetricsController {
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly store: ReadStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CONFIG) private readonly config: Config,
     private readonly engine: ProjectionEngine,
     private readonly scheduler: Scheduler,
   ) {}
@@ -28,7 +54,8 @@ export class MetricsController {
   @Get('metrics')
   @Public()
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-  async metrics(): Promise<string> {
+  async metrics(@Req() request: FastifyRequest): Promise<string> {
+    if (!mayReadMetrics(request.socket?.remoteAddress ?? request.ip, request.headers.authorization, this.config.metricsToken)) throw new ApiError(404, 'invalid_request_error', 'resource_missing', 'Unrecognized request URL.');
     const head = await this.events.headPosition();
     const names = this.engine.names();
     for (const name of names) {

@@ -20,6 +20,11 @@ export interface Config {
   checkoutUrl: string;
   portalUrl: string;
   logLevel: string;
+  /**
+   * `/metrics` (no API key): answered only to loopback callers unless METRICS_TOKEN is set, in which case
+   * any caller presenting it as `Authorization: Bearer <token>` is answered (and a loopback caller still is).
+   */
+  metricsToken: string | null;
   /** Exchange-rate table for the embedded adapter, `FROM:TO=rate,…` (null: the built-in defaults). */
   exchangeRates: string | null;
   /**
@@ -91,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkoutUrl: (env.CHECKOUT_URL ?? `http://localhost:${port}/checkout`).replace(/\/$/, ''),
     portalUrl: (env.PORTAL_URL ?? `http://localhost:${port}/portal`).replace(/\/$/, ''),
     logLevel: env.LOG_LEVEL ?? 'info',
+    metricsToken: env.METRICS_TOKEN || null,
     exchangeRates: env.EXCHANGE_RATES || null,
     heapGrowingPercent: positiveInt(env.HEAP_GROWING_PERCENT, 50, 'HEAP_GROWING_PERCENT'),
     scheduler: {
