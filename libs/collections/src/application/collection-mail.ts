@@ -12,7 +12,8 @@ const AWAITING = ['pending', 'past_due'];
 /**
  * What the customer is told when a `collect` collection is sent (`collection.sent`) and at each
  * dunning reminder (`collection.reminder`): the merchant, the amount, the due date and the
- * collection page's address, in Spanish (the page itself offers English). A collection already paid,
+ * collection page's address, in Spanish (the page itself offers English). Sent after its due date,
+ * it is an overdue notice ("vencido desde el …") instead. A collection already paid,
  * void or uncollectible by the time the event is handled, or a customer without an e-mail, gets no
  * message.
  */
@@ -33,15 +34,26 @@ export function collectionMailHandler(store: ReadStore, projections: ProjectionE
       const due = formatDate(collection.due_date as string | null, 'es-CO');
       const url = String(data.checkout_url ?? collection.checkout_url);
       const reminder = event.type === 'collection.reminder';
-      const subject = reminder ? `Recordatorio: tu pago de ${amount} a ${merchant} está pendiente` : `${merchant}: tienes un pago de ${amount}${due ? ` que vence el ${due}` : ''}`;
+      // Sent after its due date (an overdue invoice uploaded, a past-due collection sent again): an overdue notice, never a due date ahead.
+      const sentAt = (event.data as { sent_at?: string }).sent_at;
+      const overdue = !reminder && !!due && !!sentAt && Date.parse(sentAt) > Date.parse(String(collection.due_date));
+      const subject = reminder
+        ? `Recordatorio: tu pago de ${amount} a ${merchant} está pendiente`
+        : overdue
+          ? `${merchant}: tu pago de ${amount} está vencido desde el ${due}`
+          : `${merchant}: tienes un pago de ${amount}${due ? ` que vence el ${due}` : ''}`;
       const hello = customer.name ? `Hola ${customer.name},` : 'Hola,';
       const text = [
         hello,
         '',
-        reminder ? `Te recordamos que tu pago a ${merchant} sigue pendiente.` : `${merchant} te envió un cobro.`,
+        reminder
+          ? `Te recordamos que tu pago a ${merchant} sigue pendiente.`
+          : overdue
+            ? `${merchant} te envió un cobro vencido: su fecha límite de pago ya pasó.`
+            : `${merchant} te envió un cobro.`,
         '',
         `Valor: ${amount}`,
-        ...(due ? [`Fecha límite: ${due}`] : []),
+        ...(due ? [overdue ? `Venció el: ${due}` : `Fecha límite: ${due}`] : []),
         '',
         `Paga en línea aquí: ${url}`,
         '',

@@ -132,12 +132,30 @@ export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = { retry_days: [1, 3, 5], fi
 
 export const DAY_MS = 86_400_000;
 
-/** When dunning step `step` is due: due_date + retry_days[step] days, or the final day once the retries are spent. */
-export function dunningDate(f: Pick<CollectionFields, 'due_date' | 'retry_schedule'>, step: number): string | null {
-  if (!f.due_date) return null;
+/** The days after going past due at which dunning step `step` comes: retry_days[step], or final_days once the retries are spent. */
+function dunningDays(f: Pick<CollectionFields, 'retry_schedule'>, step: number): number {
   const s = f.retry_schedule ?? DEFAULT_RETRY_SCHEDULE;
-  const days = step < s.retry_days.length ? s.retry_days[step] : s.final_days;
-  return new Date(Date.parse(f.due_date) + days * DAY_MS).toISOString();
+  return step < s.retry_days.length ? s.retry_days[step] : s.final_days;
+}
+
+/**
+ * When dunning step `step` is due, counted from when the collection went past due: its due date
+ * (due_date + retry_days[step] days, or the final day once the retries are spent), or the moment it
+ * was made for one made already past due (`firstDunningDate`). A later step follows the date of the
+ * one before it (`next_collection_attempt_date`, set while past due) by the schedule's spacing, so no
+ * step is ever dated before the collection existed.
+ */
+export function dunningDate(f: Pick<CollectionFields, 'due_date' | 'retry_schedule' | 'next_collection_attempt_date'>, step: number): string | null {
+  if (!f.due_date) return null;
+  if (step > 0 && f.next_collection_attempt_date) {
+    return new Date(Date.parse(f.next_collection_attempt_date) + (dunningDays(f, step) - dunningDays(f, step - 1)) * DAY_MS).toISOString();
+  }
+  return firstDunningDate(f, f.due_date);
+}
+
+/** The first dunning step's date for a collection past due since `since` (its due date, or when it was made). */
+export function firstDunningDate(f: Pick<CollectionFields, 'retry_schedule'>, since: string): string {
+  return new Date(Date.parse(since) + dunningDays(f, 0) * DAY_MS).toISOString();
 }
 
 /** How a payment attempt pays: a stored method or one-off `payment_information` (token already made). */
@@ -150,6 +168,8 @@ export interface PaymentSource {
   details: Record<string, string>;
   /** A tokenizable one-off method is saved as this payment method once a charge succeeds. */
   save_as: { payment_method_id: string; card: unknown; wallet: unknown; fingerprint?: string | null } | null;
+  /** The hosted checkout session the customer pays through, if any (never public). */
+  checkout_session?: string;
 }
 
 export type ChargeStatus = 'in_progress' | 'succeeded' | 'failed' | 'pending';

@@ -1,6 +1,6 @@
 import type { CollectionCreated, CollectionEvent } from '../collection.events.js';
 import { type CollectionMoney, newCollectionFields, paidEvent } from '../collection.rules.js';
-import type { CollectionState } from '../collection.state.js';
+import { type CollectionState, firstDunningDate } from '../collection.state.js';
 import type { CommandOf } from '../collection.commands.js';
 import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString } from '../../../../../shared/src/money.js';
 import { checkMetaData } from '../../../../../shared/src/meta-data.js';
@@ -9,8 +9,9 @@ import { invalidParam, invalidState, missingParam } from '../../../../../shared/
 
 /**
  * A collection without items, its total set directly: the balance of a partial payment (`collect`,
- * due `days_until_due` later, created and sent) or the receipt of a registered payment (created and
- * paid out of band at once).
+ * due `days_until_due` later, created and sent), an uploaded invoice's (created and sent; past due at
+ * once when its due date has passed) or the receipt of a registered payment (created and paid out of
+ * band at once).
  */
 export function decideCreateItemlessCollection(command: CommandOf<'CreateItemlessCollection'>, state: CollectionState): CollectionEvent[] {
   if (state.exists) throw invalidState(`Collection ${command.collectionId} already exists`);
@@ -30,15 +31,26 @@ export function decideCreateItemlessCollection(command: CommandOf<'CreateItemles
     }
     if (input.kind === 'balance' && !input.balance_of) throw missingParam('balance_of', 'A balance collection names the collection it is the balance of');
     const fields = newCollectionFields({ ...input, collection_method: 'collect' }, cur, money, new Date(input.due_date).toISOString(), { balance_of: input.balance_of });
-    return [
-      { type: 'collection.created', data: { id: command.collectionId, account_id: command.owner.accountId, is_test: command.owner.mode === 'test', created_at: now, ...fields } },
-      { type: 'collection.sent', data: { ...r, sent_at: now, checkout_url: input.checkout_url } },
-    ];
+    const created: CollectionEvent = { type: 'collection.created', data: { id: command.collectionId, account_id: command.owner.accountId, is_test: command.owner.mode === 'test', created_at: now, ...fields } };
+    const sent: CollectionEvent = { type: 'collection.sent', data: { ...r, sent_at: now, checkout_url: input.checkout_url } };
+    if (command.now.getTime() <= Date.parse(fields.due_date!)) return [created, sent];
+    // Made already past its due date (an overdue invoice uploaded): past due at once, its dunning
+    // counted from now (no reminder dated before it existed), and sent once, as an overdue notice.
+    const pastDue: CollectionEvent = {
+      type: 'collection.past_due',
+      data: { ...r, due_date: fields.due_date!, next_collection_attempt_date: firstDunningDate(fields, now), meta_data: fields.meta_data },
+    };
+    return [created, pastDue, sent];
   }
   const applied = (input.applied_to ?? []).map((a) => ({ collection: a.collection, amount: formatAmount(a.amount, cur) }));
   const appliedSum = applied.reduce((sum, a) => sum.plus(a.amount), new Money(0));
   if (appliedSum.gt(total)) throw invalidParam('amount', `The amounts applied (${formatAmount(appliedSum, cur)}) exceed the payment (${total})`);
-  const fields = newCollectionFields({ ...input, collection_method: 'collect' }, cur, money, null, { applied_to: applied });
+  // What it did: `amount_applied` is the sum it applied to other collections, `invoices` the fiscal invoices it paid into.
+  const fields = newCollectionFields({ ...input, collection_method: 'collect' }, cur, money, null, {
+    applied_to: applied,
+    amount_applied: formatAmount(appliedSum, cur),
+    invoices: [...new Set(input.invoices ?? [])],
+  });
   const created: CollectionCreated = {
     type: 'collection.created',
     data: { id: command.collectionId, account_id: command.owner.accountId, is_test: command.owner.mode === 'test', created_at: now, ...fields },
