@@ -22,7 +22,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const api = () => t.as(key);
-const DAY = 86_400_000;
 
 type Evt = { id: string; type: string; created: string; data: { object: Record<string, any> } };
 type Doc = Record<string, any>;
@@ -115,7 +114,6 @@ describe('POST /v1/collections/{id}/partial_payment', () => {
   test('create_collection_with_balance: a collection for the rest, without items, due days_until_due later, created and sent', async () => {
     const { customer } = await billingSetup(api());
     const col = await collection(customer.id, '49900');
-    const now = t.clock.now();
     const res = await partialPayment(col.id, { amount: '30000.50', create_collection_with_balance: true, days_until_due: 10, collection_rule_id: 'rule_7' });
     expect(res.status).toBe(200);
     const balanceId = res.body.partial_payment.balance_collection;
@@ -132,7 +130,8 @@ describe('POST /v1/collections/{id}/partial_payment', () => {
       description: `Balance of ${col.id}`,
       collection_method: 'collect',
       type: 'invoice',
-      due_date: new Date(now.getTime() + 10 * DAY).toISOString(),
+      // 10 calendar days after today in Bogotá (Nov 23): Dec 3, until its end there.
+      due_date: '2026-12-04T04:59:59.999Z',
       collection_rule_id: 'rule_7',
       balance_of: col.id,
       customer: customer.id,
@@ -335,10 +334,10 @@ describe('POST /v1/customers/{id}/register_invoices_payment', () => {
     await advance(api(), clock.id, NOW);
     expect((await getCol(o1.id)).status).toBe('past_due');
     expect((await getCol(o2.id)).status).toBe('past_due');
-    const o3 = await collection(customer.id, '5000', 0); // due now: overdue, still pending
+    const o3 = await collection(customer.id, '5000', 0); // due today (May 4 in Bogotá, until its end): the nearest upcoming
     const u1 = await collection(customer.id, '40000', 10); // due 05-14
     const u2 = await collection(customer.id, '30000', 5); // due 05-09
-    expect(o3).toMatchObject({ status: 'pending', due_date: NOW });
+    expect(o3).toMatchObject({ status: 'pending', due_date: '2026-05-05T04:59:59.999Z' });
     const all = [o1, o2, o3, u1, u2, n1].map((c) => c.id);
 
     // More than the open balance (120000.00): 400, nothing written.

@@ -84,7 +84,7 @@ function expectRefused(res: { status: number; body: any }, status: string, code 
 }
 
 describe('POST /v1/collections (standalone)', () => {
-  test('collect: one_time items priced, due date = now + days_until_due, hosted page URL, created and sent', async () => {
+  test('collect: one_time items priced, due until the end of the Bogotá day days_until_due days after today, hosted page URL, created and sent', async () => {
     const s = await setup('49900');
     const now = t.clock.now();
     const res = await api().post('/v1/collections', {
@@ -110,7 +110,8 @@ describe('POST /v1/collections (standalone)', () => {
       type: 'invoice',
       customer: s.customer.id,
       subscription: null,
-      due_date: new Date(now.getTime() + 7 * 86_400_000).toISOString(),
+      // Created 2026-11-23 05:00 in Bogotá: due Nov 30, until 23:59:59.999 there.
+      due_date: '2026-12-01T04:59:59.999Z',
       checkout_url: `${checkoutUrl}/col/${col.id}`,
       collection_attempts: 0,
       collecting: false,

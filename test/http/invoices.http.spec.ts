@@ -88,7 +88,7 @@ test('collect + first_payment_invoicing create: the invoice at creation (open, d
   const { customer } = await clockAndCustomer(api(), START);
   const sub = (await api().post('/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }], collection_method: 'collect', days_until_due: 5, first_payment_invoicing: 'create' })).body;
   const [invoice] = await invoicesOf(customer.id);
-  expect(invoice).toMatchObject({ status: 'open', total: '119000.00', amount_due: '119000.00', due_date: '2026-02-05T10:00:00.000Z', collection: sub.latest_collection, overdue: false });
+  expect(invoice).toMatchObject({ status: 'open', total: '119000.00', amount_due: '119000.00', due_date: '2026-02-06T04:59:59.999Z', collection: sub.latest_collection, overdue: false });
   expect((await api().post(`/v1/collections/${sub.latest_collection}/void`, {})).status).toBe(200);
   expect((await api().get(`/v1/invoices/${invoice.id}`)).body).toMatchObject({ status: 'void' });
   expect(await feed(`object_id=${invoice.id}`)).toEqual(['invoice.created', 'invoice.issued', 'invoice.voided']);
@@ -201,9 +201,13 @@ test('list: due-date order, filters by status and due-date range; 404 for anothe
     await api().post('/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }], collection_method: 'collect', days_until_due: days, first_payment_invoicing: 'create' });
   }
   const all = await invoicesOf(customer.id);
-  expect(all.map((i) => i.due_date)).toEqual(['2026-02-03T10:00:00.000Z', '2026-02-06T10:00:00.000Z', '2026-02-09T10:00:00.000Z']);
+  // Due Feb 3, 6 and 9 in Bogotá, each until its end there.
+  expect(all.map((i) => i.due_date)).toEqual(['2026-02-04T04:59:59.999Z', '2026-02-07T04:59:59.999Z', '2026-02-10T04:59:59.999Z']);
   const ranged = (await api().get(`/v1/invoices?customer=${customer.id}&due_date_from=2026-02-04&due_date_to=2026-02-08`)).body.data;
-  expect(ranged.map((i: any) => i.due_date)).toEqual(['2026-02-06T10:00:00.000Z']);
+  expect(ranged.map((i: any) => i.due_date)).toEqual(['2026-02-07T04:59:59.999Z']);
+  // A date bound is a whole Bogotá day: from Feb 6 to Feb 6 finds the invoice due Feb 6.
+  const oneDay = (await api().get(`/v1/invoices?customer=${customer.id}&due_date_from=2026-02-06&due_date_to=2026-02-06`)).body.data;
+  expect(oneDay.map((i: any) => i.due_date)).toEqual(['2026-02-07T04:59:59.999Z']);
   expect((await api().get(`/v1/invoices?customer=${customer.id}&status=paid`)).body.data).toEqual([]);
   expect((await api().get(`/v1/invoices?due_date_from=nope`)).status).toBe(400);
   const other = await app.t.account();

@@ -177,23 +177,24 @@ test('a collect subscription past due gets reminders (no charges) on the schedul
   const sub = (await api().post('/v1/subscriptions', { customer: customer.id, items: [{ price: s.monthly.id }], collection_method: 'collect', days_until_due: 5 })).body;
   expect(sub.status).toBe('active');
   const first = await getCol(api(), sub.latest_collection);
-  expect(first).toMatchObject({ status: 'pending', due_date: '2026-02-05T10:00:00.000Z', collection_method: 'collect' });
+  // Created on Jan 31 in Bogotá, 5 days: due Feb 5, until its end there (the dunning days count from that instant).
+  expect(first).toMatchObject({ status: 'pending', due_date: '2026-02-06T04:59:59.999Z', collection_method: 'collect' });
 
-  await advance(api(), clock.id, '2026-02-05T09:59:59.000Z');
+  await advance(api(), clock.id, '2026-02-05T23:00:00.000-05:00');
   expect((await getCol(api(), first.id)).status).toBe('pending');
-  await advance(api(), clock.id, '2026-02-05T10:00:00.000Z');
-  expect(await getCol(api(), first.id)).toMatchObject({ status: 'past_due', next_collection_attempt_date: '2026-02-06T10:00:00.000Z' });
+  await advance(api(), clock.id, '2026-02-06T00:00:00.000-05:00');
+  expect(await getCol(api(), first.id)).toMatchObject({ status: 'past_due', next_collection_attempt_date: '2026-02-07T04:59:59.999Z' });
   expect((await getSub(api(), sub.id)).status).toBe('past_due');
 
   for (const [day, next] of [
-    ['2026-02-06T10:00:00.000Z', '2026-02-08T10:00:00.000Z'],
-    ['2026-02-08T10:00:00.000Z', '2026-02-10T10:00:00.000Z'],
-    ['2026-02-10T10:00:00.000Z', '2026-02-12T10:00:00.000Z'],
+    ['2026-02-07T04:59:59.999Z', '2026-02-09T04:59:59.999Z'],
+    ['2026-02-09T04:59:59.999Z', '2026-02-11T04:59:59.999Z'],
+    ['2026-02-11T04:59:59.999Z', '2026-02-13T04:59:59.999Z'],
   ] as const) {
     await advance(api(), clock.id, day);
     expect(await getCol(api(), first.id)).toMatchObject({ status: 'past_due', collection_attempts: 0, next_collection_attempt_date: next });
   }
-  await advance(api(), clock.id, '2026-02-12T10:00:00.000Z');
+  await advance(api(), clock.id, '2026-02-13T04:59:59.999Z');
   expect(await getCol(api(), first.id)).toMatchObject({ status: 'uncollectible', collection_attempts: 0 });
   expect((await getSub(api(), sub.id)).status).toBe('unpaid');
 
@@ -203,18 +204,19 @@ test('a collect subscription past due gets reminders (no charges) on the schedul
   expect(types.filter((t) => t.startsWith('charge.') || t.startsWith('transaction.'))).toEqual([]);
   expect(types.filter((t) => t !== 'collection.reminder').slice(-4)).toEqual(['collection.past_due', 'subscription.past_due', 'collection.uncollectible', 'subscription.unpaid']);
   const reminders = (await api().get(`/v1/events?object_id=${first.id}&limit=100`)).body.data.filter((e: { type: string }) => e.type === 'collection.reminder');
-  expect(reminders.map((e: any) => e.data.object.next_collection_attempt_date)).toEqual(['2026-02-08T10:00:00.000Z', '2026-02-10T10:00:00.000Z', '2026-02-12T10:00:00.000Z']);
+  expect(reminders.map((e: any) => e.data.object.next_collection_attempt_date)).toEqual(['2026-02-09T04:59:59.999Z', '2026-02-11T04:59:59.999Z', '2026-02-13T04:59:59.999Z']);
 });
 
 test('a collect subscription past due, paid through its link: active again, no more reminders', async () => {
   const s = await billingSetup(api());
   const { clock, customer } = await clockAndCustomer(api(), START);
   const sub = (await api().post('/v1/subscriptions', { customer: customer.id, items: [{ price: s.monthly.id }], collection_method: 'collect', days_until_due: 3 })).body;
-  await advance(api(), clock.id, '2026-02-04T12:00:00.000Z');
+  // Due Feb 3 (Bogotá), past due from its end; the first reminder a day later (2026-02-05T04:59:59.999Z).
+  await advance(api(), clock.id, '2026-02-05T12:00:00.000Z');
   expect((await getSub(api(), sub.id)).status).toBe('past_due');
   const paid = await api().post(`/v1/collections/${sub.latest_collection}/pay`, { payment_information: card() });
   expect(paid.status).toBe(200);
-  expect(paid.body).toMatchObject({ status: 'paid', paid_date: '2026-02-04T12:00:00.000Z' });
+  expect(paid.body).toMatchObject({ status: 'paid', paid_date: '2026-02-05T12:00:00.000Z' });
   expect((await getSub(api(), sub.id)).status).toBe('active');
   await advance(api(), clock.id, '2026-02-20T00:00:00.000Z');
   const types = await historyTypes(api(), sub.id);

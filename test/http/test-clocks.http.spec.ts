@@ -286,7 +286,7 @@ describe('subscriptions and collections on a clock', () => {
     const customer = (await api.post('/v1/customers', { email: email(), test_clock: clock.id })).body;
     const res = await api.post('/v1/collections', { customer: customer.id, items: [{ price: setup.setupFee.id }], days_until_due: 5 });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ test_clock: clock.id, created_date: '2026-01-15 12:00:00', due_date: '2026-01-20T12:00:00.000Z' });
+    expect(res.body).toMatchObject({ test_clock: clock.id, created_date: '2026-01-15 12:00:00', due_date: '2026-01-21T04:59:59.999Z' });
   });
 
   test("advancing past the renewal renews the subscription at the renewal's own time", async () => {

@@ -31,7 +31,8 @@ test('a sent collect collection e-mails the customer the amount, the due date an
   expect(sent.text).toContain(col.checkout_url);
   expect(col.checkout_url).toMatch(/\/checkout\/col\/col_/);
 
-  await advance(api(), clock.id, '2026-02-06T10:00:00.000Z'); // past due, then the first reminder
+  // Due until the end of Feb 5 in Bogotá (2026-02-06T04:59:59.999Z): past due then, the first reminder a day later.
+  await advance(api(), clock.id, '2026-02-07T10:00:00.000Z');
   const reminders = await outboxFor(t, key, `to=${encodeURIComponent(email)}&kind=collection.reminder`);
   expect(reminders).toHaveLength(1);
   expect(reminders[0].subject).toMatch(/^Recordatorio/);

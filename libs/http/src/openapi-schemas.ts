@@ -26,6 +26,8 @@ const decimal = (description: string): Schema => ({ type: 'string', pattern: '^-
 const ndecimal = (description: string) => nullable(decimal(description));
 const time = (description?: string): Schema => ({ type: 'string', format: 'date-time', example: '2026-11-23T10:00:00.000Z', ...(description ? { description } : {}) });
 const ntime = (description?: string) => nullable(time(description));
+/** A due date: a calendar day of the account's zone, due until its end. */
+const DUE_DATE = "The last millisecond of the due day in the account's time zone (America/Bogota): due 2026-12-31 is `2027-01-01T04:59:59.999Z`; past due from then";
 /** The spec's `created_date`: `YYYY-MM-DD HH:MM:SS` (UTC). */
 const createdDate = (): Schema => ({ type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$', example: '2026-11-23 10:00:00', description: 'Creation time, `YYYY-MM-DD HH:MM:SS` (UTC)' });
 const oneOf = (values: readonly string[], description?: string): Schema => ({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
@@ -206,7 +208,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       collection_method: oneOf(ENUMS.collectionMethod),
       payment_method: nid('pm_'),
       payment_information: paymentInformation,
-      days_until_due: nint('collect: days the customer has to pay each collection'),
+      days_until_due: nint("collect: each collection is due until the end of the day this many days after the day it is made, in the account's time zone (America/Bogota)"),
       first_payment_invoicing: oneOf(['before', 'after'], 'Invoice the first collection before or after payment'),
       renewal_invoicing: bool(),
       schedule_date: ntime(),
@@ -264,7 +266,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       currency: currency(),
       paid_date: ntime(),
       voided_at_date: ntime(),
-      due_date: ntime(),
+      due_date: ntime(`${DUE_DATE} (null for charge: due on its attempt)`),
       next_collection_attempt_date: ntime(),
       collection_method: oneOf(ENUMS.collectionMethod),
       collection_rule_id: nstr(),
@@ -551,7 +553,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       payments: arr(ref('InvoicePaymentEntry')),
       credit_notes: arr(id('cn_')),
       issue_date: ntime(),
-      due_date: ntime(),
+      due_date: ntime(DUE_DATE),
       paid_at: ntime(),
       voided_at: ntime(),
       issuance,

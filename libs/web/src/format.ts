@@ -1,4 +1,5 @@
 import { currency as currencyOf, Money } from '../../shared/src/money.js';
+import { ACCOUNT_TIME_ZONE } from '../../shared/src/dates.js';
 import type { Locale } from './i18n.js';
 
 /**
@@ -22,15 +23,17 @@ export function formatMoney(amount: string, currencyCode: string, locale: Locale
 }
 
 /**
- * A date (ISO 8601) as `23 de noviembre de 2026` / `November 23, 2026`, in Bogotá time; `short` (a
- * list's cells, where columns compete for a laptop's width) as `23 de nov de 2026` / `Nov 23, 2026`.
+ * A date (ISO 8601) as `23 de noviembre de 2026` / `November 23, 2026`: the calendar day that holds
+ * it in the account's zone (Bogotá), so a due date (the last millisecond of its day there) shows its
+ * own day; `short` (a list's cells, where columns compete for a laptop's width) as `23 de nov de
+ * 2026` / `Nov 23, 2026`.
  */
 export function formatDate(iso: string | null | undefined, locale: Locale, length: 'long' | 'short' = 'long'): string {
   if (!iso) return '';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
   const style: Intl.DateTimeFormatOptions = length === 'long' ? { dateStyle: 'long' } : { day: 'numeric', month: 'short', year: 'numeric' };
-  return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { ...style, timeZone: 'America/Bogota' }).format(date);
+  return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { ...style, timeZone: ACCOUNT_TIME_ZONE }).format(date);
 }
 
 /** A timestamp (ISO 8601 with a time) as `23 de noviembre de 2026 a las 5:00 a. m.` / `November 23, 2026 at 5:00 AM`, in Bogotá time. */
@@ -38,7 +41,7 @@ export function formatDateTime(iso: string | null | undefined, locale: Locale): 
   if (!iso || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso)) return '';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
-  return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { dateStyle: 'long', timeStyle: 'short', timeZone: 'America/Bogota' })
+  return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { dateStyle: 'long', timeStyle: 'short', timeZone: ACCOUNT_TIME_ZONE })
     .format(date)
     .replace(/[\u00a0\u202f]/g, ' ');
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { isPastDue } from '../../../shared/src/dates.js';
 import type { InvoiceDoc } from '../../../../projections/invoices.projection.js';
 
 /** An invoice as the API shows it: its read model plus `overdue` — a balance due past its due date, at its test clock's time when it lives on one. */
@@ -27,7 +28,7 @@ export class InvoiceTime {
       const key = doc.test_clock ?? '';
       if (!nows.has(key)) nows.set(key, this.executor.now(await this.ctxFor(ctx, doc.test_clock)));
       const open = doc.status === 'open' || doc.status === 'partially_paid';
-      out.push({ ...doc, overdue: open && doc.due_date !== null && Date.parse(doc.due_date) < nows.get(key)!.getTime() });
+      out.push({ ...doc, overdue: open && doc.due_date !== null && isPastDue(doc.due_date, nows.get(key)!) });
     }
     return out;
   }

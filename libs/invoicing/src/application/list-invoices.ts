@@ -2,6 +2,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import { ReadModels } from '../../../platform/src/read-models.js';
 import { invalidParam } from '../../../shared/src/errors.js';
+import { endOfCalendarDay, isCalendarDay, startOfCalendarDay } from '../../../shared/src/dates.js';
 import { listPage } from '../../../http/src/list.js';
 import type { Scalar } from '../../../read-store/src/read-store.port.js';
 import type { InvoiceDoc } from '../../../../projections/invoices.projection.js';
@@ -36,8 +37,9 @@ export class ListInvoicesHandler implements IQueryHandler<ListInvoicesQuery> {
     const where: Record<string, Scalar | Scalar[]> = { _account: ctx.accountId, is_test: ctx.mode === 'test', _deleted: false };
     if (params.customer) where.customer = params.customer;
     if (params.status) where.status = params.status;
-    const from = params.due_date_from ? Date.parse(params.due_date_from) : null;
-    const to = params.due_date_to ? Date.parse(params.due_date_to) : null;
+    // A date bound is a calendar day of the account's zone, whole: from its start, to its end.
+    const from = params.due_date_from ? (isCalendarDay(params.due_date_from) ? startOfCalendarDay(params.due_date_from).getTime() : Date.parse(params.due_date_from)) : null;
+    const to = params.due_date_to ? (isCalendarDay(params.due_date_to) ? endOfCalendarDay(params.due_date_to).getTime() : Date.parse(params.due_date_to)) : null;
     if (Number.isNaN(from)) throw invalidParam('due_date_from', 'due_date_from must be an ISO 8601 date or time');
     if (Number.isNaN(to)) throw invalidParam('due_date_to', 'due_date_to must be an ISO 8601 date or time');
     let after: { value: Scalar; id: string } | undefined;

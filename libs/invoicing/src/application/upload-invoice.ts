@@ -8,6 +8,7 @@ import type { CommandResult } from '../../../platform/src/write-then-read.js';
 import { laterPosition } from '../../../event-store/src/positions.js';
 import { invalidParam, notFound } from '../../../shared/src/errors.js';
 import { newId } from '../../../shared/src/ids.js';
+import { parseDueDate, parseStartDate } from '../../../shared/src/dates.js';
 import { ownedBy } from '../../../shared/src/owner.js';
 import type { MetaData } from '../../../shared/src/meta-data.js';
 import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
@@ -38,10 +39,11 @@ export class UploadInvoiceCommand {
   ) {}
 }
 
-const isoDate = (v: string, param: string) => {
-  const t = Date.parse(v);
-  if (typeof v !== 'string' || Number.isNaN(t)) throw invalidParam(param, `${param} must be an ISO 8601 date or time`);
-  return new Date(t).toISOString();
+/** `parse` (a date `YYYY-MM-DD` or an ISO 8601 timestamp) or a 400 naming `param`. */
+const isoDate = (v: unknown, param: string, parse: (v: unknown) => string | null) => {
+  const iso = parse(v);
+  if (iso === null) throw invalidParam(param, `${param} must be an ISO 8601 date or time`);
+  return iso;
 };
 
 /**
@@ -63,8 +65,9 @@ export class UploadInvoiceHandler implements ICommandHandler<UploadInvoiceComman
     if (!ownedBy(customer, request)) throw notFound('customer', body.customer, 'customer');
     const testClock = customer.fields!.test_clock ?? null;
     const ctx = await this.clocks.contextFor(request, testClock);
-    const issueDate = isoDate(body.issue_date, 'issue_date');
-    const dueDate = isoDate(body.due_date, 'due_date');
+    // A date is a calendar day of the account's zone: issued at its start, due until its end.
+    const issueDate = isoDate(body.issue_date, 'issue_date', parseStartDate);
+    const dueDate = isoDate(body.due_date, 'due_date', parseDueDate);
     if (dueDate < issueDate) throw invalidParam('due_date', 'due_date must not be before issue_date');
     if (body.pdf_url !== undefined && !/^https?:\/\/\S+$/.test(body.pdf_url)) throw invalidParam('pdf_url', 'pdf_url must be an http(s) URL');
     const invoiceId = newId('inv');

@@ -21,6 +21,7 @@ export interface IssueInvoiceRequest {
   customer: { id: string; name: string | null; document_type: string | null; document_number: string | null; email: string | null };
   lines: InvoiceLineInput[];
   retentionRates: RetentionRates;
+  /** The last millisecond of the due day in the account's zone: the document shows `calendarDayOf(dueDate)` (libs/shared/src/dates.ts). */
   dueDate: string | null;
   /** The provider parameters of the invoice (document type, cost center, and a checkout session's payment-method credit, vendor, self-withholding tax id). */
   invoiceSettings: InvoiceDocumentSettings;

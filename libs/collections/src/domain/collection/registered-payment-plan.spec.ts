@@ -36,7 +36,7 @@ describe('register_invoices_payment: order and plan', () => {
       'col_no_due_old',
       'col_no_due_new',
     ]);
-    // A due date exactly now is overdue; past_due is overdue whatever its date says.
+    // A due date exactly now is overdue (a calendar due date is its day's last millisecond); past_due is overdue whatever its date says.
     expect(paymentOrder([open('b', '1', 1), open('a', '1', 0), open('c', '1', 5, { status: 'past_due' })], today).map((c) => c.id)).toEqual(['a', 'c', 'b']);
     // A partial payment's chain shares its invoice's due date: the first collection before its balance, whatever the ids and creation times.
     expect(paymentOrder([open('col_a_balance', '1', 3, { depth: 1 }), open('col_z_first', '1', 3, { depth: 0, created_at: rel(-1) })], today).map((c) => c.id)).toEqual(['col_z_first', 'col_a_balance']);

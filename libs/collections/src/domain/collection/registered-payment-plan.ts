@@ -2,6 +2,7 @@ import type { CollectionStatus } from './collection.state.js';
 import { type Currency, Money, formatAmount } from '../../../../shared/src/money.js';
 import { DomainError } from '../../../../shared/src/errors.js';
 import { checkAmount } from './collection.rules.js';
+import { isPastDue } from '../../../../shared/src/dates.js';
 
 /** An open collection of a customer as `register_invoices_payment` weighs it. */
 export interface OpenCollection {
@@ -38,7 +39,7 @@ export interface RegisteredPaymentStep {
 export const owedOn = (c: OpenCollection) => (c.balance !== undefined ? Money.min(c.balance, c.total) : new Money(c.total));
 
 /** Overdue: past_due, or its due date has passed (an uncollectible one included). */
-const overdue = (c: OpenCollection, now: Date) => c.status === 'past_due' || (c.due_date !== null && Date.parse(c.due_date) <= now.getTime());
+const overdue = (c: OpenCollection, now: Date) => c.status === 'past_due' || (c.due_date !== null && isPastDue(c.due_date, now));
 
 /**
  * The order a registered payment is applied in (the spec's rule): overdue collections first, oldest

@@ -113,7 +113,7 @@ export class CreateCollectionDto {
   @IsIn(['charge', 'collect'])
   collection_method?: 'charge' | 'collect';
 
-  @ApiPropertyOptional({ example: 7, description: 'Required with collect: due date = creation + days.' })
+  @ApiPropertyOptional({ example: 7, description: "Required with collect: due until the end of the day this many days after the day of creation, in the account's time zone (America/Bogota)." })
   @OptionalNotNull()
   @Max(365)
   @Min(0)
@@ -277,13 +277,13 @@ export class PartialPaymentDto {
 
   @ApiPropertyOptional({
     default: false,
-    description: 'Also create a collection for the rest (collect, no items, balance_of this one, due days_until_due days from now), created and sent.',
+    description: 'Also create a collection for the rest (collect, no items, balance_of this one, due days_until_due days after today), created and sent.',
   })
   @OptionalNotNull()
   @IsBoolean()
   create_collection_with_balance?: boolean;
 
-  @ApiPropertyOptional({ example: 15, description: 'Required with create_collection_with_balance: the balance collection is due this many days from now.' })
+  @ApiPropertyOptional({ example: 15, description: "Required with create_collection_with_balance: the balance collection is due until the end of the day this many days after today, in the account's time zone (America/Bogota)." })
   @OptionalNotNull()
   @Max(365)
   @Min(0)

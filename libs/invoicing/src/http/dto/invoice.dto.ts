@@ -17,13 +17,13 @@ export class ListInvoicesParams extends ListQuery {
   @IsIn(INVOICE_STATUSES as unknown as string[])
   status?: string;
 
-  @ApiPropertyOptional({ example: '2026-01-01', description: 'Only invoices due at or after this date/time.' })
+  @ApiPropertyOptional({ example: '2026-01-01', description: "Only invoices due at or after this date/time (a date: from the start of that day in the account's time zone)." })
   @IsOptional()
   @MaxLength(40)
   @IsString()
   due_date_from?: string;
 
-  @ApiPropertyOptional({ example: '2026-12-31T23:59:59Z', description: 'Only invoices due at or before this date/time.' })
+  @ApiPropertyOptional({ example: '2026-12-31T23:59:59Z', description: "Only invoices due at or before this date/time (a date: through the end of that day in the account's time zone)." })
   @IsOptional()
   @MaxLength(40)
   @IsString()
@@ -153,12 +153,15 @@ export class UploadInvoiceDto {
   @IsString()
   number: string;
 
-  @ApiProperty({ example: '2026-01-10' })
+  @ApiProperty({ example: '2026-01-10', description: "A date (a day of the account's time zone, America/Bogota: issued at its start) or an ISO 8601 timestamp." })
   @MaxLength(40)
   @IsString()
   issue_date: string;
 
-  @ApiProperty({ example: '2026-02-09' })
+  @ApiProperty({
+    example: '2026-02-09',
+    description: "A date, or an ISO 8601 timestamp naming the day that holds it, in the account's time zone (America/Bogota): due until the end of that day (2026-02-09 → due_date 2026-02-10T04:59:59.999Z).",
+  })
   @MaxLength(40)
   @IsString()
   due_date: string;

@@ -133,7 +133,7 @@ export class CreateSubscriptionDto extends SubscriptionSettingsDto {
   @IsObject()
   payment_information?: PaymentInformationDto;
 
-  @ApiPropertyOptional({ example: 7, description: 'Required with collect, rejected with charge.' })
+  @ApiPropertyOptional({ example: 7, description: "Required with collect, rejected with charge: each collection is due until the end of the day this many days after the day it is made, in the account's time zone (America/Bogota)." })
   @OptionalNotNull()
   @Max(365)
   @Min(0)

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { given } from '../../../../../shared/src/testing/given.js';
-import { collectionDecider } from '../../collection.decider.js';
+import { type CollectionCommand, collectionDecider } from '../../collection.decider.js';
 import { owner, id, ref, price, oneTime, product, line, setupLine, rate, amountOff, percentOff, address, create, collect, history, stateOf, fieldsOf, types, invoice } from '../../testing/collection-fixtures.js';
 
 describe('collection: create', () => {
@@ -73,20 +73,26 @@ describe('collection: create', () => {
     expect(stateOf(history(create({}, { accountId: 'acct_1', mode: 'live' }))).owner).toEqual({ accountId: 'acct_1', mode: 'live' });
   });
 
-  test('collect: the collection is sent at once and due_date = now + days_until_due', () => {
+  test('collect: the collection is sent at once, due until the end of the Bogotá day days_until_due days after today', () => {
+    // now: 2026-01-31T10:00Z, 05:00 on Jan 31 in Bogotá; Feb 5 ends at 2026-02-06T04:59:59.999Z.
     given(collectionDecider)
       .when(collect(5))
       .then((events) => {
         expect(types(events)).toEqual(['collection.created', 'collection.sent']);
-        expect(events[0].data).toMatchObject({ collection_method: 'collect', status: 'pending', due_date: '2026-02-05T10:00:00.000Z' });
+        expect(events[0].data).toMatchObject({ collection_method: 'collect', status: 'pending', due_date: '2026-02-06T04:59:59.999Z' });
         expect(events[1]).toEqual({ type: 'collection.sent', data: { ...ref, sent_at: '2026-01-31T10:00:00.000Z', checkout_url: 'https://checkout.test/col/col_1' } });
       });
     // Across the end of a month: Jan 31 + 30 days = Mar 2 (2026 is not a leap year).
-    given(collectionDecider).when(collect(30)).then((events) => expect(events[0].data).toMatchObject({ due_date: '2026-03-02T10:00:00.000Z' }));
-    given(collectionDecider).when(collect(0)).then((events) => expect(events[0].data).toMatchObject({ due_date: '2026-01-31T10:00:00.000Z' }));
-    // Whole days of 24 hours whatever the host's time zone: 40 days cross the US and EU clock changes of March.
-    given(collectionDecider).when(collect(40)).then((events) => expect(events[0].data).toMatchObject({ due_date: '2026-03-12T10:00:00.000Z' }));
-    given(collectionDecider).when(collect(60)).then((events) => expect(events[0].data).toMatchObject({ due_date: '2026-04-01T10:00:00.000Z' }));
+    given(collectionDecider).when(collect(30)).then((events) => expect(events[0].data).toMatchObject({ due_date: '2026-03-03T04:59:59.999Z' }));
+    // 0 days: due until the end of today.
+    given(collectionDecider).when(collect(0)).then((events) => expect(events[0].data).toMatchObject({ due_date: '2026-02-01T04:59:59.999Z' }));
+    // Calendar days of Bogotá whatever the host's time zone: 40 days cross the US and EU clock changes of March.
+    given(collectionDecider).when(collect(40)).then((events) => expect(events[0].data).toMatchObject({ due_date: '2026-03-13T04:59:59.999Z' }));
+    given(collectionDecider).when(collect(60)).then((events) => expect(events[0].data).toMatchObject({ due_date: '2026-04-02T04:59:59.999Z' }));
+    // 21:00 on Jan 30 in Bogotá is Jan 31 in UTC: the days count from Bogotá's Jan 30 (due Feb 4, not Feb 5).
+    given(collectionDecider)
+      .when({ ...collect(5), now: new Date('2026-01-31T02:00:00.000Z') } as CollectionCommand)
+      .then((events) => expect(events[0].data).toMatchObject({ due_date: '2026-02-05T04:59:59.999Z' }));
   });
 
   test('collect needs days_until_due', () => {

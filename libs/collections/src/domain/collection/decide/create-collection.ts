@@ -1,5 +1,6 @@
 import type { CollectionCreated, CollectionEvent } from '../collection.events.js';
-import { type CollectionState, DAY_MS } from '../collection.state.js';
+import type { CollectionState } from '../collection.state.js';
+import { dueDateAfterDays } from '../../../../../shared/src/dates.js';
 import type { CommandOf } from '../collection.commands.js';
 import { Money, currency as currencyOf } from '../../../../../shared/src/money.js';
 import { checkDiscounts, newCollectionFields, normalizeDiscount, paidEvent, priceCollection } from '../collection.rules.js';
@@ -7,7 +8,7 @@ import { checkMetaData } from '../../../../../shared/src/meta-data.js';
 import { evolveCollection } from '../collection.evolve.js';
 import { invalidParam, invalidState, missingParam } from '../../../../../shared/src/errors.js';
 
-/** A collection from priced items: charge (attempted by the caller) or collect (sent, due days_until_due later); a zero total is paid at once. */
+/** A collection from priced items: charge (attempted by the caller) or collect (sent, due until the end of the day days_until_due days after today, in the account's zone); a zero total is paid at once. */
 export function decideCreateCollection(command: CommandOf<'CreateCollection'>, state: CollectionState): CollectionEvent[] {
   if (state.exists) throw invalidState(`Collection ${command.collectionId} already exists`);
   const input = command.input;
@@ -24,10 +25,10 @@ export function decideCreateCollection(command: CommandOf<'CreateCollection'>, s
   const discounts = input.discounts.map((d) => normalizeDiscount(d, cur));
   const priced = priceCollection(input.lines, discounts, cur);
   const now = command.now.toISOString();
-  // Whole 24-hour days (date-fns' addDays works in the host's time zone and shifts across DST).
+  // collect: a calendar day of the account's zone, days_until_due days after today there, due until its end.
   const due_date =
     input.collection_method === 'collect'
-      ? new Date(command.now.getTime() + input.days_until_due! * DAY_MS).toISOString()
+      ? dueDateAfterDays(command.now, input.days_until_due!)
       : input.due_immediately
         ? command.now.toISOString()
         : null;

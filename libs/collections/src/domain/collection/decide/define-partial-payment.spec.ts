@@ -28,14 +28,15 @@ describe('collection: partial payment', () => {
     given(collectionDecider, history(collect(), partial('100000'))).when(start()).then((events) => expect(events[0].data).toMatchObject({ amount: '100000.00' }));
   });
 
-  test('with a balance collection the event names it, its due date (now + days_until_due) and its rule; a past_due collection qualifies', () => {
+  test('with a balance collection the event names it, its due date (the end of the Bogotá day days_until_due days after today) and its rule; a past_due collection qualifies', () => {
     given(collectionDecider, history(collect()))
       .when(partial('100000.5', { collectionId: 'col_2', days_until_due: 10, collection_rule_id: 'rule_1' }))
       .then((events) =>
         expect(events[0].data).toMatchObject({
           partial_payment: { original_total: '119000.00', amount: '100000.50', balance: '18999.50', balance_collection: 'col_2' },
           total: '100000.50',
-          balance_due_date: new Date(at(5).getTime() + 10 * 86_400_000).toISOString(),
+          // at(5): Jan 31 in Bogotá; + 10 days = Feb 10, due until its end.
+          balance_due_date: '2026-02-11T04:59:59.999Z',
           balance_collection_rule_id: 'rule_1',
         }),
       );

@@ -1,5 +1,6 @@
 import type { CollectionEvent } from '../collection.events.js';
-import { type CollectionState, DAY_MS, type PartialPayment, inFlight } from '../collection.state.js';
+import { type CollectionState, type PartialPayment, inFlight } from '../collection.state.js';
+import { dueDateAfterDays } from '../../../../../shared/src/dates.js';
 import type { CommandOf } from '../collection.commands.js';
 import { DomainError, invalidParam, invalidState, missingParam } from '../../../../../shared/src/errors.js';
 import { Money, currency as currencyOf, formatAmount } from '../../../../../shared/src/money.js';
@@ -56,7 +57,7 @@ export function decideDefinePartialPayment(command: CommandOf<'DefinePartialPaym
         partial_payment: partial,
         total: partial.amount,
         defined_at: command.now.toISOString(),
-        balance_due_date: balance ? new Date(command.now.getTime() + balance.days_until_due! * DAY_MS).toISOString() : null,
+        balance_due_date: balance ? dueDateAfterDays(command.now, balance.days_until_due!) : null,
         balance_collection_rule_id: balance?.collection_rule_id ?? null,
       },
     },
