@@ -81,3 +81,93 @@ describe('discounts by code without duration_in_collections apply to every cycle
     expect((await api().get(`/v1/checkout_session/${session.id}`)).body.discounts).toEqual([expect.objectContaining({ code, duration_in_collections: 1, applied_by: 'customer' })]);
   });
 });
+
+/** A visitor of the link gets a session (as the link page's form does), identifies with a new e-mail; returns the session's token. */
+async function visitor(linkId: string) {
+  const opened = await pages.openPaymentLink(linkId, req);
+  const tk = tokenOf(opened.url);
+  const email = `holder.${++n}.${Date.now()}@example.com`;
+  await pages.requestEmailCode(tk, email, req);
+  await pages.createCustomer(tk, { email, name: 'Visitante' }, req);
+  return { session: opened.session, tk };
+}
+
+/** Real time passes beyond every session's expires_at (24 h by default) and the due deadlines run; the clock is put back after. */
+async function pastEveryExpiry(check: () => Promise<void>) {
+  t.clock.advanceMs(25 * 3_600_000);
+  try {
+    await t.runDue();
+    await check();
+  } finally {
+    t.clock.advanceMs(-25 * 3_600_000);
+  }
+}
+
+describe('a payment link use and a coupon redemption count when paid, held while the session is paid, given back when it ends unpaid', () => {
+  test('limit 1: declined then approved in the same session → paid, times_used 1, the link then used up', async () => {
+    const s = await billingSetup(api());
+    const link = (await api().post('/v1/payment_links', { items: [{ price: s.setupFee.id }], usage_limit: 1 })).body;
+    const a = await visitor(link.id);
+    expect((await pages.pay(a.tk, { payment_information: card('insufficientFunds') }, req)).status).toBe('declined');
+    expect((await api().get(`/v1/payment_links/${link.id}`)).body.times_used).toBe(0);
+    const paid = await pages.pay(a.tk, { payment_information: card() }, req);
+    expect(paid.status).toBe('complete');
+    expect((await api().get(`/v1/checkout_session/${a.session}`)).body.payment_status).toBe('paid');
+    expect((await api().get(`/v1/payment_links/${link.id}`)).body.times_used).toBe(1);
+    expect((await pages.paymentLink(link.id)).closed_reason).toBe('used_up');
+    await expect(pages.openPaymentLink(link.id, req)).rejects.toMatchObject({ code: 'payment_link_used_up' });
+  });
+
+  test('limit 1: a declined session holds the use until it expires unpaid; then the link can be used (and paid) again', async () => {
+    const s = await billingSetup(api());
+    const link = (await api().post('/v1/payment_links', { items: [{ price: s.setupFee.id }], usage_limit: 1 })).body;
+    const a = await visitor(link.id);
+    const b = await visitor(link.id);
+    expect((await pages.pay(a.tk, { payment_information: card('insufficientFunds') }, req)).status).toBe('declined');
+    // Held by a's open payment: b cannot take the only use meanwhile.
+    await expect(pages.pay(b.tk, { payment_information: card() }, req)).rejects.toMatchObject({ code: 'payment_link_used_up' });
+    await pastEveryExpiry(async () => {
+      expect((await api().get(`/v1/checkout_session/${a.session}`)).body.status).toBe('expired');
+      const link1 = (await api().get(`/v1/payment_links/${link.id}`)).body;
+      expect(link1).toMatchObject({ times_used: 0, usage_limit: 1 });
+      expect((await pages.paymentLink(link.id)).closed_reason).toBe(null);
+    });
+    const c = await visitor(link.id);
+    expect((await pages.pay(c.tk, { payment_information: card() }, req)).status).toBe('complete');
+    expect((await api().get(`/v1/payment_links/${link.id}`)).body.times_used).toBe(1);
+  });
+
+  test('coupon max_redemptions 1: a session that expires unpaid gives its redemption back; the next session redeems it', async () => {
+    const s = await billingSetup(api());
+    const code = newCode();
+    const coupon = (await api().post('/v1/coupons', { code, amount: '2000', currency: 'COP', max_redemptions: 1 })).body;
+    const first = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }], discounts: [{ code }] })).body;
+    expect((await pages.pay(tokenOf(first.url), { payment_information: card('insufficientFunds') }, req)).status).toBe('declined');
+    expect((await api().get(`/v1/coupons/${coupon.id}`)).body.times_redeemed).toBe(0);
+    await pastEveryExpiry(async () => {
+      expect((await api().get(`/v1/checkout_session/${first.id}`)).body.status).toBe('expired');
+    });
+    expect((await api().get(`/v1/coupons/${coupon.id}`)).body.times_redeemed).toBe(0);
+    const next = await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }], discounts: [{ code }] });
+    expect(next.status).toBe(200);
+    const paid = await pages.pay(tokenOf(next.body.url), { payment_information: card() }, req);
+    expect(paid.status).toBe('complete');
+    expect(paid.session.total).toBe('8000.00');
+    expect((await api().get(`/v1/coupons/${coupon.id}`)).body.times_redeemed).toBe(1);
+    // Used up now: a further session is refused the code.
+    expect((await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }], discounts: [{ code }] })).body.error).toMatchObject({ code: 'coupon_used_up', param: 'discounts[0][code]' });
+  });
+
+  test('two payers at once for a limit-1 link: exactly one paid', async () => {
+    const s = await billingSetup(api());
+    const link = (await api().post('/v1/payment_links', { items: [{ price: s.setupFee.id }], usage_limit: 1 })).body;
+    const payers = [await visitor(link.id), await visitor(link.id)];
+    const results = await Promise.allSettled(payers.map((p) => pages.pay(p.tk, { payment_information: card() }, req)));
+    expect(results.filter((r) => r.status === 'fulfilled' && r.value.status === 'complete')).toHaveLength(1);
+    const refused = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+    expect(refused.map((r) => (r.reason as { code: string }).code)).toEqual(['payment_link_used_up']);
+    const sessions = await Promise.all(payers.map(async (p) => (await api().get(`/v1/checkout_session/${p.session}`)).body.payment_status));
+    expect(sessions.sort()).toEqual(['paid', 'unpaid']);
+    expect((await api().get(`/v1/payment_links/${link.id}`)).body.times_used).toBe(1);
+  });
+});

@@ -94,20 +94,21 @@ export class PayCheckoutSession {
     const after = decided.reduce((s, e) => checkoutSessionDecider.evolve(s, e), state).fields!;
     const source = await this.source(ctx, after.customer!, input);
     if (f.mode === 'setup' && !isTokenizable(source.type)) throw invalidParam('payment_information', 'mode setup saves a card or a wallet');
-    // A link's use and the coupons' redemptions are counted once per session (whichever tab), exactly under concurrency.
+    // A link's use and the coupons' redemptions are reserved once per session (whichever tab), exactly under
+    // concurrency; they count when the session is paid and are given back if it ends unpaid (session-holds.ts).
     if (f.payment_link) {
       const linkId = f.payment_link;
-      await this.executor.execute(paymentLinkDecider, paymentLinkStream(linkId), (now) => ({ type: 'UsePaymentLink' as const, owner: ctx, linkId, sessionId, now }), ctx);
+      await this.executor.execute(paymentLinkDecider, paymentLinkStream(linkId), (now) => ({ type: 'ReservePaymentLinkUse' as const, owner: ctx, linkId, sessionId, now }), ctx);
     }
     let position: string | null = null;
     let completed;
     try {
-      position = await this.coupons.redeem(ctx, f.discounts.map((d) => ({ ...d })), sessionId, f.currency, 'discounts');
+      position = await this.coupons.reserve(ctx, f.discounts, sessionId, f.currency, 'discounts');
       completed = await onSession(this.executor, ctx, sessionId, complete);
     } catch (error) {
       // Another tab completed it first: it holds the attempt (and the use and redemptions).
       if (error instanceof DomainError && error.code === 'checkout_session_complete') throw new DomainError('payment_in_progress', 'This checkout is being paid in another window', null, 409);
-      await this.coupons.release(ctx, f.discounts.flatMap((d) => (d.coupon ? [d.coupon] : [])), sessionId);
+      await this.coupons.releaseReservations(ctx, f.discounts.flatMap((d) => (d.coupon ? [d.coupon] : [])), sessionId);
       if (f.payment_link) {
         const linkId = f.payment_link;
         await this.executor.execute(paymentLinkDecider, paymentLinkStream(linkId), (now) => ({ type: 'ReleasePaymentLinkUse' as const, owner: ctx, linkId, sessionId, now }), ctx).catch(() => undefined);

@@ -12,7 +12,11 @@ const create = (over: Partial<Extract<PaymentLinkCommand, { type: 'CreatePayment
 });
 const createdEvents = (over: Partial<Extract<PaymentLinkCommand, { type: 'CreatePaymentLink' }>> = {}) => paymentLinkDecider.decide(create(over), paymentLinkDecider.initialState);
 const use = (sessionId: string): PaymentLinkCommand => ({ type: 'UsePaymentLink', owner, linkId: 'pl_1', sessionId, now });
+const reserve = (sessionId: string): PaymentLinkCommand => ({ type: 'ReservePaymentLinkUse', owner, linkId: 'pl_1', sessionId, now });
+const release = (sessionId: string): PaymentLinkCommand => ({ type: 'ReleasePaymentLinkUse', owner, linkId: 'pl_1', sessionId, now });
 const used = (sessionId: string, times: number): PaymentLinkEvent => ({ type: 'payment_link.used', data: { id: 'pl_1', checkout_session: sessionId, times_used: times, used_at: now.toISOString() } });
+const reserved = (sessionId: string): PaymentLinkEvent => ({ type: 'payment_link_use.reserved', data: { id: 'pl_1', checkout_session: sessionId, reserved_at: now.toISOString() } });
+const released = (sessionId: string): PaymentLinkEvent => ({ type: 'payment_link_use.released', data: { id: 'pl_1', checkout_session: sessionId, released_at: now.toISOString() } });
 
 describe('payment link decider', () => {
   test('recurring prices → subscription mode; only one-time → payment mode; cta_text defaults by mode', () => {
@@ -32,12 +36,30 @@ describe('payment link decider', () => {
 
   test('uses are counted once per session and stop at usage_limit; a deactivated link cannot be used', () => {
     const past = createdEvents({ usageLimit: 2 });
-    given(paymentLinkDecider, past).when(use('cs_a')).then([used('cs_a', 1)]);
-    given(paymentLinkDecider, [...past, used('cs_a', 1)]).when(use('cs_a')).then([]);
-    given(paymentLinkDecider, [...past, used('cs_a', 1), used('cs_b', 2)]).when(use('cs_c')).thenRejects('payment_link_used_up');
+    given(paymentLinkDecider, past).when(reserve('cs_a')).then([reserved('cs_a')]);
+    given(paymentLinkDecider, [...past, reserved('cs_a')]).when(reserve('cs_a')).then([]);
+    given(paymentLinkDecider, [...past, reserved('cs_a')]).when(use('cs_a')).then([used('cs_a', 1)]);
+    given(paymentLinkDecider, [...past, reserved('cs_a'), used('cs_a', 1)]).when(use('cs_a')).then([]);
+    given(paymentLinkDecider, [...past, reserved('cs_a'), used('cs_a', 1), reserved('cs_b'), used('cs_b', 2)]).when(reserve('cs_c')).thenRejects('payment_link_used_up');
     const off: PaymentLinkEvent = { type: 'payment_link.updated', data: { id: 'pl_1', changes: { active: false } } };
-    given(paymentLinkDecider, [...past, off]).when(use('cs_a')).thenRejects('payment_link_inactive');
-    given(paymentLinkDecider, [...past, used('cs_a', 1)]).when({ type: 'ReleasePaymentLinkUse', owner, linkId: 'pl_1', sessionId: 'cs_a', now }).then([{ type: 'payment_link.use_released', data: { id: 'pl_1', checkout_session: 'cs_a', times_used: 0 } }]);
+    given(paymentLinkDecider, [...past, off]).when(reserve('cs_a')).thenRejects('payment_link_inactive');
+  });
+
+  test('limit 1: a declined attempt holds the use while its session is open; paid → used up; the session expiring unpaid gives it back', () => {
+    const past = createdEvents({ usageLimit: 1 });
+    // Declined in cs_a (nothing paid): the use stays reserved, a second payer is refused, cs_a itself may pay again.
+    given(paymentLinkDecider, [...past, reserved('cs_a')]).when(reserve('cs_b')).thenRejects('payment_link_used_up');
+    given(paymentLinkDecider, [...past, reserved('cs_a')]).when(reserve('cs_a')).then([]);
+    // Approved on the retry: the reservation becomes the use (times_used 1), the link is used up and stays so.
+    given(paymentLinkDecider, [...past, reserved('cs_a')]).when(use('cs_a')).then([used('cs_a', 1)]);
+    given(paymentLinkDecider, [...past, reserved('cs_a'), used('cs_a', 1)]).when(reserve('cs_b')).thenRejects('payment_link_used_up');
+    given(paymentLinkDecider, [...past, reserved('cs_a'), used('cs_a', 1)]).when(release('cs_a')).then([]);
+    // cs_a expires unpaid: the reservation is given back and the next payer gets the use.
+    given(paymentLinkDecider, [...past, reserved('cs_a')]).when(release('cs_a')).then([released('cs_a')]);
+    given(paymentLinkDecider, [...past, reserved('cs_a'), released('cs_a')]).when(reserve('cs_b')).then([reserved('cs_b')]);
+    given(paymentLinkDecider, [...past, reserved('cs_a'), released('cs_a')]).when(release('cs_a')).then([]);
+    // usage_limit never below the uses made and held.
+    given(paymentLinkDecider, [...createdEvents({ usageLimit: 3 }), reserved('cs_a'), used('cs_a', 1), reserved('cs_b')]).when({ type: 'UpdatePaymentLink', owner, linkId: 'pl_1', changes: { usage_limit: 1 }, now }).thenRejects('parameter_invalid', 'usage_limit');
   });
 
   test('update: deactivate, usage_limit never below the uses made, another account sees nothing', () => {

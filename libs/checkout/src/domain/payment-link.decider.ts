@@ -7,9 +7,13 @@ import { checkPriceMix } from './create-checkout-session.js';
 import { CTA_TEXTS, type CtaText } from './checkout-session.types.js';
 
 /**
- * A payment link: a reusable address (`{checkout_url}/pl/<id>`) whose every visit opens a checkout
- * session. Recurring prices make subscriptions, only one-time prices single collections. Uses are
- * counted in the link's stream with its expected revision, so `usage_limit` holds exactly.
+ * A payment link: a reusable address (`{checkout_url}/pl/<id>`) whose visitors each get a checkout
+ * session when they start paying. Recurring prices make subscriptions, only one-time prices single
+ * collections. A use counts when the session is paid (`times_used`); from the moment the customer
+ * starts paying until then the session holds a reservation (internal `payment_link_use.*` events),
+ * released when the session ends unpaid. Both are decided in the link's stream with its expected
+ * revision, and paid uses plus reservations never pass `usage_limit`: two payers racing for the
+ * last use cannot both get it.
  */
 export interface LinkItem {
   price: PriceSnapshot;
@@ -51,29 +55,39 @@ export interface PaymentLinkFields {
 export type PaymentLinkCommand =
   | { type: 'CreatePaymentLink'; owner: Owner; linkId: string; url: string; items: LinkItem[]; usageLimit: number | null | undefined; ctaText: string | undefined; active: boolean | undefined; settings: LinkSessionSettings; metaData: MetaData | undefined; now: Date }
   | { type: 'UpdatePaymentLink'; owner: Owner; linkId: string; changes: { active?: boolean; usage_limit?: number | null; cta_text?: string; meta_data?: MetaData; settings?: LinkSessionSettings }; now: Date }
-  /** A session opened from the link is being paid: one use (idempotent per session). */
+  /** The customer of a session opened from the link starts paying: a use is reserved for it (idempotent per session). */
+  | { type: 'ReservePaymentLinkUse'; owner: Owner; linkId: string; sessionId: string; now: Date }
+  /** The session is paid: its use counts (its reservation, if any, becomes the use). Never refused: the payment is a fact. */
   | { type: 'UsePaymentLink'; owner: Owner; linkId: string; sessionId: string; now: Date }
+  /** The session ended unpaid (or its payment could not start): its reservation is given back; a paid use never is. */
   | { type: 'ReleasePaymentLinkUse'; owner: Owner; linkId: string; sessionId: string; now: Date };
 
 export type PaymentLinkCreated = DomainEvent<'payment_link.created', PaymentLinkFields & { id: string; account_id: string; is_test: boolean; created_at: string }>;
 export type PaymentLinkUpdated = DomainEvent<'payment_link.updated', { id: string; changes: Partial<PaymentLinkFields> }>;
 export type PaymentLinkUsed = DomainEvent<'payment_link.used', { id: string; checkout_session: string; times_used: number; used_at: string }>;
+/** Written before reservations existed (a use counted at completion, given back when completion failed); still folded. */
 export type PaymentLinkUseReleased = DomainEvent<'payment_link.use_released', { id: string; checkout_session: string; times_used: number }>;
-export type PaymentLinkEvent = PaymentLinkCreated | PaymentLinkUpdated | PaymentLinkUsed | PaymentLinkUseReleased;
+/** Internal (not in the public feed: their prefix is no resource's). */
+export type PaymentLinkUseReserved = DomainEvent<'payment_link_use.reserved', { id: string; checkout_session: string; reserved_at: string }>;
+export type PaymentLinkReservationReleased = DomainEvent<'payment_link_use.released', { id: string; checkout_session: string; released_at: string }>;
+export type PaymentLinkEvent = PaymentLinkCreated | PaymentLinkUpdated | PaymentLinkUsed | PaymentLinkUseReleased | PaymentLinkUseReserved | PaymentLinkReservationReleased;
 
 export interface PaymentLinkState {
   exists: boolean;
   owner: Owner | null;
   fields: PaymentLinkFields | null;
+  /** Sessions whose use counted (paid). */
   uses: string[];
+  /** Sessions being paid: each holds one use until it is paid or ends unpaid. */
+  reserved: string[];
 }
 
 export const paymentLinkStream = (id: string) => `paymentlink-${id}`;
 
-/** Why a link cannot be used now, or null. */
-export function linkClosedReason(f: PaymentLinkFields): 'inactive' | 'used_up' | null {
+/** Why a link cannot be used now, or null: `used_up` when its paid uses and the uses held by sessions being paid (`reserved`) reach `usage_limit`. */
+export function linkClosedReason(f: PaymentLinkFields, reserved = 0): 'inactive' | 'used_up' | null {
   if (!f.active) return 'inactive';
-  if (f.usage_limit !== null && f.times_used >= f.usage_limit) return 'used_up';
+  if (f.usage_limit !== null && f.times_used + reserved >= f.usage_limit) return 'used_up';
   return null;
 }
 
@@ -110,7 +124,7 @@ export function checkLinkItems(items: LinkItem[], settings: LinkSessionSettings)
 }
 
 export const paymentLinkDecider: Decider<PaymentLinkCommand, PaymentLinkState, PaymentLinkEvent> = {
-  initialState: { exists: false, owner: null, fields: null, uses: [] },
+  initialState: { exists: false, owner: null, fields: null, uses: [], reserved: [] },
 
   decide(command, state) {
     if (command.type === 'CreatePaymentLink') {
@@ -154,7 +168,8 @@ export const paymentLinkDecider: Decider<PaymentLinkCommand, PaymentLinkState, P
         }
         if (ch.usage_limit !== undefined) {
           checkUsageLimit(ch.usage_limit);
-          if (ch.usage_limit !== null && ch.usage_limit < f.times_used) throw invalidParam('usage_limit', `usage_limit cannot be below the ${f.times_used} uses already made`);
+          const held = f.times_used + state.reserved.length;
+          if (ch.usage_limit !== null && ch.usage_limit < held) throw invalidParam('usage_limit', `usage_limit cannot be below the ${held} uses already made or being paid`);
           changes.usage_limit = ch.usage_limit;
         }
         if (ch.cta_text !== undefined) changes.cta_text = checkCta(ch.cta_text)!;
@@ -170,15 +185,18 @@ export const paymentLinkDecider: Decider<PaymentLinkCommand, PaymentLinkState, P
         if (Object.keys(changes).length === 0) return [];
         return [{ type: 'payment_link.updated', data: { id, changes } }];
       }
-      case 'UsePaymentLink': {
-        if (state.uses.includes(command.sessionId)) return [];
-        const reason = linkClosedReason(f);
+      case 'ReservePaymentLinkUse': {
+        if (state.uses.includes(command.sessionId) || state.reserved.includes(command.sessionId)) return [];
+        const reason = linkClosedReason(f, state.reserved.length);
         if (reason) throw linkClosedError(id, reason);
-        return [{ type: 'payment_link.used', data: { id, checkout_session: command.sessionId, times_used: f.times_used + 1, used_at: command.now.toISOString() } }];
+        return [{ type: 'payment_link_use.reserved', data: { id, checkout_session: command.sessionId, reserved_at: command.now.toISOString() } }];
       }
+      case 'UsePaymentLink':
+        if (state.uses.includes(command.sessionId)) return [];
+        return [{ type: 'payment_link.used', data: { id, checkout_session: command.sessionId, times_used: f.times_used + 1, used_at: command.now.toISOString() } }];
       case 'ReleasePaymentLinkUse':
-        if (!state.uses.includes(command.sessionId)) return [];
-        return [{ type: 'payment_link.use_released', data: { id, checkout_session: command.sessionId, times_used: f.times_used - 1 } }];
+        if (!state.reserved.includes(command.sessionId)) return [];
+        return [{ type: 'payment_link_use.released', data: { id, checkout_session: command.sessionId, released_at: command.now.toISOString() } }];
     }
   },
 
@@ -186,10 +204,19 @@ export const paymentLinkDecider: Decider<PaymentLinkCommand, PaymentLinkState, P
     switch (event.type) {
       case 'payment_link.created': {
         const { id, account_id, is_test, created_at, ...fields } = event.data;
-        return { exists: true, owner: { accountId: account_id, mode: is_test ? 'test' : 'live' }, fields, uses: [] };
+        return { exists: true, owner: { accountId: account_id, mode: is_test ? 'test' : 'live' }, fields, uses: [], reserved: [] };
       }
+      case 'payment_link_use.reserved':
+        return { ...state, reserved: [...state.reserved, event.data.checkout_session] };
+      case 'payment_link_use.released':
+        return { ...state, reserved: state.reserved.filter((u) => u !== event.data.checkout_session) };
       case 'payment_link.used':
-        return { ...state, fields: { ...state.fields!, times_used: event.data.times_used }, uses: [...state.uses, event.data.checkout_session] };
+        return {
+          ...state,
+          fields: { ...state.fields!, times_used: event.data.times_used },
+          uses: [...state.uses, event.data.checkout_session],
+          reserved: state.reserved.filter((u) => u !== event.data.checkout_session),
+        };
       case 'payment_link.use_released':
         return { ...state, fields: { ...state.fields!, times_used: event.data.times_used }, uses: state.uses.filter((u) => u !== event.data.checkout_session) };
       default:

@@ -4,7 +4,7 @@ import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import { DomainError, invalidParam } from '../../../shared/src/errors.js';
 import { ownedBy } from '../../../shared/src/owner.js';
-import { type CouponFields, couponCodeDecider, couponCodeStream, couponDecider, couponStream, redeemRefusal } from '../domain/coupon.decider.js';
+import { type CouponFields, type CouponState, couponCodeDecider, couponCodeStream, couponDecider, couponStream, redeemRefusal } from '../domain/coupon.decider.js';
 
 /** A discount as requests send it: a coupon `code` (its amount or percent then come from the coupon), or an ad-hoc amount/percent. */
 export interface DiscountRequest {
@@ -39,13 +39,13 @@ export class CouponRedemptions {
   constructor(private readonly executor: AggregateExecutor) {}
 
   /** The coupon holding `code` in the caller's account and mode, or null. */
-  async findByCode(ctx: CommandContext, code: string): Promise<{ id: string; fields: CouponFields } | null> {
+  async findByCode(ctx: CommandContext, code: string): Promise<{ id: string; fields: CouponFields; state: CouponState } | null> {
     if (typeof code !== 'string' || code.trim() === '') return null;
     const claim = await this.executor.load(couponCodeDecider, couponCodeStream(ctx, code));
     if (!claim.state.holder) return null;
     const { state } = await this.executor.load(couponDecider, couponStream(claim.state.holder));
     if (!ownedBy(state, ctx) || state.deleted) return null;
-    return { id: claim.state.holder, fields: state.fields! };
+    return { id: claim.state.holder, fields: state.fields!, state };
   }
 
   /**
@@ -66,7 +66,7 @@ export class CouponRedemptions {
       if (typeof d.code !== 'string' || d.code.trim() === '') throw invalidParam(p, `${p} must name a coupon code`);
       const found = await this.findByCode(ctx, d.code);
       if (!found) throw new DomainError('coupon_invalid', `No such coupon code: '${d.code}'`, p, 400);
-      const refusal = redeemRefusal({ exists: true, owner: ctx, deleted: false, fields: found.fields, redemptions: [] }, currency, now, p);
+      const refusal = redeemRefusal(found.state, currency, now, p);
       if (refusal) throw refusal;
       if (out.some((o) => o.coupon === found.id)) throw invalidParam(p, `Coupon ${found.fields.code} is applied twice`);
       out.push({
@@ -109,6 +109,56 @@ export class CouponRedemptions {
       await this.release(ctx, done, redemption);
       throw error;
     }
+  }
+
+  /**
+   * Reserves one redemption of each coupon for `redemption` (a checkout session whose customer starts
+   * paying; idempotent per redemption), checked and counted against `max_redemptions` like a
+   * redemption. All or nothing: if one is refused (used up meanwhile), those reserved are given back.
+   */
+  async reserve(ctx: CommandContext, discounts: Array<Pick<ResolvedDiscount, 'coupon'>>, redemption: string, currency: string, param = 'discounts'): Promise<string | null> {
+    const done: string[] = [];
+    let position: string | null = null;
+    try {
+      for (const [i, d] of discounts.entries()) {
+        if (!d.coupon) continue;
+        const couponId = d.coupon;
+        const r = await this.executor
+          .execute(couponDecider, couponStream(couponId), (now) => ({ type: 'ReserveCouponRedemption' as const, owner: ctx, couponId, redemption, currency, now }), ctx)
+          .catch((error) => {
+            if (error instanceof DomainError && error.param === 'code') throw new DomainError(error.code, error.message, `${param}[${i}][code]`, error.status);
+            throw error;
+          });
+        done.push(couponId);
+        position = laterPosition(position, r.position);
+      }
+      return position;
+    } catch (error) {
+      await this.releaseReservations(ctx, done, redemption);
+      throw error;
+    }
+  }
+
+  /** What reserved them was paid: each reservation becomes a redemption (`coupon.redeemed`; never refused). */
+  async confirm(ctx: CommandContext, couponIds: string[], redemption: string, currency: string): Promise<string | null> {
+    let position: string | null = null;
+    for (const couponId of couponIds) {
+      const r = await this.executor.execute(couponDecider, couponStream(couponId), (now) => ({ type: 'RedeemCoupon' as const, owner: ctx, couponId, redemption, currency, now }), ctx);
+      position = laterPosition(position, r.position);
+    }
+    return position;
+  }
+
+  /** What reserved them ended unpaid: the reservations are given back (a confirmed redemption stays). */
+  async releaseReservations(ctx: CommandContext, couponIds: string[], redemption: string): Promise<string | null> {
+    let position: string | null = null;
+    for (const couponId of couponIds) {
+      const r = await this.executor
+        .execute(couponDecider, couponStream(couponId), (now) => ({ type: 'ReleaseCouponReservation' as const, owner: ctx, couponId, redemption, now }), ctx)
+        .catch(() => null);
+      position = laterPosition(position, r?.position ?? null);
+    }
+    return position;
   }
 
   /** Gives back the redemptions of `redemption` (what used the coupons was not written). */

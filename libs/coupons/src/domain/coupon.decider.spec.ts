@@ -44,6 +44,29 @@ describe('coupon decider', () => {
     given(couponDecider, [created(), { type: 'coupon.deleted', data: { id: 'coupon_1', deleted_at: now.toISOString() } }]).when(redeem('sub_a')).thenRejects('resource_missing');
   });
 
+  test('a checkout session reserves its redemption when paying starts: paid → redeemed; expired unpaid → given back, the next session can redeem', () => {
+    const one = created({ max_redemptions: 1 } as never);
+    const reserve = (redemption: string) => ({ type: 'ReserveCouponRedemption' as const, owner, couponId: 'coupon_1', redemption, currency: 'COP', now });
+    const releaseReservation = (redemption: string) => ({ type: 'ReleaseCouponReservation' as const, owner, couponId: 'coupon_1', redemption, now });
+    const reserved = (redemption: string): CouponEvent => ({ type: 'coupon_redemption.reserved', data: { id: 'coupon_1', redemption, reserved_at: now.toISOString() } });
+    const released = (redemption: string): CouponEvent => ({ type: 'coupon_redemption.released', data: { id: 'coupon_1', redemption, released_at: now.toISOString() } });
+    given(couponDecider, [one]).when(reserve('cs_a')).then([reserved('cs_a')]);
+    given(couponDecider, [one, reserved('cs_a')]).when(reserve('cs_a')).then([]);
+    // Held: another session (or a subscription) cannot take the last redemption meanwhile.
+    given(couponDecider, [one, reserved('cs_a')]).when(reserve('cs_b')).thenRejects('coupon_used_up');
+    given(couponDecider, [one, reserved('cs_a')]).when(redeem('sub_x')).thenRejects('coupon_used_up');
+    // Paid: the reservation becomes the redemption (times_redeemed 1), even once the coupon is deactivated or deleted.
+    given(couponDecider, [one, reserved('cs_a')]).when(redeem('cs_a')).then([redeemed('cs_a', 1)]);
+    given(couponDecider, [one, reserved('cs_a'), { type: 'coupon.deleted', data: { id: 'coupon_1', deleted_at: now.toISOString() } }]).when(redeem('cs_a')).then([redeemed('cs_a', 1)]);
+    given(couponDecider, [one, reserved('cs_a'), redeemed('cs_a', 1)]).when(releaseReservation('cs_a')).then([]);
+    // Expired unpaid: given back; times_redeemed never moved; the next session redeems.
+    given(couponDecider, [one, reserved('cs_a')]).when(releaseReservation('cs_a')).then([released('cs_a')]);
+    given(couponDecider, [one, reserved('cs_a'), released('cs_a')]).when(reserve('cs_b')).then([reserved('cs_b')]);
+    given(couponDecider, [one, reserved('cs_a'), released('cs_a')]).when(releaseReservation('cs_a')).then([]);
+    // max_redemptions never below what is redeemed and held.
+    given(couponDecider, [created(), redeemed('sub_a', 1), reserved('cs_a')]).when({ type: 'UpdateCoupon', owner, couponId: 'coupon_1', changes: { max_redemptions: 1 }, now }).thenRejects('parameter_invalid', 'max_redemptions');
+  });
+
   test('release gives a redemption back', () => {
     given(couponDecider, [created(), redeemed('sub_a', 1)]).when({ type: 'ReleaseCouponRedemption', owner, couponId: 'coupon_1', redemption: 'sub_a', now })
       .then([{ type: 'coupon.redemption_released', data: { id: 'coupon_1', redemption: 'sub_a', times_redeemed: 0 } }]);

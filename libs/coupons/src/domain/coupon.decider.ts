@@ -9,7 +9,10 @@ import { type Owner, ownedBy } from '../../../shared/src/owner.js';
  * A coupon: a discount a merchant defines once and customers redeem by `code` (checkout sessions,
  * payment links, subscriptions). Exactly one of `amount` (in `currency`) or `percent` (0–100].
  * Redemptions are counted in the coupon's own stream, appended with its expected revision, so
- * `max_redemptions` holds exactly under any concurrency.
+ * `max_redemptions` holds exactly under any concurrency. A checkout session reserves its redemption
+ * when the customer starts paying (internal `coupon_redemption.*` events), confirms it when paid
+ * (`coupon.redeemed`) and gives it back when it ends unpaid; `times_redeemed` counts confirmed
+ * redemptions, and confirmed plus reserved never pass `max_redemptions`.
  */
 export interface CouponFields {
   code: string;
@@ -58,8 +61,16 @@ export type CouponCommand =
   | { type: 'CreateCoupon'; owner: Owner; couponId: string; input: CouponInput; now: Date }
   | { type: 'UpdateCoupon'; owner: Owner; couponId: string; changes: CouponChanges; now: Date }
   | { type: 'DeleteCoupon'; owner: Owner; couponId: string; now: Date }
-  /** `redemption`: what redeems it (a `sub_`, `cs_`, `col_` id): a second redemption by the same one decides nothing. */
+  /**
+   * `redemption`: what redeems it (a `sub_`, `cs_`, `col_` id): a second redemption by the same one
+   * decides nothing. A redemption reserved before is confirmed without any check (what reserved it
+   * was paid, even if the coupon has since been deactivated, deleted or has expired).
+   */
   | { type: 'RedeemCoupon'; owner: Owner; couponId: string; redemption: string; currency: string; now: Date }
+  /** Holds a redemption for what is being paid (a `cs_`): checked like a redemption, counted against `max_redemptions`. */
+  | { type: 'ReserveCouponRedemption'; owner: Owner; couponId: string; redemption: string; currency: string; now: Date }
+  /** Gives back a reservation (what held it ended unpaid); a confirmed redemption is not touched. */
+  | { type: 'ReleaseCouponReservation'; owner: Owner; couponId: string; redemption: string; now: Date }
   /** Gives a redemption back (what redeemed it failed to be written). */
   | { type: 'ReleaseCouponRedemption'; owner: Owner; couponId: string; redemption: string; now: Date };
 
@@ -68,14 +79,20 @@ export type CouponUpdated = DomainEvent<'coupon.updated', { id: string; changes:
 export type CouponDeleted = DomainEvent<'coupon.deleted', { id: string; deleted_at: string }>;
 export type CouponRedeemed = DomainEvent<'coupon.redeemed', { id: string; redemption: string; times_redeemed: number; redeemed_at: string }>;
 export type CouponRedemptionReleased = DomainEvent<'coupon.redemption_released', { id: string; redemption: string; times_redeemed: number }>;
-export type CouponEvent = CouponCreated | CouponUpdated | CouponDeleted | CouponRedeemed | CouponRedemptionReleased;
+/** Internal (not in the public feed: their prefix is no resource's). */
+export type CouponRedemptionReserved = DomainEvent<'coupon_redemption.reserved', { id: string; redemption: string; reserved_at: string }>;
+export type CouponReservationReleased = DomainEvent<'coupon_redemption.released', { id: string; redemption: string; released_at: string }>;
+export type CouponEvent = CouponCreated | CouponUpdated | CouponDeleted | CouponRedeemed | CouponRedemptionReleased | CouponRedemptionReserved | CouponReservationReleased;
 
 export interface CouponState {
   exists: boolean;
   owner: Owner | null;
   deleted: boolean;
   fields: CouponFields | null;
+  /** What redeemed it (confirmed). */
   redemptions: string[];
+  /** What holds a reservation (being paid). */
+  reserved: string[];
 }
 
 export const couponStream = (id: string) => `coupon-${id}`;
@@ -105,13 +122,13 @@ function checkName(v: unknown) {
   if (v !== undefined && v !== null && (typeof v !== 'string' || v.length > 200)) throw invalidParam('name', 'name must be a string of at most 200 characters');
 }
 
-/** Why a coupon cannot be redeemed now in `currency` (null: it can). `param` names the field for errors. */
+/** Why a coupon cannot be redeemed now in `currency` (null: it can); reservations count against `max_redemptions`. `param` names the field for errors. */
 export function redeemRefusal(state: CouponState, currency: string, now: Date, param = 'code'): DomainError | null {
   const f = state.fields!;
   if (state.deleted || !f.active) return new DomainError('coupon_invalid', `Coupon ${f.code} is no longer valid`, param, 400);
   if (f.valid_from && now.getTime() < Date.parse(f.valid_from)) return new DomainError('coupon_invalid', `Coupon ${f.code} is not valid until ${f.valid_from}`, param, 400);
   if (f.valid_until && now.getTime() > Date.parse(f.valid_until)) return new DomainError('coupon_expired', `Coupon ${f.code} expired at ${f.valid_until}`, param, 400);
-  if (f.max_redemptions !== null && f.times_redeemed >= f.max_redemptions) return new DomainError('coupon_used_up', `Coupon ${f.code} has reached its maximum number of redemptions`, param, 400);
+  if (f.max_redemptions !== null && f.times_redeemed + state.reserved.length >= f.max_redemptions) return new DomainError('coupon_used_up', `Coupon ${f.code} has reached its maximum number of redemptions`, param, 400);
   if (f.currency && f.currency !== currency.toUpperCase()) return new DomainError('coupon_invalid', `Coupon ${f.code} is in ${f.currency} and cannot be applied to an amount in ${currency.toUpperCase()}`, param, 400);
   return null;
 }
@@ -177,11 +194,14 @@ function decideCreate(c: Extract<CouponCommand, { type: 'CreateCoupon' }>, state
 }
 
 export const couponDecider: Decider<CouponCommand, CouponState, CouponEvent> = {
-  initialState: { exists: false, owner: null, deleted: false, fields: null, redemptions: [] },
+  initialState: { exists: false, owner: null, deleted: false, fields: null, redemptions: [], reserved: [] },
 
   decide(command, state) {
     if (command.type === 'CreateCoupon') return decideCreate(command, state);
-    if (!ownedBy(state, command.owner) || state.deleted) throw notFound('coupon', command.couponId);
+    if (!ownedBy(state, command.owner)) throw notFound('coupon', command.couponId);
+    // What was reserved before a deletion is still confirmed or given back.
+    const settling = (command.type === 'RedeemCoupon' || command.type === 'ReleaseCouponReservation') && state.reserved.includes(command.redemption);
+    if (state.deleted && !settling) throw notFound('coupon', command.couponId);
     const f = state.fields!;
     const id = command.couponId;
     switch (command.type) {
@@ -199,8 +219,9 @@ export const couponDecider: Decider<CouponCommand, CouponState, CouponEvent> = {
         }
         if (ch.max_redemptions !== undefined) {
           checkInt('max_redemptions', ch.max_redemptions, 1, 100_000_000);
-          if (ch.max_redemptions !== null && ch.max_redemptions < f.times_redeemed) {
-            throw invalidParam('max_redemptions', `max_redemptions cannot be below the ${f.times_redeemed} redemptions already made`);
+          const held = f.times_redeemed + state.reserved.length;
+          if (ch.max_redemptions !== null && ch.max_redemptions < held) {
+            throw invalidParam('max_redemptions', `max_redemptions cannot be below the ${held} redemptions already made or being paid`);
           }
           changes.max_redemptions = ch.max_redemptions;
         }
@@ -216,10 +237,21 @@ export const couponDecider: Decider<CouponCommand, CouponState, CouponEvent> = {
         return [{ type: 'coupon.deleted', data: { id, deleted_at: command.now.toISOString() } }];
       case 'RedeemCoupon': {
         if (state.redemptions.includes(command.redemption)) return [];
-        const refusal = redeemRefusal(state, command.currency, command.now);
-        if (refusal) throw refusal;
+        if (!state.reserved.includes(command.redemption)) {
+          const refusal = redeemRefusal(state, command.currency, command.now);
+          if (refusal) throw refusal;
+        }
         return [{ type: 'coupon.redeemed', data: { id, redemption: command.redemption, times_redeemed: f.times_redeemed + 1, redeemed_at: command.now.toISOString() } }];
       }
+      case 'ReserveCouponRedemption': {
+        if (state.redemptions.includes(command.redemption) || state.reserved.includes(command.redemption)) return [];
+        const refusal = redeemRefusal(state, command.currency, command.now);
+        if (refusal) throw refusal;
+        return [{ type: 'coupon_redemption.reserved', data: { id, redemption: command.redemption, reserved_at: command.now.toISOString() } }];
+      }
+      case 'ReleaseCouponReservation':
+        if (!state.reserved.includes(command.redemption)) return [];
+        return [{ type: 'coupon_redemption.released', data: { id, redemption: command.redemption, released_at: command.now.toISOString() } }];
       case 'ReleaseCouponRedemption':
         if (!state.redemptions.includes(command.redemption)) return [];
         return [{ type: 'coupon.redemption_released', data: { id, redemption: command.redemption, times_redeemed: f.times_redeemed - 1 } }];
@@ -230,14 +262,23 @@ export const couponDecider: Decider<CouponCommand, CouponState, CouponEvent> = {
     switch (event.type) {
       case 'coupon.created': {
         const { id, account_id, is_test, created_at, ...fields } = event.data;
-        return { exists: true, owner: { accountId: account_id, mode: is_test ? 'test' : 'live' }, deleted: false, fields, redemptions: [] };
+        return { exists: true, owner: { accountId: account_id, mode: is_test ? 'test' : 'live' }, deleted: false, fields, redemptions: [], reserved: [] };
       }
       case 'coupon.updated':
         return { ...state, fields: { ...state.fields!, ...event.data.changes } };
       case 'coupon.deleted':
         return { ...state, deleted: true };
       case 'coupon.redeemed':
-        return { ...state, fields: { ...state.fields!, times_redeemed: event.data.times_redeemed }, redemptions: [...state.redemptions, event.data.redemption] };
+        return {
+          ...state,
+          fields: { ...state.fields!, times_redeemed: event.data.times_redeemed },
+          redemptions: [...state.redemptions, event.data.redemption],
+          reserved: state.reserved.filter((r) => r !== event.data.redemption),
+        };
+      case 'coupon_redemption.reserved':
+        return { ...state, reserved: [...state.reserved, event.data.redemption] };
+      case 'coupon_redemption.released':
+        return { ...state, reserved: state.reserved.filter((r) => r !== event.data.redemption) };
       case 'coupon.redemption_released':
         return { ...state, fields: { ...state.fields!, times_redeemed: event.data.times_redeemed }, redemptions: state.redemptions.filter((r) => r !== event.data.redemption) };
       default:
