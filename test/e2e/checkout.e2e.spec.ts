@@ -134,8 +134,15 @@ test('a new customer, recognised by an e-mail code on a second purchase', async 
 test('a payment link with a one-time price, then used up by its usage_limit', async () => {
   const s = await billingSetup(api());
   const link = (await api().post('/v1/payment_links', { items: [{ price: s.setupFee.id }], usage_limit: 1 })).body;
+  const before = await lastEventId(api());
   const page = await e.page();
   await page.goto(link.url);
+  // The link's page is read from the link: opening it made no session.
+  await heading(page, 'Compra en Tienda Ana');
+  expect(await page.locator('body').textContent()).toContain('$ 10.000');
+  await e.shoot(page, 'link-page');
+  expect(await feed(api(), before)).toEqual([]);
+  await page.getByRole('button', { name: 'Pagar' }).click();
   await heading(page, 'Finalizar compra');
   await identify(page, newEmail(), false);
   await payWithCard(page, '4242424242424242');

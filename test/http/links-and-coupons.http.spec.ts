@@ -1,4 +1,7 @@
+import request from 'supertest';
 import { HostedCheckout } from '../../libs/checkout/src/application/hosted-checkout.js';
+import { csrfOf } from '../support/hosted-page.js';
+import { feed, lastEventId } from '../support/subscription-helpers.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { advance, clockAndCustomer, collectionsOf } from '../support/lifecycle.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -169,5 +172,53 @@ describe('a payment link use and a coupon redemption count when paid, held while
     const sessions = await Promise.all(payers.map(async (p) => (await api().get(`/v1/checkout_session/${p.session}`)).body.payment_status));
     expect(sessions.sort()).toEqual(['paid', 'unpaid']);
     expect((await api().get(`/v1/payment_links/${link.id}`)).body.times_used).toBe(1);
+  });
+});
+
+describe('opening a payment link writes nothing; the session is made when the customer starts paying', () => {
+  test('GET and HEAD of /pl/<id>, several times: the link page, no event, no session; its form then makes the session, which is paid', async () => {
+    const s = await billingSetup(api());
+    const link = (await api().post('/v1/payment_links', { items: [{ price: s.setupFee.id, quantity: 2 }], usage_limit: 1 })).body;
+    const path = new URL(link.url).pathname;
+    expect(path).toBe(`/checkout/pl/${link.id}`);
+    const before = await lastEventId(api());
+    const browser = request.agent(t.app.getHttpServer());
+    let page!: request.Response;
+    for (let i = 0; i < 3; i++) {
+      page = await browser.get(path);
+      expect(page.status).toBe(200);
+    }
+    const preview = await request(t.app.getHttpServer()).get(path).set('User-Agent', 'Slackbot-LinkExpanding 1.0');
+    expect(preview.status).toBe(200);
+    expect((await request(t.app.getHttpServer()).head(path)).status).toBe(200);
+    expect(page.text).toContain('Compra en Tienda Ana');
+    expect(page.text).toContain(s.product.name);
+    expect(page.text).toContain('$ 20.000');
+    expect(page.text).toContain(`action="/checkout/pl/${link.id}"`);
+    expect(page.text).toMatch(/<button type="submit">Pagar<\/button>/);
+    expect(await feed(api(), before)).toEqual([]);
+    expect((await api().get(`/v1/checkout_session?payment_link=${link.id}`)).body.data).toEqual([]);
+    expect((await api().get(`/v1/payment_links/${link.id}`)).body.times_used).toBe(0);
+    // The form without its CSRF token is refused, and writes nothing either.
+    expect((await request(t.app.getHttpServer()).post(path).type('form').send({ locale: 'es-CO' })).status).toBe(403);
+    expect(await feed(api(), before)).toEqual([]);
+    // The customer starts: a session of the link, and on to its page.
+    const started = await browser.post(path).type('form').send({ _csrf: csrfOf(page.text), locale: 'es-CO' });
+    expect(started.status).toBe(303);
+    expect(started.headers.location).toMatch(/\/checkout\/cs\/cs_[^#]+#.+/);
+    const sessions = (await api().get(`/v1/checkout_session?payment_link=${link.id}`)).body.data;
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]).toMatchObject({ status: 'open', payment_link: link.id, total: '20000.00' });
+    const tk = tokenOf(started.headers.location);
+    const email = `starter.${Date.now()}@example.com`;
+    await pages.requestEmailCode(tk, email, req);
+    await pages.createCustomer(tk, { email, name: 'Visitante' }, req);
+    expect((await pages.pay(tk, { payment_information: card() }, req)).status).toBe('complete');
+    expect((await api().get(`/v1/payment_links/${link.id}`)).body.times_used).toBe(1);
+    // Used up: the page (GET) and its form (POST) both answer the closed page.
+    const closed = await browser.get(path);
+    expect(closed.status).toBe(410);
+    expect(closed.text).toContain('Este enlace de pago ya no está disponible');
+    expect((await browser.post(path).type('form').send({ _csrf: csrfOf(page.text) })).status).toBe(410);
   });
 });

@@ -165,22 +165,44 @@ export class SessionPagesController {
     }
   }
 
+  /**
+   * A payment link's page, read from the link and its prices: opening it (a customer, a chat's link
+   * preview, a crawler; GET or HEAD) writes nothing. Its form posts to the same address when the
+   * customer starts, which makes the checkout session and continues in it.
+   */
   @Public()
   @Get('pl/:id')
   async paymentLink(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const locale = resolveLocale((request.query as Record<string, unknown>)?.locale);
     const link = await this.hosted.paymentLink(id);
-    if (!link.closed_reason) {
-      try {
-        const opened = await this.hosted.openPaymentLink(id, pageRequest(request));
-        return reply.redirect(opened.url, 303);
-      } catch (err) {
-        if (!(err instanceof ApiError) || !['payment_link_used_up', 'payment_link_inactive'].includes(err.code)) throw err;
-        link.closed_reason = err.code === 'payment_link_used_up' ? 'used_up' : 'inactive';
-      }
-    }
+    if (link.closed_reason) return this.linkClosed(request, reply, link, link.closed_reason, locale);
     const t = checkoutPages.helpers(locale).t;
-    return checkoutPages.send(reply, 'link-closed', { reason: link.closed_reason }, { locale, title: t('pl.closed'), brand: link.merchant.name, test: link.is_test, path: request.url, status: 410 });
+    return checkoutPages.send(
+      reply,
+      'link',
+      { link, action: `/checkout/pl/${id}`, csrf: csrfToken(reply) },
+      { locale, title: t('pl.title', { merchant: link.merchant.name }), brand: link.merchant.name, test: link.is_test, path: request.url },
+    );
+  }
+
+  @Public()
+  @Post('pl/:id')
+  async startPaymentLink(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const locale = resolveLocale(formFields(request).locale);
+    const link = await this.hosted.paymentLink(id);
+    if (link.closed_reason) return this.linkClosed(request, reply, link, link.closed_reason, locale);
+    try {
+      const opened = await this.hosted.openPaymentLink(id, pageRequest(request));
+      return reply.redirect(opened.url, 303);
+    } catch (err) {
+      if (!(err instanceof ApiError) || !['payment_link_used_up', 'payment_link_inactive'].includes(err.code)) throw err;
+      return this.linkClosed(request, reply, link, err.code === 'payment_link_used_up' ? 'used_up' : 'inactive', locale);
+    }
+  }
+
+  private linkClosed(request: FastifyRequest, reply: FastifyReply, link: { merchant: { name: string }; is_test: boolean }, reason: 'inactive' | 'used_up', locale: Locale) {
+    const t = checkoutPages.helpers(locale).t;
+    return checkoutPages.send(reply, 'link-closed', { reason }, { locale, title: t('pl.closed'), brand: link.merchant.name, test: link.is_test, path: request.url, status: 410 });
   }
 
   @Public()

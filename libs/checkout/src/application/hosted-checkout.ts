@@ -11,7 +11,8 @@
  *                 reads it client-side (a small script posts it) or as a `?t=` fallback; the token is
  *                 what every call below takes, and it names the session: a tampered, unknown, foreign
  *                 (another session's) or expired token is refused with `CheckoutTokenError`.
- *   payment link  `{checkout_url}/pl/<pl_id>`   → `openPaymentLink`, then redirect to the returned url.
+ *   payment link  `{checkout_url}/pl/<pl_id>`   → `paymentLink` to show it (GET writes nothing), `openPaymentLink`
+ *                 when the customer starts (the page's form posts), then redirect to the returned url.
  *   storefront    `{checkout_url}/sf/<sf_id>`   → `storefront` to list, `openStorefrontChoice` on a pick.
  *
  * Errors: `CheckoutTokenError` (status 404, code `checkout_token_invalid`, or 410 `checkout_token_expired`)
@@ -160,7 +161,7 @@ export interface OpenedSession {
   token: string;
 }
 
-/** A payment link's landing (`{checkout_url}/pl/<id>`), for the closed page when it cannot be used. */
+/** A payment link's landing (`{checkout_url}/pl/<id>`): what it sells, or why it cannot be used. Read from the link alone (nothing written). */
 export interface PaymentLinkView {
   id: string;
   merchant: { name: string };
@@ -168,7 +169,8 @@ export interface PaymentLinkView {
   /** Why it cannot be used: `inactive` (deactivated) or `used_up` (usage_limit reached); null when usable. */
   closed_reason: 'inactive' | 'used_up' | null;
   cta_text: string;
-  items: Array<{ name: string; price: string; quantity: number }>;
+  /** `amount`: unit price × quantity in `currency` (null for an ntp price, whose amount the customer chooses); `billing_period`/`billing_interval` for a recurring price. */
+  items: Array<{ name: string; price: string; quantity: number; unit_price: string | null; amount: string | null; currency: string; billing_period: string | null; billing_interval: number | null }>;
   choose_amount: { min_amount: string | null; max_amount: string | null; suggested_amount: string | null; currency: string } | null;
   is_test: boolean;
 }
@@ -234,10 +236,10 @@ export abstract class HostedCheckout {
   /** Where to send the customer after completion: `redirect_url_approved` / `_processing`, or null for the hosted thank-you page. */
   abstract completion(token: string): Promise<{ session: HostedSessionView; redirect_url: string | null }>;
 
-  /** A payment link's landing: usable or closed (and why). 404 `resource_missing` for an unknown link. */
+  /** A payment link's landing: usable or closed (and why). Writes nothing. 404 `resource_missing` for an unknown link. */
   abstract paymentLink(linkId: string): Promise<PaymentLinkView>;
 
-  /** Opens a new checkout session for a visit to a payment link (refused when inactive or used up). */
+  /** The visitor starts paying through a payment link: a new checkout session (refused when inactive or used up). */
   abstract openPaymentLink(linkId: string, req: PageRequest): Promise<OpenedSession>;
 
   /** A storefront's public page. 404 `resource_missing` for an unknown one. */

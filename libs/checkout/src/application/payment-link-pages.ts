@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import { invalidParam, notFound } from '../../../shared/src/errors.js';
+import { Money, currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
 import { ProjectionEngine } from '../../../../projections/runtime/projection-engine.js';
 import { linkClosedError, linkClosedReason, paymentLinkDecider, paymentLinkStream } from '../domain/payment-link.decider.js';
 import { storefrontDecider, storefrontStream } from '../domain/storefront.decider.js';
@@ -17,7 +18,7 @@ const pageContext = (owner: { accountId: string; mode: 'test' | 'live' }, req?: 
   idempotencyKey: null,
 });
 
-/** The public side of payment links and storefronts: their landing pages and the sessions each visit opens. */
+/** The public side of payment links and storefronts: their landing pages (read only) and the sessions a customer starting to pay opens. */
 @Injectable()
 export class PaymentLinkPages {
   constructor(
@@ -36,9 +37,22 @@ export class PaymentLinkPages {
       id: linkId,
       merchant: { name: await this.views.merchantName(state.owner!.accountId) },
       active: f.active,
-      closed_reason: linkClosedReason(f),
+      closed_reason: linkClosedReason(f, state.reserved.length),
       cta_text: f.cta_text,
-      items: f.items.map((it) => ({ name: it.product.name, price: it.price.id, quantity: it.quantity })),
+      items: f.items.map((it) => {
+        const unit = it.price.pricing_model === 'ntp' ? null : ((it.price.unit_price as string | null | undefined) ?? null);
+        const cur = currencyOf(it.price.currency);
+        return {
+          name: it.product.name,
+          price: it.price.id,
+          quantity: it.quantity,
+          unit_price: unit,
+          amount: unit !== null && cur ? formatAmount(new Money(unit).times(it.quantity).toFixed(), cur) : null,
+          currency: it.price.currency,
+          billing_period: it.price.type === 'recurring' ? ((it.price.billing_period as string | null | undefined) ?? null) : null,
+          billing_interval: it.price.type === 'recurring' ? ((it.price.billing_interval as number | null | undefined) ?? 1) : null,
+        };
+      }),
       choose_amount: ntp
         ? { min_amount: ntp.price.ntp_pricing?.min_amount ?? null, max_amount: ntp.price.ntp_pricing?.max_amount ?? null, suggested_amount: ntp.price.ntp_pricing?.suggested_amount ?? null, currency: ntp.price.currency }
         : null,
@@ -46,12 +60,12 @@ export class PaymentLinkPages {
     };
   }
 
-  /** A visit: a new session carrying the link's items and settings (refused when the link is inactive or used up). */
+  /** The visitor starts paying: a new session carrying the link's items and settings (refused when the link is inactive or used up). */
   async openPaymentLink(linkId: string, req: PageRequest): Promise<OpenedSession> {
     const { state } = await this.executor.load(paymentLinkDecider, paymentLinkStream(String(linkId)));
     if (!state.exists) throw notFound('payment link', String(linkId));
     const f = state.fields!;
-    const reason = linkClosedReason(f);
+    const reason = linkClosedReason(f, state.reserved.length);
     if (reason) throw linkClosedError(linkId, reason);
     const ctx = pageContext(state.owner!, req);
     const body = { ...(sessionBodyOfLink(f.mode, f.items, f.settings, f.cta_text) as object), payment_link: linkId };
