@@ -1,5 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ConsoleLogger } from '@nestjs/common';
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { handleClientError } from '../../../libs/http/src/client-error.js';
@@ -14,18 +13,8 @@ import { registerHandlerTimeout } from '../../../libs/http/src/handler-timeout.j
 import { registerMethodNotAllowed } from '../../../libs/http/src/method-not-allowed.js';
 import type { PlatformOptions } from '../../../libs/platform/src/platform.module.js';
 import { AppModule } from './app.module.js';
+import { PinoNestLogger } from './pino-nest-logger.js';
 import { registerWebPlatform } from '../../../libs/web/src/web-platform.js';
-
-/** Nest's own start-up contexts, logged at debug level instead of log. */
-const FRAMEWORK_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
-
-class OperatorLogger extends ConsoleLogger {
-  override log(message: unknown, ...rest: unknown[]): void {
-    const context = rest[rest.length - 1];
-    if (typeof context === 'string' && FRAMEWORK_CONTEXTS.has(context)) super.debug(message, ...rest);
-    else super.log(message, ...rest);
-  }
-}
 
 export interface CreateAppOptions extends PlatformOptions {
   /** JSON request logs (pino, through Fastify); off in tests. */
@@ -44,6 +33,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
           ...(options.logStream ? { stream: options.logStream } : {}),
         }
       : false,
+    // One line per request, written when it is answered (below), instead of pino's two.
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => newId('req'),
     bodyLimit: options.config.bodyLimitBytes,
     requestTimeout: options.config.requestTimeoutMs,
@@ -71,9 +62,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
     // Application logs as JSON lines too, like Fastify's request logs.
     // Framework start-up chatter (module loading, ~110 route mappings) only at LOG_LEVEL=debug.
-    logger: options.logRequests
-      ? new OperatorLogger({ json: true, logLevels: options.config.logLevel === 'debug' ? ['debug', 'log', 'warn', 'error'] : ['log', 'warn', 'error'] })
-      : ['error'],
+    // Application logs through Fastify's pino logger: one JSON format for every line.
+    logger: options.logRequests ? new PinoNestLogger(adapter.getInstance().log) : ['error'],
     abortOnError: false,
     // The JSON body parser is ours (registerJsonBody: depth cap, storable keys and values).
     bodyParser: false,
@@ -94,6 +84,10 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     // By route pattern (`/v1/products/:id`), never the raw URL, so label values stay few.
     const route = request.routeOptions.url ?? 'unmatched';
     httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    // The request's one log line (no headers, so no key or cookie; no body).
+    if (options.logRequests) {
+      request.log.info({ req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    }
   });
   const document = describeResponses(SwaggerModule.createDocument(
     app,

@@ -1,38 +1,56 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { loadConfig, redactUrl } from '../../../libs/platform/src/config.js';
-import { EnsureDefaultAccount } from '../../../libs/accounts/src/application/ensure-default-account.js';
+import { EnsureDefaultAccount, UNNAMED_ACCOUNT } from '../../../libs/accounts/src/application/ensure-default-account.js';
 import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
 import { createApp } from './create-app.js';
 
-/** `npm start`: the whole service in one process (ROLE=all), or only the API (ROLE=api) or only the workers (ROLE=worker). */
+/**
+ * `npm start`: the whole service in one process (ROLE=all), or only the API (ROLE=api) or only the
+ * workers (ROLE=worker). Standard output carries the logs, one JSON line each (pino); what is meant for
+ * the person who started the service (the first start's keys, where to go next) is plain text on
+ * standard error, never in a log line.
+ */
 const config = loadConfig();
 const app = await createApp({ config, logRequests: true });
 app.enableShutdownHooks();
+const log = new Logger('main');
+const say = (lines: string[]) => process.stderr.write(`${lines.join('\n')}\n`);
 
-const created = config.role === 'worker' ? null : await app.get(EnsureDefaultAccount).run();
+const created = config.role === 'worker' ? null : await app.get(EnsureDefaultAccount).run(config.defaultAccountName);
 if (created) {
   // The keys are printed only once they authenticate: the api_keys read model has their account
   // (on a loaded machine the first projection pass can take longer than one 10 s wait).
-  while (!(await app.get(ProjectionEngine).waitFor(created.position))) console.log('waiting for the read models to show the new account…');
+  while (!(await app.get(ProjectionEngine).waitFor(created.position))) log.log('waiting for the read models to show the new account');
+  log.log({ msg: 'default account created', account: created.id });
   // Printed once, on the first start with empty stores: the only time these keys are shown.
-  console.log(
-    [
-      '',
-      `Created the default account ${created.id}. Its secret keys (shown only now):`,
-      `  test: ${created.test_key}`,
-      `  live: ${created.live_key}`,
-      `Try: curl -u ${created.test_key}: http://localhost:${config.port}/v1/events`,
-      '',
-    ].join('\n'),
-  );
+  say([
+    '',
+    `  Created the account ${created.id} (${created.name}). Its secret keys, shown only now:`,
+    '',
+    `    test: ${created.test_key}`,
+    `    live: ${created.live_key}`,
+    '',
+    `  Try:  curl -u ${created.test_key}: http://localhost:${config.port}/v1/events`,
+    '',
+    ...(created.name === UNNAMED_ACCOUNT
+      ? [
+          '  Customers read the account\'s name in e-mails and on payment pages. Give it yours:',
+          `    npm run cli -- accounts rename --account ${created.id} --name "Mi Tienda SAS"`,
+          '  (or start with ACCOUNT_NAME="Mi Tienda SAS" on empty stores).',
+          '',
+        ]
+      : []),
+  ]);
 }
 
+const stores = `event store: ${config.eventStoreUrl ? redactUrl(config.eventStoreUrl) : 'embedded'}, read models: ${config.mongoUrl ? redactUrl(config.mongoUrl) : 'embedded'}, data: ${config.dataDir}`;
 if (config.role === 'worker') {
   await app.init();
-  console.log('worker running: projections follow the event store');
+  log.log({ msg: 'worker running: projections follow the event store', role: config.role });
+  say([`  Worker running (${stores}).`]);
 } else {
   await app.listen({ port: config.port, host: config.host });
-  console.log(
-    `billing service listening on http://localhost:${config.port} (event store: ${config.eventStoreUrl ? redactUrl(config.eventStoreUrl) : 'embedded'}, read models: ${config.mongoUrl ? redactUrl(config.mongoUrl) : 'embedded'}, data: ${config.dataDir}); OpenAPI at /docs`,
-  );
+  log.log({ msg: 'listening', port: config.port, host: config.host, role: config.role });
+  say([`  Billing service on http://localhost:${config.port}  (API docs: /docs; ${stores})`, '']);
 }
