@@ -4,6 +4,7 @@ import {
   type AccountGatewaySets,
   type AccountGatewayConfigured,
   type AccountGatewayRemoved,
+  type AccountRenamed,
   type AccountRetryPolicySet,
   copyRetryPolicy,
   DEFAULT_RETRY_POLICY,
@@ -39,7 +40,7 @@ export interface AccountDoc extends Doc {
 /** The account's retry policy as the read model has it: the default when it never set one. */
 export const retryPolicyOfDoc = (doc: AccountDoc): RetryPolicy => copyRetryPolicy(doc.retry_policy ?? DEFAULT_RETRY_POLICY);
 
-const ACCOUNT_EVENTS = new Set(['account.created', 'account.gateway_configured', 'account.gateway_removed', 'account.retry_policy_set']);
+const ACCOUNT_EVENTS = new Set(['account.created', 'account.gateway_configured', 'account.gateway_removed', 'account.retry_policy_set', 'account.renamed']);
 
 /** Gateway ids with the connector each got when configured by default (events before `connector` was recorded). */
 function entriesOf(sets: AccountGatewaySets): Record<Mode, ConfiguredGatewayEntry[]> {
@@ -87,6 +88,8 @@ export const accountsProjection: Projection<AccountDoc> = {
         const gateways = doc.gateways ?? defaultGatewayEntries();
         return { ...doc, gateways: { ...gateways, [data.mode]: gateways[data.mode].filter((e) => e.id !== data.gateway) } };
       }
+      case 'account.renamed':
+        return doc && { ...doc, name: (event.data as AccountRenamed['data']).name };
       case 'account.retry_policy_set': {
         if (!doc) return doc;
         const data = event.data as AccountRetryPolicySet['data'];

@@ -190,6 +190,17 @@ describe('cli', () => {
     });
   });
 
+  test('accounts rename: the name customers read; the service answers with it; unknown accounts and empty names refused', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
+    const account = JSON.parse((await cli(['accounts', 'create', '--name', 'Default account', '--json'], dataDir)).lines[0]);
+    const renamed = await cli(['accounts', 'rename', '--account', account.id, '--name', 'Mi Tienda SAS', '--json'], dataDir);
+    expect(JSON.parse(renamed.lines[0])).toEqual({ id: account.id, name: 'Mi Tienda SAS' });
+    expect((await cli(['accounts', 'list', '--json'], dataDir)).lines[0]).toContain('"name":"Mi Tienda SAS"');
+    await expect(cli(['accounts', 'rename', '--account', account.id, '--name', '  '], dataDir)).rejects.toMatchObject({ code: 'parameter_invalid', param: 'name' });
+    await expect(cli(['accounts', 'rename', '--account', 'acct_nope', '--name', 'X'], dataDir)).rejects.toMatchObject({ code: 'resource_missing', status: 404 });
+    await expect(cli(['accounts', 'rename', '--account', account.id], dataDir)).rejects.toBeInstanceOf(UsageError);
+  });
+
   test('an unknown command or projection is refused', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
     await expect(cli(['accounts', 'delete'], dataDir)).rejects.toBeInstanceOf(UsageError);

@@ -1,4 +1,5 @@
-import { EnsureDefaultAccount } from '../../libs/accounts/src/application/ensure-default-account.js';
+import { EnsureDefaultAccount, UNNAMED_ACCOUNT } from '../../libs/accounts/src/application/ensure-default-account.js';
+import { loadConfig } from '../../libs/platform/src/config.js';
 import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
 import { startTestApp } from '../support/test-app.js';
 
@@ -15,6 +16,24 @@ describe('default account', () => {
       expect(await ensure.run()).toBeNull();
     } finally {
       await t.close();
+    }
+  });
+
+  test('takes the name the merchant gave (ACCOUNT_NAME), else a placeholder the start-up text asks to change', async () => {
+    const t = await startTestApp();
+    try {
+      const named = await t.app.get(EnsureDefaultAccount).run('Mi Tienda SAS');
+      expect(named!.name).toBe('Mi Tienda SAS');
+    } finally {
+      await t.close();
+    }
+    expect(loadConfig({ ACCOUNT_NAME: '  Mi Tienda SAS ' }).defaultAccountName).toBe('Mi Tienda SAS');
+    expect(loadConfig({}).defaultAccountName).toBeNull();
+    const u = await startTestApp();
+    try {
+      expect((await u.app.get(EnsureDefaultAccount).run())!.name).toBe(UNNAMED_ACCOUNT);
+    } finally {
+      await u.close();
     }
   });
 

@@ -11,6 +11,7 @@ import { type GatewayObject, ListGatewaysQuery } from '../../../libs/accounts/sr
 import { RemoveGatewayCommand } from '../../../libs/accounts/src/application/remove-gateway.js';
 import { GetRetryPolicyQuery, type RetryPolicyObject } from '../../../libs/accounts/src/application/get-retry-policy.js';
 import { SetRetryPolicyCommand } from '../../../libs/accounts/src/application/set-retry-policy.js';
+import { RenameAccountCommand } from '../../../libs/accounts/src/application/rename-account.js';
 import { isMode } from '../../../libs/accounts/src/domain/account.decider.js';
 import { GetInvoicingSettingsQuery } from '../../../libs/invoicing/src/application/get-invoicing-settings.js';
 import { UpdateInvoicingSettingsCommand } from '../../../libs/invoicing/src/application/update-invoicing-settings.js';
@@ -28,6 +29,8 @@ import { notFound } from '../../../libs/shared/src/errors.js';
 export const USAGE = `usage:
   npm run cli -- accounts create --name NAME [--json]   create a merchant account and print its keys
   npm run cli -- accounts list [--json]                  every account: id, name, created (never the keys)
+  npm run cli -- accounts rename --account ACCT --name NAME [--json]
+                                                         the name customers read in e-mails and on payment pages
   npm run cli -- accounts gateways list --account ACCT --mode test|live [--json]
                                                          the gateways configured on an account in a mode
   npm run cli -- accounts gateways add --account ACCT --mode test|live --gateway G [--json]
@@ -123,6 +126,17 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       if (values.json) io.out(JSON.stringify(accounts));
       else if (accounts.length === 0) io.out('no accounts yet (the service creates a default one on its first start)');
       else for (const a of accounts) io.out(`${a.id}  ${a.created}  ${a.name}`);
+      return 0;
+    }
+    if (area === 'accounts' && action === 'rename') {
+      if (!values.account) throw new UsageError('accounts rename needs --account ACCT');
+      if (values.name === undefined) throw new UsageError('accounts rename needs --name NAME');
+      const ctx: CommandContext = { accountId: values.account, mode: 'live', requestId: null, idempotencyKey: null };
+      await app.get(CommandBus).execute(new RenameAccountCommand(ctx, values.name));
+      await engine.catchUp(); // the service's pages and e-mails read the new name at once, running or not
+      const doc = await app.get<ReadStore>(READ_STORE).get<AccountDoc>('accounts', values.account);
+      const out = { id: values.account, name: doc?.name ?? values.name };
+      io.out(values.json ? JSON.stringify(out) : `account ${out.id} is now named ${out.name}`);
       return 0;
     }
     if (area === 'accounts' && action === 'gateways') {

@@ -10,6 +10,7 @@ import { GetRetryPolicyHandler } from './application/get-retry-policy.js';
 import { ListGatewaysHandler } from './application/list-gateways.js';
 import { RemoveGatewayHandler } from './application/remove-gateway.js';
 import { SetRetryPolicyHandler } from './application/set-retry-policy.js';
+import { RenameAccountHandler } from './application/rename-account.js';
 import { AccountGatewaysController } from './http/account-gateways.controller.js';
 import { AccountRetryPolicyController } from './http/account-retry-policy.controller.js';
 import { BasicAuthGuard } from './http/basic-auth.guard.js';
@@ -28,6 +29,7 @@ import { BasicAuthGuard } from './http/basic-auth.guard.js';
     GetGatewayHandler,
     AccountGateways,
     SetRetryPolicyHandler,
+    RenameAccountHandler,
     GetRetryPolicyHandler,
     AccountRetryPolicy,
   ],

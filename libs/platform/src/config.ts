@@ -25,6 +25,8 @@ export interface Config {
    * any caller presenting it as `Authorization: Bearer <token>` is answered (and a loopback caller still is).
    */
   metricsToken: string | null;
+  /** The name of the account made on the first start with empty stores (ACCOUNT_NAME; customers read it in e-mails and on pages). */
+  defaultAccountName: string | null;
   /** Exchange-rate table for the embedded adapter, `FROM:TO=rate,…` (null: the built-in defaults). */
   exchangeRates: string | null;
   /**
@@ -97,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     portalUrl: (env.PORTAL_URL ?? `http://localhost:${port}/portal`).replace(/\/$/, ''),
     logLevel: env.LOG_LEVEL ?? 'info',
     metricsToken: env.METRICS_TOKEN || null,
+    defaultAccountName: env.ACCOUNT_NAME?.trim() || null,
     exchangeRates: env.EXCHANGE_RATES || null,
     heapGrowingPercent: positiveInt(env.HEAP_GROWING_PERCENT, 50, 'HEAP_GROWING_PERCENT'),
     scheduler: {

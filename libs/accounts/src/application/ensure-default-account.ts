@@ -6,9 +6,12 @@ import { newEventUuid } from '../../../shared/src/ids.js';
 import { EVENT_STORE } from '../../../platform/src/tokens.js';
 import { CreateAccountCommand, type CreatedAccount } from './create-account.js';
 
+/** The first account's name when the merchant did not give one (ACCOUNT_NAME); `accounts rename` changes it. */
+export const UNNAMED_ACCOUNT = 'Default account';
+
 /**
- * On the first start with an empty event store, creates the default account. The claim stream
- * makes this happen once even when several processes start together.
+ * On the first start with an empty event store, creates the default account (named `name`, or
+ * UNNAMED_ACCOUNT). The claim stream makes this happen once even when several processes start together.
  */
 @Injectable()
 export class EnsureDefaultAccount {
@@ -18,7 +21,7 @@ export class EnsureDefaultAccount {
     private readonly commands: CommandBus,
   ) {}
 
-  async run(): Promise<CreatedAccount | null> {
+  async run(name: string | null = null): Promise<CreatedAccount | null> {
     if ((await this.events.headPosition()) !== null) return null;
     try {
       await this.events.append(
@@ -30,6 +33,6 @@ export class EnsureDefaultAccount {
       if (error instanceof WrongExpectedRevisionError) return null;
       throw error;
     }
-    return this.commands.execute(new CreateAccountCommand('Default account'));
+    return this.commands.execute(new CreateAccountCommand(name ?? UNNAMED_ACCOUNT));
   }
 }

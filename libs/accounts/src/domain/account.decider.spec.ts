@@ -186,3 +186,19 @@ describe('api keys', () => {
     expect(parseApiKey(`${issueApiKey('live').key}x`)).toBeNull();
   });
 });
+
+describe('account name', () => {
+  const rename = (name: string): AccountCommand => ({ type: 'RenameAccount', accountId: 'acct_1', name, now });
+  test('renaming records the trimmed new name; the state follows it', () => {
+    given(accountDecider, [created()])
+      .when(rename('  Mi Tienda SAS '))
+      .then([{ type: 'account.renamed', data: { account_id: 'acct_1', name: 'Mi Tienda SAS', renamed_at: now.toISOString() } }]);
+    expect(stateAfter([created(), { type: 'account.renamed', data: { account_id: 'acct_1', name: 'Mi Tienda SAS', renamed_at: now.toISOString() } }]).name).toBe('Mi Tienda SAS');
+  });
+  test('the name it already has records nothing; an empty or over-long name is 400 naming name; an unknown account 404', () => {
+    given(accountDecider, [created()]).when(rename('Acme')).then([]);
+    given(accountDecider, [created()]).when(rename(' ')).thenRejects('parameter_invalid', 'name');
+    given(accountDecider, [created()]).when(rename('x'.repeat(201))).thenRejects('parameter_invalid', 'name');
+    expect(given(accountDecider).when(rename('Nadie')).thenRejects('resource_missing').status).toBe(404);
+  });
+});

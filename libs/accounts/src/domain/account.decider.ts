@@ -100,7 +100,8 @@ export type AccountCommand =
     }
   | { type: 'ConfigureGateway'; accountId: string; mode: Mode; gateway: string; now: Date }
   | { type: 'RemoveGateway'; accountId: string; mode: Mode; gateway: string; now: Date }
-  | { type: 'SetRetryPolicy'; accountId: string; retry_days: number[]; final_days: number; now: Date };
+  | { type: 'SetRetryPolicy'; accountId: string; retry_days: number[]; final_days: number; now: Date }
+  | { type: 'RenameAccount'; accountId: string; name: string; now: Date };
 
 export type AccountCreated = DomainEvent<
   'account.created',
@@ -125,7 +126,15 @@ export type AccountRetryPolicySet = DomainEvent<
   'account.retry_policy_set',
   { account_id: string; retry_days: number[]; final_days: number; set_at: string }
 >;
-export type AccountEvent = AccountCreated | AccountGatewayConfigured | AccountGatewayRemoved | AccountRetryPolicySet;
+export type AccountRenamed = DomainEvent<'account.renamed', { account_id: string; name: string; renamed_at: string }>;
+export type AccountEvent = AccountCreated | AccountGatewayConfigured | AccountGatewayRemoved | AccountRetryPolicySet | AccountRenamed;
+
+/** The name customers see (e-mails, hosted pages): 1 to 200 characters once trimmed. */
+function checkAccountName(value: string): string {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (name.length === 0 || name.length > 200) throw invalidParam('name', 'name must be 1 to 200 characters long');
+  return name;
+}
 
 export interface AccountState {
   exists: boolean;
@@ -157,8 +166,7 @@ export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent>
     switch (command.type) {
       case 'CreateAccount': {
         if (state.exists) throw alreadyExists(`Account ${command.accountId} already exists`, null);
-        const name = command.name.trim();
-        if (name.length === 0 || name.length > 200) throw invalidParam('name', 'name must be 1 to 200 characters long');
+        const name = checkAccountName(command.name);
         const modes = command.apiKeys.map((k) => k.mode).sort();
         if (modes.join(',') !== 'live,test') throw new Error('an account needs exactly one live and one test key');
         return [
@@ -213,6 +221,12 @@ export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent>
           },
         ];
       }
+      case 'RenameAccount': {
+        if (!state.exists) throw notFound('account', command.accountId, null);
+        const name = checkAccountName(command.name);
+        if (name === state.name) return [];
+        return [{ type: 'account.renamed', data: { account_id: command.accountId, name, renamed_at: command.now.toISOString() } }];
+      }
     }
   },
 
@@ -232,6 +246,8 @@ export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent>
       }
       case 'account.retry_policy_set':
         return { ...state, retry_policy: { retry_days: [...event.data.retry_days], final_days: event.data.final_days } };
+      case 'account.renamed':
+        return { ...state, name: event.data.name };
       default:
         return state;
     }
