@@ -12,6 +12,8 @@ export interface ReceiptInput {
   amount: string;
   description: string;
   appliedTo: AppliedPayment[];
+  /** The fiscal invoices of the collections in `appliedTo` (the receipt's `invoices`). */
+  invoices: string[];
   /** `invoices_payment` (register_invoices_payment) or `invoice_payment` (POST /v1/invoices/{id}/pay). */
   billingReason: 'invoices_payment' | 'invoice_payment';
   checkoutUrl: string;
@@ -46,6 +48,7 @@ export async function createReceipt(executor: AggregateExecutor, ctx: CommandCon
         due_date: null,
         balance_of: null,
         applied_to: r.appliedTo,
+        invoices: r.invoices,
         billing_reason: r.billingReason,
         checkout_url: r.checkoutUrl,
         test_clock: r.testClock,

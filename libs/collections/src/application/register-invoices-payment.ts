@@ -49,7 +49,8 @@ const OPEN_STATUSES = ['pending', 'past_due', 'uncollectible'];
 const PAGE = 200;
 
 type Open = { id: string; state: CollectionState; view: OpenCollection };
-type Applied = { collection: string; amount: string; state: CollectionState; paid: CollectionPaid['data'] | null; ctx: CommandContext; position: string | null };
+/** One application: `invoice` is the collection's fiscal invoice it paid into, if it has one. */
+type Applied = { collection: string; amount: string; invoice: string | null; state: CollectionState; paid: CollectionPaid['data'] | null; ctx: CommandContext; position: string | null };
 
 
 /**
@@ -222,6 +223,7 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
         applied.push({
           collection: step.collection,
           amount: step.amount,
+          invoice: target.view.invoice ?? null,
           state: done.state,
           paid: paid ? (paid.data as unknown as CollectionPaid['data']) : null,
           ctx: at,
@@ -258,6 +260,7 @@ export class RegisterInvoicesPaymentHandler implements ICommandHandler<RegisterI
       amount: formatAmount(amount, cur),
       description: `Payment registered for ${n} collection${n === 1 ? '' : 's'}`,
       appliedTo,
+      invoices: applied.flatMap((a) => (a.invoice ? [a.invoice] : [])),
       billingReason: 'invoices_payment',
       checkoutUrl: collectionCheckoutUrl(this.config, receiptId),
       testClock,

@@ -124,6 +124,14 @@ export class CollectionsController {
   @ApiOperation({
     deprecated: true,
     summary: 'Set the total of a collection without items (a partial payment\'s balance) within its invoice; 400 collection_total_not_updatable names the condition not met',
+    description: [
+      'All of these must hold: (1) status pending, past_due or uncollectible; (2) no items (items null); (3) type invoice;',
+      '(4) the new total ≤ the invoice balance; (5) the new total plus the totals of the invoice\'s other collections ≤ the invoice total.',
+      'With a fiscal invoice the balance is invoice.total − invoice.total_paid − invoice.amount_credited, and the cap of (5) is',
+      'invoice.total − invoice.amount_credited: what its credit notes took off is never asked for again (the collection\'s own total',
+      'already had it taken off). This departs from the spec\'s formula (invoice.total − invoice.total_paid), which has no credit notes;',
+      'without credit notes both are the same.',
+    ].join(' '),
   })
   updateTotal(@Ctx() ctx: CommandContext, @Param('id') id: string, @Body() body: UpdateCollectionTotalDto) {
     return this.respond(ctx, new UpdateCollectionTotalCommand(ctx, id, body.total));

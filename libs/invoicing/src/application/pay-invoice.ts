@@ -65,6 +65,7 @@ export class PayInvoiceHandler implements ICommandHandler<PayInvoiceCommand, Com
       amount,
       description: `Payment of invoice ${f.number ?? invoiceId}`,
       appliedTo: [{ collection: collectionId, amount }],
+      invoices: [invoiceId],
       billingReason: 'invoice_payment',
       checkoutUrl: collection.checkout_url,
       testClock: f.test_clock,

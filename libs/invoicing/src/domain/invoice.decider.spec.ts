@@ -149,6 +149,11 @@ describe('invoice: void', () => {
     given(invoiceDecider, history(create(), voidIt())).when(voidIt()).then([]);
   });
 
+  test('a void invoice asks nothing: its amount due is 0; what was credited before stays', () => {
+    expect(fieldsOf(history(create(), voidIt()))).toMatchObject({ status: 'void', total: '119000.00', total_paid: '0.00', amount_credited: '0.00', amount_due: '0.00' });
+    expect(fieldsOf(history(create(), credit('19000'), voidIt()))).toMatchObject({ status: 'void', total_paid: '0.00', amount_credited: '19000.00', amount_due: '0.00' });
+  });
+
   test('refused once anything is paid (409); a void invoice takes no payment or credit note', () => {
     given(invoiceDecider, history(create(), pay('1000'))).when(voidIt()).thenRejects('invalid_state');
     given(invoiceDecider, history(create(), voidIt())).when(pay('1000')).thenRejects('invalid_state');
@@ -157,10 +162,11 @@ describe('invoice: void', () => {
 });
 
 describe('invoice: credit notes', () => {
-  test('a credit note lowers the amount due; one that brings it to zero pays the invoice', () => {
+  test('a credit note lowers the amount due but is no payment: an unpaid invoice stays open (total_paid 0); one that brings it to zero settles it (paid)', () => {
     const first = history(create(), issued(), credit('19000'));
     expect(types(first).slice(-2)).toEqual(['credit_note.created', 'invoice.credited']);
-    expect(fieldsOf(first)).toMatchObject({ status: 'partially_paid', amount_credited: '19000.00', amount_due: '100000.00', credit_notes: ['cn_1'] });
+    expect(fieldsOf(first)).toMatchObject({ status: 'open', total_paid: '0.00', amount_credited: '19000.00', amount_due: '100000.00', credit_notes: ['cn_1'] });
+    expect(first[first.length - 1].data).toMatchObject({ status: 'open', total_paid: '0.00' });
     given(invoiceDecider, first).when(credit('100000', 'cn_2')).then((e) => {
       expect(types(e)).toEqual(['credit_note.created', 'invoice.credited', 'invoice.paid']);
       expect(e[2].data).toMatchObject({ status: 'paid', amount_due: '0.00' });
@@ -171,6 +177,10 @@ describe('invoice: credit notes', () => {
     given(invoiceDecider, history(create(), pay('100000'))).when(credit('19000.01')).thenRejects('credit_note_exceeds_balance', 'amount');
     given(invoiceDecider, history(create())).when(credit('0')).thenRejects('parameter_invalid', 'amount');
     given(invoiceDecider, history(create())).when({ ...(credit('10') as Extract<InvoiceCommand, { type: 'CreateCreditNote' }>), reason: ' ' }).thenRejects('parameter_invalid', 'reason');
+  });
+
+  test('on a partly paid invoice a credit note leaves it partially_paid: money was paid and some is still due', () => {
+    expect(fieldsOf(history(create(), pay('19000'), credit('50000')))).toMatchObject({ status: 'partially_paid', total_paid: '19000.00', amount_credited: '50000.00', amount_due: '50000.00' });
   });
 
   test('a refund credit note returns paid money: total_paid goes down, the invoice stays settled', () => {

@@ -41,6 +41,8 @@ export interface ItemlessCollectionInput {
   balance_of: string | null;
   /** receipt: what the payment was applied to. */
   applied_to: AppliedPayment[] | null;
+  /** receipt: the fiscal invoices of the collections it was applied to (its `invoices`), in the order applied. */
+  invoices?: string[];
   billing_reason: string;
   checkout_url: string;
   test_clock?: string | null;

@@ -1,5 +1,6 @@
 import { type CreditNoteFields, type InvoiceFields, type InvoiceState, NO_INVOICE_SETTINGS } from './invoice.state.js';
 import type { InvoiceEvent } from './invoice.events.js';
+import { currency as currencyOf, formatAmount } from '../../../../shared/src/money.js';
 
 /** An invoice's fields after an event: shared by `evolve` and the invoices projection. */
 export function applyInvoiceEvent(fields: InvoiceFields, event: InvoiceEvent): InvoiceFields {
@@ -28,7 +29,8 @@ export function applyInvoiceEvent(fields: InvoiceFields, event: InvoiceEvent): I
     case 'invoice.credit_reversed':
       return { ...fields, ...balance(event.data) };
     case 'invoice.voided':
-      return { ...fields, status: 'void', voided_at: event.data.voided_at };
+      // A void invoice asks nothing: its amount due is 0 (what was paid or credited before stays as it was).
+      return { ...fields, status: 'void', amount_due: formatAmount('0', currencyOf(fields.currency)!), voided_at: event.data.voided_at };
     default:
       return fields;
   }

@@ -4,8 +4,9 @@ import type { InvoiceAmounts, RetentionRates } from '../invoice-amounts.js';
 
 /**
  * An invoice's status follows its money (documented in decisions.md, Invoices): `open` nothing paid
- * or credited yet, `partially_paid` part of it paid or credited, `paid` nothing left to pay, `void`
- * voided. Its fiscal issuance is tracked apart, in `issuance`.
+ * yet (credit notes may have lowered what is due), `partially_paid` some money paid and some still
+ * due, `paid` nothing left to pay (paid and/or credited), `void` voided (nothing due). Its fiscal
+ * issuance is tracked apart, in `issuance`.
  */
 export const INVOICE_STATUSES = ['open', 'partially_paid', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];

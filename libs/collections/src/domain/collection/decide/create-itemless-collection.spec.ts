@@ -60,4 +60,32 @@ describe('collection: without items (balance, receipt)', () => {
     expect(e.message).toBe('The amounts applied (100.01) exceed the payment (100.00)');
     given(collectionDecider).when(itemless({ total: '0' })).thenRejects('parameter_invalid', 'amount');
   });
+
+  test("a receipt says what it did: amount_applied is the sum it applied, invoices the fiscal invoices it paid into (once each); unapplied money stays in its total only", () => {
+    const [created] = given(collectionDecider)
+      .when(
+        itemless({
+          kind: 'receipt',
+          subscription: null,
+          total: '200000',
+          due_date: null,
+          balance_of: null,
+          collection_rule_id: null,
+          applied_to: [
+            { collection: 'col_a', amount: '120000' },
+            { collection: 'col_b', amount: '30000' },
+            { collection: 'col_c', amount: '20000' },
+          ],
+          invoices: ['inv_a', 'inv_b', 'inv_b'],
+          billing_reason: 'invoices_payment',
+        }),
+      )
+      .events();
+    expect(created.data).toMatchObject({ total: '200000.00', amount_applied: '170000.00', invoices: ['inv_a', 'inv_b'] });
+    // Without fiscal invoices (invoicing off, nothing uploaded): it applied money, to no invoice.
+    const [plain] = given(collectionDecider)
+      .when(itemless({ kind: 'receipt', subscription: null, total: '100', due_date: null, balance_of: null, collection_rule_id: null, applied_to: [{ collection: 'col_a', amount: '100' }], billing_reason: 'invoices_payment' }))
+      .events();
+    expect(plain.data).toMatchObject({ amount_applied: '100.00', invoices: [] });
+  });
 });

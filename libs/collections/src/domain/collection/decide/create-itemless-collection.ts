@@ -45,7 +45,12 @@ export function decideCreateItemlessCollection(command: CommandOf<'CreateItemles
   const applied = (input.applied_to ?? []).map((a) => ({ collection: a.collection, amount: formatAmount(a.amount, cur) }));
   const appliedSum = applied.reduce((sum, a) => sum.plus(a.amount), new Money(0));
   if (appliedSum.gt(total)) throw invalidParam('amount', `The amounts applied (${formatAmount(appliedSum, cur)}) exceed the payment (${total})`);
-  const fields = newCollectionFields({ ...input, collection_method: 'collect' }, cur, money, null, { applied_to: applied });
+  // What it did: `amount_applied` is the sum it applied to other collections, `invoices` the fiscal invoices it paid into.
+  const fields = newCollectionFields({ ...input, collection_method: 'collect' }, cur, money, null, {
+    applied_to: applied,
+    amount_applied: formatAmount(appliedSum, cur),
+    invoices: [...new Set(input.invoices ?? [])],
+  });
   const created: CollectionCreated = {
     type: 'collection.created',
     data: { id: command.collectionId, account_id: command.owner.accountId, is_test: command.owner.mode === 'test', created_at: now, ...fields },
