@@ -28,6 +28,7 @@ import { VoidInvoiceHandler } from './application/void-invoice.js';
 import { PayInvoiceHandler } from './application/pay-invoice.js';
 import { UploadInvoiceHandler } from './application/upload-invoice.js';
 import { InvoicesController, InvoicingProviderTestHelperController } from './http/invoices.controller.js';
+import { FiscalDocumentsController } from './http/fiscal-documents.controller.js';
 import { INVOICING_PROVIDERS, type InvoicingProvider } from './provider/invoicing-provider.port.js';
 import { SimulatedInvoicingProvider } from './provider/simulated-invoicing-provider.js';
 
@@ -55,7 +56,7 @@ export class InvoicingFollowerLifecycle implements OnApplicationBootstrap, OnMod
  */
 @Module({
   imports: [CollectionsModule, SchedulingModule],
-  controllers: [InvoicesController, InvoicingProviderTestHelperController],
+  controllers: [InvoicesController, InvoicingProviderTestHelperController, FiscalDocumentsController],
   providers: [
     { provide: SimulatedInvoicingProvider, inject: [CONFIG], useFactory: (config: Config) => new SimulatedInvoicingProvider(`${config.checkoutUrl}/fiscal`) },
     {

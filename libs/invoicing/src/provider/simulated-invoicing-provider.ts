@@ -19,7 +19,8 @@ export interface SimulatorBehaviour {
 /**
  * The embedded invoicing provider: deterministic and offline. It computes the taxes and withholdings
  * of the lines (the same rules as the domain's `invoiceAmounts`), returns a CUFE-like SHA-384 of the
- * document's key fields (as the DIAN's CUFE is) and PDF/XML references under `baseUrl`. A repeated
+ * document's key fields (as the DIAN's CUFE is) and PDF/XML references under `baseUrl` (by document
+ * id; the documents themselves are rendered from the read models when fetched). A repeated
  * idempotency key answers the first result. `behave()` makes the next calls fail or answer slowly, so
  * the retry path can be tested (`POST /v1/test_helpers/invoicing_provider`).
  */
@@ -48,7 +49,7 @@ export class SimulatedInvoicingProvider implements InvoicingProvider {
     const cur = currencyOf(r.currency)!;
     const amounts = invoiceAmounts(r.lines, r.retentionRates, cur);
     const cufe = sha384([r.number, r.issuedAt, amounts.subtotal, '01', amounts.tax_total, amounts.total, r.accountId, r.customer.document_number ?? r.customer.id, r.mode]);
-    const doc: IssuedInvoice = { ...this.refs('invoices', r, cufe), amounts };
+    const doc: IssuedInvoice = { ...this.refs('invoices', r.idempotencyKey, r, cufe), amounts };
     this.issued.set(r.idempotencyKey, doc);
     return doc;
   }
@@ -58,13 +59,18 @@ export class SimulatedInvoicingProvider implements InvoicingProvider {
     if (first) return first;
     await this.act(r.accountId, r.mode);
     const cude = sha384([r.number, r.issuedAt, r.amount, r.currency, r.invoice.cufe ?? r.invoice.number ?? '', r.accountId, r.mode]);
-    const doc = this.refs('credit_notes', r, cude);
+    const doc = this.refs('credit_notes', r.idempotencyKey, r, cude);
     this.issued.set(r.idempotencyKey, doc);
     return doc;
   }
 
-  private refs(kind: string, r: { number: string; issuedAt: string }, cufe: string): IssuedDocument {
-    const base = `${this.baseUrl}/${kind}/${r.number}`;
+  /**
+   * The document's PDF and XML, served by `FiscalDocumentsController` under `{checkout_url}/fiscal/`:
+   * named by the document's id (`inv_…`, `cn_…`: random, unguessable, as a collection page's address
+   * is), never by its number (consecutive, guessable, and not unique across accounts).
+   */
+  private refs(kind: 'invoices' | 'credit_notes', documentId: string, r: { number: string; issuedAt: string }, cufe: string): IssuedDocument {
+    const base = `${this.baseUrl}/${kind}/${documentId}`;
     return { provider: this.name, number: r.number, cufe, pdf_url: `${base}.pdf`, xml_url: `${base}.xml`, issued_at: r.issuedAt };
   }
 
