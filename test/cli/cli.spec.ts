@@ -157,8 +157,8 @@ describe('cli', () => {
     const account = JSON.parse((await cli(['accounts', 'create', '--name', 'Facturas SAS', '--json'], dataDir)).lines[0]);
     const inv = (...args: string[]) => cli(['accounts', 'invoicing', ...args, '--account', account.id, '--json'], dataDir);
     expect(JSON.parse((await inv('get', '--mode', 'live')).lines[0])).toMatchObject({ object: 'invoicing_settings', mode: 'live', enabled: false, numbering: { prefix: 'SETT', next_number: 1 } });
-    const set = await inv('set', '--mode', 'live', '--prefix', 'FE', '--next-number', '1001', '--range-end', '5000', '--reteica', '0.966');
-    expect(JSON.parse(set.lines[0])).toMatchObject({ numbering: { prefix: 'FE', next_number: 1001, range_end: 5000 }, default_retentions: { reteica: '0.966' } });
+    const set = await inv('set', '--mode', 'live', '--prefix', 'FE', '--next-number', '1001', '--range-end', '5000', '--reteica', '9.66');
+    expect(JSON.parse(set.lines[0])).toMatchObject({ numbering: { prefix: 'FE', next_number: 1001, range_end: 5000 }, default_retentions: { reteica: '9.66' } });
     await expect(inv('set', '--mode', 'live', '--prefix', 'fe-x')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'numbering[prefix]' });
     await expect(inv('get')).rejects.toBeInstanceOf(UsageError);
     // An account that does not exist is refused, and nothing is stored for it.

@@ -178,16 +178,17 @@ test('invoicing settings: numbering range and default withholdings (API); disabl
   const acct = await app.t.account();
   const client = app.t.as(acct.test_key);
   expect((await client.get('/v1/account/invoicing_settings')).body).toMatchObject({ object: 'invoicing_settings', enabled: false, provider: 'simulator', numbering: { prefix: 'SETT', next_number: 1 } });
-  const set = await client.post('/v1/account/invoicing_settings', { enabled: true, numbering: { prefix: 'FE', next_number: 990, range_end: 5000 }, default_retentions: { reteica: '0.966' } });
+  const set = await client.post('/v1/account/invoicing_settings', { enabled: true, numbering: { prefix: 'FE', next_number: 990, range_end: 5000 }, default_retentions: { reteica: '9.66' } });
   expect(set.status).toBe(200);
-  expect(set.body).toMatchObject({ numbering: { prefix: 'FE', next_number: 990, range_end: 5000 }, default_retentions: { reteica: '0.966' } });
+  expect(set.body).toMatchObject({ numbering: { prefix: 'FE', next_number: 990, range_end: 5000 }, default_retentions: { reteica: '9.66' } });
   expect((await client.post('/v1/account/invoicing_settings', { numbering: { prefix: 'fe-1' } })).body.error).toMatchObject({ code: 'parameter_invalid', param: 'numbering[prefix]' });
   const product = (await client.post('/v1/products', { name: 'P', invoice_settings: { invoice_tax_id: '01', invoice_tax_percentage: '19' } })).body;
   const price = (await client.post('/v1/prices', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, unit_price: '119000' })).body;
   const customer = (await client.post('/v1/customers', { email: `inv.${Date.now()}@example.com` })).body;
   await client.post('/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }], payment_information: card() });
   const [invoice] = (await client.get(`/v1/invoices?customer=${customer.id}`)).body.data;
-  expect(invoice).toMatchObject({ number: 'FE990', retentions: [{ type: 'reteica', rate: '0.966', base: '100000.00', amount: '966.00' }] });
+  // Bogotá's ReteICA, 9.66 ‰ of the taxable base 100,000: 966.
+  expect(invoice).toMatchObject({ number: 'FE990', retentions: [{ type: 'reteica', rate: '9.66', base: '100000.00', amount: '966.00' }], retention_total: '966.00' });
   await client.post('/v1/account/invoicing_settings', { enabled: false });
   const other = (await client.post('/v1/customers', { email: `inv2.${Date.now()}@example.com` })).body;
   await client.post('/v1/subscriptions', { customer: other.id, items: [{ price: price.id }], payment_information: card() });

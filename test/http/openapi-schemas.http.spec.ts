@@ -165,7 +165,7 @@ beforeAll(async () => {
 
   // Invoices and credit notes, invoicing settings, account settings, country parameters, outbox.
   await api.get('/v1/account/invoicing_settings');
-  await api.post('/v1/account/invoicing_settings', { enabled: true, numbering: { prefix: 'FE', next_number: 990, range_end: 5000 }, default_retentions: { reteica: '0.966' } });
+  await api.post('/v1/account/invoicing_settings', { enabled: true, numbering: { prefix: 'FE', next_number: 990, range_end: 5000 }, default_retentions: { reteica: '9.66' } });
   await api.post('/v1/test_helpers/invoicing_provider', { fail_next: 0 });
   const invoice = await api.post('/v1/invoices', { customer: customer.body.id, number: `F-${Date.now() % 100000}`, issue_date: '2026-11-01', due_date: '2026-12-01', subtotal: '100000', tax_total: '0', total: '100000' });
   await api.get(`/v1/invoices/${invoice.body.id}`);

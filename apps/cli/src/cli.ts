@@ -46,7 +46,8 @@ export const USAGE = `usage:
                                                          the account's invoicing settings in a mode
   npm run cli -- accounts invoicing set --account ACCT --mode test|live [--enabled true|false] [--prefix FE]
         [--next-number N] [--range-end N|none] [--reteiva R] [--reteica R] [--retefte R] [--json]
-                                                         set them: numbering range, default withholding rates (percent)
+                                                         set them: numbering range, default withholding rates
+                                                         (reteica per thousand, e.g. 9.66; reteiva, retefte percent)
   npm run cli -- projections rebuild [NAME]              drop read models and rebuild them from the first event
   npm run cli -- projections status                      checkpoint of each projection against the head of the store,
                                                          and why a parked projection stopped

@@ -100,7 +100,7 @@ const invoiceDocumentSettings = obj(
 );
 const retentions = (withReteiva: boolean) =>
   obj(
-    { ...(withReteiva ? { reteiva: ndecimal('ReteIVA rate, percent') } : {}), reteica: ndecimal('ReteICA rate, per thousand'), retefte: ndecimal('Retención en la fuente rate, percent') },
+    { ...(withReteiva ? { reteiva: ndecimal('ReteIVA rate, percent of the tax') } : {}), reteica: ndecimal('ReteICA rate, per thousand (‰) of the taxable base (Bogotá services: 9.66)'), retefte: ndecimal('Retención en la fuente rate, percent of the taxable base') },
     { description: 'Withholding taxes (retenciones) applied to collections' },
   );
 const discountFields = { id: id('sd_'), code: str(), amount: nmoney('A fixed amount off (exactly one of amount and percent is set)'), percent: ndecimal('A percentage off') };
@@ -544,7 +544,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       tax_total: money(),
       total: money(),
       retention_rates: { type: 'object', additionalProperties: decimal('Rate'), description: 'Withholding rates applied, by kind' },
-      retentions: arr(open('A withholding applied', { type: str(), rate: decimal('Rate'), amount: money() })),
+      retentions: arr(open('A withholding applied', { type: str(), rate: decimal('Rate: per thousand (‰) for reteica, percent for reteiva and retefte'), amount: money() })),
       retention_total: money(),
       invoice_settings: invoiceDocumentSettings,
       amount_due: money('total − total_paid − amount_credited, never below 0; 0 once void'),
@@ -601,7 +601,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       enabled: bool(),
       provider: str(),
       numbering: obj({ prefix: str(), next_number: int(), range_end: nint(), credit_note_prefix: str(), credit_note_next_number: int() }),
-      default_retentions: { type: 'object', additionalProperties: decimal('Rate'), description: 'Default withholding rates by kind' },
+      default_retentions: { type: 'object', additionalProperties: decimal('Rate: per thousand (‰) for reteica, percent for reteiva and retefte'), description: 'Default withholding rates by kind (reteiva, reteica, retefte)' },
     },
     { description: 'The account\'s invoicing settings for a mode', noId: true, noTest: true },
   ),
@@ -634,7 +634,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       municipalities: arr(obj({ dane_code: str(), name: str(), department: str(), kind: { type: 'string', enum: ['municipality', 'capital_district', 'non_municipal_area'], description: "DANE's class" } })),
       municipalities_complete: bool(),
       taxes: arr(obj({ dian_code: str(), code: str(), name: str() })),
-      retention_concepts: arr(obj({ code: str(), retention: str(), name: str(), rate: decimal('Rate'), base: str() })),
+      retention_concepts: arr(obj({ code: str(), retention: str(), name: str(), rate: decimal('Default rate, in unit'), unit: oneOf(['percent', 'per_mille'], 'per_mille (‰) for reteica, percent for reteiva and retefte'), base: str() })),
     },
     { description: 'Fiscal and geographic parameters of a country', noId: true, noTest: true },
   ),

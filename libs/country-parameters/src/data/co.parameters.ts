@@ -21,6 +21,8 @@
  *   (invoicing settings) or per subscription (`invoice_retentions`).
  */
 
+import { RETENTION_UNITS, type RetentionUnit } from '../../../shared/src/retentions.js';
+
 export interface DocumentTypeEntry {
   /** The code customers use (`document_type`). */
   code: string;
@@ -57,8 +59,9 @@ export interface RetentionConcept {
   /** The withholding it belongs to (the keys of `invoice_retentions`). */
   retention: 'retefte' | 'reteiva' | 'reteica';
   name: string;
-  /** Default rate in percent. */
+  /** Default rate, in `unit`: per thousand (‰) for ReteICA, percent for ReteFuente and ReteIVA (as Colombia quotes them, and as `invoice_retentions` and the invoicing settings take them). */
   rate: string;
+  unit: RetentionUnit;
   /** What the rate applies to. */
   base: 'taxable_base' | 'iva';
 }
@@ -140,11 +143,11 @@ export const CO_TAXES: TaxEntry[] = [
   { dian_code: '07', code: 'ReteICA', name: 'Retención sobre el ICA' },
 ];
 
-export const CO_RETENTION_CONCEPTS: RetentionConcept[] = [
+export const CO_RETENTION_CONCEPTS: RetentionConcept[] = ([
   { code: 'retefte_services_general', retention: 'retefte', name: 'Servicios en general (declarantes)', rate: '4', base: 'taxable_base' },
   { code: 'retefte_purchases_general', retention: 'retefte', name: 'Compras generales (declarantes)', rate: '2.5', base: 'taxable_base' },
   { code: 'retefte_fees', retention: 'retefte', name: 'Honorarios y comisiones (personas jurídicas)', rate: '11', base: 'taxable_base' },
   { code: 'retefte_software', retention: 'retefte', name: 'Licenciamiento o derecho de uso de software', rate: '3.5', base: 'taxable_base' },
   { code: 'reteiva_general', retention: 'reteiva', name: 'Retención de IVA (15 % del impuesto)', rate: '15', base: 'iva' },
-  { code: 'reteica_bogota_services', retention: 'reteica', name: 'ReteICA Bogotá, actividades de servicios (9,66 por mil)', rate: '0.966', base: 'taxable_base' },
-];
+  { code: 'reteica_bogota_services', retention: 'reteica', name: 'ReteICA Bogotá, actividades de servicios (9,66 por mil)', rate: '9.66', base: 'taxable_base' },
+] as Omit<RetentionConcept, 'unit'>[]).map((c) => ({ ...c, unit: RETENTION_UNITS[c.retention] }));

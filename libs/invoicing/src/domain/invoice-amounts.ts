@@ -1,4 +1,7 @@
 import { type Currency, Money, formatAmount } from '../../../shared/src/money.js';
+import { RETENTION_TYPES, type RetentionType, retentionOf } from '../../../shared/src/retentions.js';
+
+export { RETENTION_TYPES, type RetentionType };
 
 /** A line of a fiscal invoice: what was sold, its amount (taxes included) and the tax the product names. */
 export interface InvoiceLineInput {
@@ -17,14 +20,12 @@ export interface InvoiceLine extends InvoiceLineInput {
   tax_amount: string;
 }
 
-export type RetentionType = 'reteiva' | 'reteica' | 'retefte';
-export const RETENTION_TYPES: RetentionType[] = ['reteiva', 'reteica', 'retefte'];
-
-/** Withholding rates in percent; null: not withheld. */
+/** Withholding rates, each in its unit (libs/shared/src/retentions.ts): reteica per thousand (‰), reteiva and retefte percent; null: not withheld. */
 export type RetentionRates = Partial<Record<RetentionType, string | null>>;
 
 export interface RetentionLine {
   type: RetentionType;
+  /** In the type's unit: per thousand for reteica, percent for the others. */
   rate: string;
   /** reteiva: on the tax total; reteica and retefte: on the taxable base. */
   base: string;
@@ -46,7 +47,8 @@ export interface InvoiceAmounts {
 /**
  * The fiscal figures of an invoice, rounded half-up to the currency once per line: each line's tax
  * is carved out of its tax-inclusive amount (base = amount ÷ (1 + rate/100)); withholdings apply
- * their rate to the tax total (ReteIVA) or to the taxable base (ReteICA, ReteFuente).
+ * their rate to the tax total (ReteIVA, percent) or to the taxable base (ReteICA per thousand,
+ * ReteFuente percent), rounded half-up to the currency's minor unit.
  */
 export function invoiceAmounts(input: InvoiceLineInput[], rates: RetentionRates, cur: Currency): InvoiceAmounts {
   const lines = input.map((l) => {
@@ -63,7 +65,7 @@ export function invoiceAmounts(input: InvoiceLineInput[], rates: RetentionRates,
     const rate = rates[type];
     if (rate === null || rate === undefined || new Money(rate).lte(0)) continue;
     const base = type === 'reteiva' ? tax : subtotal;
-    const amount = base.times(rate).div(100).toDecimalPlaces(cur.exponent, Money.ROUND_HALF_UP);
+    const amount = retentionOf(type, rate, base).toDecimalPlaces(cur.exponent, Money.ROUND_HALF_UP);
     retentions.push({ type, rate: new Money(rate).toFixed(), base: formatAmount(base, cur), amount: formatAmount(amount, cur) });
   }
   return {

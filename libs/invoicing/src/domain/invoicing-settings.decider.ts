@@ -1,7 +1,8 @@
 import type { Decider, DomainEvent } from '../../../shared/src/decider.js';
 import { DomainError, invalidParam } from '../../../shared/src/errors.js';
-import { Money, isDecimalString } from '../../../shared/src/money.js';
-import { RETENTION_TYPES, type RetentionRates } from './invoice-amounts.js';
+import { Money } from '../../../shared/src/money.js';
+import { RETENTION_TYPES, type RetentionType, checkRetentionRate } from '../../../shared/src/retentions.js';
+import type { RetentionRates } from './invoice-amounts.js';
 
 /**
  * An account's invoicing settings, per mode (stream `invoicingsettings-<acct>-<mode>`), and the
@@ -15,7 +16,7 @@ export interface InvoicingSettings {
   /** The connector that issues documents: `simulator` (the only one shipped). */
   provider: string;
   numbering: { prefix: string; next_number: number; range_end: number | null; credit_note_prefix: string; credit_note_next_number: number };
-  /** Withholding rates (percent) applied when the subscription or collection names none. */
+  /** Withholding rates applied when the subscription or collection names none: reteica per thousand (‰), reteiva and retefte percent. */
   default_retentions: RetentionRates;
 }
 
@@ -49,7 +50,22 @@ export type InvoicingSettingsCommand =
       now: Date;
     };
 
-export type InvoicingSettingsUpdated = DomainEvent<'invoicing_settings.updated', { account_id: string; mode: string; settings: InvoicingSettings; updated_at: string }>;
+export type InvoicingSettingsUpdated = DomainEvent<
+  'invoicing_settings.updated',
+  /** `reteica_unit`: written since ReteICA is per thousand; an event without it holds the ReteICA rate in percent (read ×10). */
+  { account_id: string; mode: string; settings: InvoicingSettings; updated_at: string; reteica_unit?: 'per_mille' }
+>;
+
+/**
+ * The settings an `invoicing_settings.updated` holds, ReteICA per thousand. Before `reteica_unit` the
+ * settings took every rate in percent (as they said) and applied ReteICA so: that rate is read ×10,
+ * so an account's withholdings stay what they were (0.966 % is 9.66 ‰).
+ */
+export function settingsOfEvent(data: InvoicingSettingsUpdated['data']): InvoicingSettings {
+  const reteica = data.settings.default_retentions?.reteica;
+  if (data.reteica_unit === 'per_mille' || reteica === null || reteica === undefined) return data.settings;
+  return { ...data.settings, default_retentions: { ...data.settings.default_retentions, reteica: new Money(reteica).times(10).toFixed() } };
+}
 export type DocumentNumberAssigned = DomainEvent<'invoicing_settings.number_assigned', { account_id: string; mode: string; document: string; kind: 'invoice' | 'credit_note'; number: string }>;
 export type InvoicingSettingsEvent = InvoicingSettingsUpdated | DocumentNumberAssigned;
 
@@ -71,7 +87,7 @@ export function settingsInForceAt(history: readonly { type: string; data: unknow
   let settings = DEFAULT_INVOICING_SETTINGS;
   for (const e of history) {
     if (e.position > position) break;
-    if (e.type === 'invoicing_settings.updated') settings = (e.data as InvoicingSettingsUpdated['data']).settings;
+    if (e.type === 'invoicing_settings.updated') settings = settingsOfEvent(e.data as InvoicingSettingsUpdated['data']);
   }
   return settings;
 }
@@ -90,7 +106,7 @@ function checkChanges(c: InvoicingSettingsChanges): void {
   }
   for (const [k, v] of Object.entries(c.default_retentions ?? {})) {
     if (!RETENTION_TYPES.includes(k as never)) throw invalidParam(`default_retentions[${k}]`, `default_retentions accepts ${RETENTION_TYPES.join(', ')}`);
-    if (v !== null && (!isDecimalString(v) || new Money(v).lt(0) || new Money(v).gt(100))) throw invalidParam(`default_retentions[${k}]`, `default_retentions[${k}] must be a rate in percent from 0 to 100, or null`);
+    checkRetentionRate(`default_retentions[${k}]`, k as RetentionType, v);
   }
 }
 
@@ -112,7 +128,7 @@ export const invoicingSettingsDecider: Decider<InvoicingSettingsCommand, Invoici
         throw invalidParam('numbering[next_number]', `numbering[next_number] ${settings.numbering.next_number} is past the end of the range (${settings.numbering.range_end})`);
       }
       if (JSON.stringify(settings) === JSON.stringify(s)) return [];
-      return [{ type: 'invoicing_settings.updated', data: { ...base, settings, updated_at: command.now.toISOString() } }];
+      return [{ type: 'invoicing_settings.updated', data: { ...base, settings, updated_at: command.now.toISOString(), reteica_unit: 'per_mille' } }];
     }
     const assigned = state.assigned[command.document];
     if (assigned && assigned !== command.replacing) return [];
@@ -125,7 +141,7 @@ export const invoicingSettingsDecider: Decider<InvoicingSettingsCommand, Invoici
     return [{ type: 'invoicing_settings.number_assigned', data: { ...base, document: command.document, kind: command.kind, number: `${invoice ? n.prefix : n.credit_note_prefix}${next}` } }];
   },
   evolve(state, event) {
-    if (event.type === 'invoicing_settings.updated') return { ...state, settings: event.data.settings };
+    if (event.type === 'invoicing_settings.updated') return { ...state, settings: settingsOfEvent(event.data) };
     const n = state.settings.numbering;
     const numbering = event.data.kind === 'invoice' ? { ...n, next_number: n.next_number + 1 } : { ...n, credit_note_next_number: n.credit_note_next_number + 1 };
     return { settings: { ...state.settings, numbering }, assigned: { ...state.assigned, [event.data.document]: event.data.number } };

@@ -279,18 +279,24 @@ describe('subscription create: other rules', () => {
   test('meta_data values are at most 255 characters; invoicing settings and retentions are kept', () => {
     given(subscriptionDecider).when(create({ meta_data: { crm: 'x'.repeat(256) } })).thenRejects('parameter_invalid', 'meta_data[crm]');
     given(subscriptionDecider)
-      .when(create({ meta_data: { crm: 'x'.repeat(255) }, invoice_settings: { invoice_document_id: 'DOC-1' }, invoice_retentions: { reteica: '0.966', retefte: '2.5' }, renewal_invoicing: false }))
+      .when(create({ meta_data: { crm: 'x'.repeat(255) }, invoice_settings: { invoice_document_id: 'DOC-1' }, invoice_retentions: { reteica: '9.66', retefte: '2.5' }, renewal_invoicing: false }))
       .then((events) =>
         expect(events[0].data).toMatchObject({
           meta_data: { crm: 'x'.repeat(255) },
           invoice_settings: { invoice_document_id: 'DOC-1', invoice_cost_center: null },
-          invoice_retentions: { reteiva: null, reteica: '0.966', retefte: '2.5' },
+          invoice_retentions: { reteiva: null, reteica: '9.66', retefte: '2.5' },
           renewal_invoicing: false,
         }),
       );
     expect(given(subscriptionDecider).when(create({ invoice_retentions: { reteiva: '19%' } })).thenRejects('parameter_invalid', 'invoice_retentions[reteiva]').message).toBe(
-      'invoice_retentions[reteiva] must be a decimal percentage such as "2.5"',
+      'invoice_retentions[reteiva] must be a rate percent from 0 to 100 with at most 4 decimals, such as "15", or null',
     );
+    // ReteICA is per thousand (up to 1000 ‰), the others percent (up to 100 %).
+    given(subscriptionDecider).when(create({ invoice_retentions: { reteica: '150' } })).then((events) => expect(events[0].data).toMatchObject({ invoice_retentions: { reteica: '150' } }));
+    expect(given(subscriptionDecider).when(create({ invoice_retentions: { reteica: '1000.01' } })).thenRejects('parameter_invalid', 'invoice_retentions[reteica]').message).toBe(
+      'invoice_retentions[reteica] must be a rate per thousand (‰) from 0 to 1000 with at most 4 decimals, such as "9.66", or null',
+    );
+    given(subscriptionDecider).when(create({ invoice_retentions: { retefte: '150' } })).thenRejects('parameter_invalid', 'invoice_retentions[retefte]');
   });
 
   test('next_renewal_date is only for migrations', () => {
@@ -824,13 +830,13 @@ describe('subscription: update', () => {
 
   test('renewal_invoicing, invoice_settings (merged) and invoice_retentions (merged, checked)', () => {
     given(subscriptionDecider, history(create(collectInput({ invoice_settings: { invoice_document_id: 'DOC-1' }, invoice_retentions: { retefte: '2.5' } }))))
-      .when(update({ renewal_invoicing: false, invoice_settings: { invoice_cost_center: 'CC-1' }, invoice_retentions: { reteica: '0.966' } }))
+      .when(update({ renewal_invoicing: false, invoice_settings: { invoice_cost_center: 'CC-1' }, invoice_retentions: { reteica: '9.66' } }))
       .then((events) =>
         expect(events[0].data).toMatchObject({
           changes: {
             renewal_invoicing: false,
             invoice_settings: { invoice_document_id: 'DOC-1', invoice_cost_center: 'CC-1' },
-            invoice_retentions: { reteiva: null, reteica: '0.966', retefte: '2.5' },
+            invoice_retentions: { reteiva: null, reteica: '9.66', retefte: '2.5' },
           },
         }),
       );

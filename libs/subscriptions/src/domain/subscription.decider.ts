@@ -10,6 +10,7 @@ import { type Discount, type PriceSnapshot, type ProductSnapshot, checkNtpAmount
 import { CHECKOUT_INVOICE_SETTINGS, checkDiscounts, normalizeDiscount, type InvoiceSettings, type InvoiceRetentions } from '../../../collections/src/domain/collection.decider.js';
 import { gatewayOffers, isGatewayId } from '../../../payments/src/domain/gateways.js';
 import { cycleBoundary } from './billing-period.js';
+import { RETENTION_TYPES, checkRetentionRate } from '../../../shared/src/retentions.js';
 
 export const SUBSCRIPTION_STATUSES = [
   'incomplete',
@@ -405,11 +406,9 @@ const retentions = (r: Partial<InvoiceRetentions> | undefined, prev?: InvoiceRet
   retefte: r?.retefte ?? prev?.retefte ?? null,
 });
 
+/** reteica per thousand (‰), reteiva and retefte percent (libs/shared/src/retentions.ts). */
 function checkRetentions(r: Partial<InvoiceRetentions> | undefined) {
-  for (const k of ['reteiva', 'reteica', 'retefte'] as const) {
-    const v = r?.[k];
-    if (v !== undefined && v !== null && !/^\d{1,3}(\.\d{1,4})?$/.test(v)) throw invalidParam(`invoice_retentions[${k}]`, `invoice_retentions[${k}] must be a decimal percentage such as "2.5"`);
-  }
+  for (const k of RETENTION_TYPES) checkRetentionRate(`invoice_retentions[${k}]`, k, r?.[k]);
 }
 
 /** The payment method a subscription will charge, per the spec's rule; null for `collect`. */

@@ -65,13 +65,13 @@ export class InvoiceSettingsDto {
 }
 
 export class CollectionRetentionsDto {
-  @ApiPropertyOptional({ example: '0.966' })
+  @ApiPropertyOptional({ example: '9.66', description: 'ReteICA rate per thousand (‰) of the taxable base: Bogotá services 9.66 (0 to 1000).' })
   @OptionalNotNull()
   @MaxLength(10)
   @IsString()
   reteica?: string;
 
-  @ApiPropertyOptional({ example: '2.5' })
+  @ApiPropertyOptional({ example: '2.5', description: 'Retención en la fuente rate in percent of the taxable base (0 to 100).' })
   @OptionalNotNull()
   @MaxLength(10)
   @IsString()

@@ -77,19 +77,19 @@ export class NumberingDto {
 }
 
 export class DefaultRetentionsDto {
-  @ApiPropertyOptional({ example: '15', nullable: true })
+  @ApiPropertyOptional({ type: String, example: '15', nullable: true, description: 'ReteIVA rate in percent of the tax (0 to 100).' })
   @IsOptional()
   @MaxLength(10)
   @IsString()
   reteiva?: string | null;
 
-  @ApiPropertyOptional({ example: '0.966', nullable: true })
+  @ApiPropertyOptional({ type: String, example: '9.66', nullable: true, description: 'ReteICA rate per thousand (‰) of the taxable base: Bogotá services 9.66 (0 to 1000).' })
   @IsOptional()
   @MaxLength(10)
   @IsString()
   reteica?: string | null;
 
-  @ApiPropertyOptional({ example: '2.5', nullable: true })
+  @ApiPropertyOptional({ type: String, example: '2.5', nullable: true, description: 'Retención en la fuente rate in percent of the taxable base (0 to 100).' })
   @IsOptional()
   @MaxLength(10)
   @IsString()
@@ -114,7 +114,7 @@ export class UpdateInvoicingSettingsDto {
   @IsObject()
   numbering?: NumberingDto;
 
-  @ApiPropertyOptional({ type: DefaultRetentionsDto, description: 'Withholding rates in percent, used when the subscription or collection names none.' })
+  @ApiPropertyOptional({ type: DefaultRetentionsDto, description: 'Withholding rates used when the subscription or collection names none: reteica per thousand (‰), reteiva and retefte percent.' })
   @OptionalNotNull()
   @ValidateNested()
   @Type(() => DefaultRetentionsDto)

@@ -52,7 +52,7 @@ export class SubscriptionDiscountDto extends DiscountDto {
 
 /** A collection's retentions plus `reteiva`, which subscriptions also carry. */
 export class SubscriptionRetentionsDto extends CollectionRetentionsDto {
-  @ApiPropertyOptional({ example: '15' })
+  @ApiPropertyOptional({ example: '15', description: 'ReteIVA rate in percent of the tax (0 to 100).' })
   @OptionalNotNull()
   @MaxLength(10)
   @IsString()

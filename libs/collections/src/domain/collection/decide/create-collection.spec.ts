@@ -95,6 +95,15 @@ describe('collection: create', () => {
       .then((events) => expect(events[0].data).toMatchObject({ due_date: '2026-02-05T04:59:59.999Z' }));
   });
 
+  test('invoice_retentions: reteica per thousand (up to 1000), retefte percent (up to 100); anything else is 400 naming it', () => {
+    given(collectionDecider)
+      .when(create({ invoice_retentions: { reteica: '9.66', retefte: '2.5' } }))
+      .then((events) => expect(events[0].data).toMatchObject({ invoice_retentions: { reteica: '9.66', retefte: '2.5' } }));
+    given(collectionDecider).when(create({ invoice_retentions: { reteica: 'abc', retefte: null } })).thenRejects('parameter_invalid', 'invoice_retentions[reteica]');
+    given(collectionDecider).when(create({ invoice_retentions: { reteica: '1000.5', retefte: null } })).thenRejects('parameter_invalid', 'invoice_retentions[reteica]');
+    given(collectionDecider).when(create({ invoice_retentions: { reteica: null, retefte: '101' } })).thenRejects('parameter_invalid', 'invoice_retentions[retefte]');
+  });
+
   test('collect needs days_until_due', () => {
     const e = given(collectionDecider).when(create({ collection_method: 'collect', days_until_due: null })).thenRejects('parameter_missing', 'days_until_due');
     expect(e.message).toBe('days_until_due is required with collection_method collect');

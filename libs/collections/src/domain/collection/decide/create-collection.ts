@@ -1,6 +1,7 @@
 import type { CollectionCreated, CollectionEvent } from '../collection.events.js';
 import type { CollectionState } from '../collection.state.js';
 import { dueDateAfterDays } from '../../../../../shared/src/dates.js';
+import { RETENTION_TYPES, checkRetentionRate } from '../../../../../shared/src/retentions.js';
 import type { CommandOf } from '../collection.commands.js';
 import { Money, currency as currencyOf } from '../../../../../shared/src/money.js';
 import { checkDiscounts, newCollectionFields, normalizeDiscount, paidEvent, priceCollection } from '../collection.rules.js';
@@ -17,6 +18,8 @@ export function decideCreateCollection(command: CommandOf<'CreateCollection'>, s
   if (input.lines.length === 0) throw missingParam('items', 'items must have at least one item');
   checkDiscounts(input.discounts, cur);
   checkMetaData(input.meta_data);
+  // reteica per thousand (‰), retefte percent: the same rule as the subscription's and the settings'.
+  for (const k of RETENTION_TYPES) checkRetentionRate(`invoice_retentions[${k}]`, k, input.invoice_retentions?.[k]);
   if (input.collection_method === 'collect' && (input.days_until_due === null || input.days_until_due === undefined)) {
     throw missingParam('days_until_due', 'days_until_due is required with collection_method collect');
   }
