@@ -160,7 +160,8 @@ test('a collect subscription: each renewal sends a new collection due days_until
     id: now.latest_collection,
     status: 'pending',
     collection_method: 'collect',
-    due_date: '2026-03-05T10:00:00.000Z',
+    // Renewed Feb 28 (05:00 in Bogotá) + 5 days: due Mar 5, until its end there.
+    due_date: '2026-03-06T04:59:59.999Z',
     collection_attempts: 0,
     created_date: '2026-02-28 10:00:00',
     billing_reason: 'subscription_cycle',

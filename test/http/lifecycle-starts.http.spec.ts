@@ -183,7 +183,8 @@ describe('a scheduled start (schedule_date)', () => {
     expect(await getCol(api(), now.latest_collection)).toMatchObject({
       status: 'pending',
       collection_method: 'collect',
-      due_date: '2026-02-15T10:00:00.000Z',
+      // Started Feb 10 in Bogotá + 5 days: due Feb 15, until its end there.
+      due_date: '2026-02-16T04:59:59.999Z',
       created_date: '2026-02-10 10:00:00',
       collection_attempts: 0,
     });

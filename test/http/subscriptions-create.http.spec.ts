@@ -208,7 +208,8 @@ describe('collection_method collect', () => {
       status: 'pending',
       collection_method: 'collect',
       checkout_url: `${checkoutUrl}/col/${colId}`,
-      due_date: plusDays(now(), 5),
+      // Made on Nov 23 in Bogotá + 5 days: due Nov 28, until its end there.
+      due_date: '2026-11-29T04:59:59.999Z',
       total: '49900.00',
       collection_attempts: 0,
     });
