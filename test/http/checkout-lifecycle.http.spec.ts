@@ -92,10 +92,15 @@ test('an asynchronous method (pse): processing with its redirect; when the bank 
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }], after_completion: { type: 'redirect', redirect_url_approved: 'https://m.example/ok', redirect_url_processing: 'https://m.example/wait' } })).body;
   const outcome = await pages.pay(tokenOf(session.url), { payment_information: { gateway: 'gateway_a', type: 'pse', bank_code: '1007' } }, req);
   expect(outcome).toMatchObject({ status: 'processing', redirect_url: 'https://m.example/wait', additional_data: { redirect_url: expect.stringContaining('/pse/') } });
+  // Awaiting the bank: still open (not yet paid), with no expiry while the money may be in flight.
   const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
-  expect(mid).toMatchObject({ status: 'complete', payment_status: 'processing' });
+  expect(mid).toMatchObject({ status: 'open', payment_status: 'processing' });
+  const before = await lastEventId(api());
   await api().post(`/v1/test_helpers/collections/${mid.collection}/settle`);
-  expect((await api().get(`/v1/checkout_session/${session.id}`)).body.payment_status).toBe('paid');
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'complete', payment_status: 'paid' });
+  const events = (await feed(api(), before)).filter((e) => /^(checkout_session|collection)\./.test(e.type));
+  expect(events.map((e) => e.type)).toEqual(['checkout_session.completed', 'collection.paid']);
+  expect(events[0].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'paid', collection: mid.collection });
   expect((await pages.completion(tokenOf(session.url))).redirect_url).toBe('https://m.example/ok');
 });
 
@@ -154,4 +159,59 @@ test('a coupon typed on the page is applied, removable, and redeemed once at pay
   expect(sub.discounts).toEqual([expect.objectContaining({ code, percent: '10' })]);
   const other = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: s.customer.id, items: [{ price: s.monthly.id }] })).body;
   await expect(pages.applyCoupon(tokenOf(other.url), code, req)).rejects.toMatchObject({ code: 'coupon_used_up' });
+});
+
+/**
+ * The session's states and events (the spec's table): open → complete when the customer pays
+ * (approved), open → expired at expires_at. A decline leaves it open; its attempt is recorded on the
+ * collection (`collection.payment_failed`, the charge failed). `checkout_session.completed` comes in
+ * the commit after the gateway's approval, before `collection.paid` and `subscription.activated`, and
+ * its object says `payment_status: paid`.
+ */
+describe('a session\'s events, exactly, from /v1/events', () => {
+  const ours = /^(checkout_session|subscription|collection)\./;
+  const sequence = async (before: string | undefined) => (await feed(api(), before)).filter((e) => ours.test(e.type));
+
+  test('subscription mode, approved: created, completed (paid), paid, activated; complete is final', async () => {
+    const s = await billingSetup(api());
+    const { clock, customer } = await clockAndCustomer(api(), '2026-09-01T10:00:00.000Z');
+    const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: customer.id, items: [{ price: s.monthly.id }] })).body;
+    const before = await lastEventId(api());
+    expect((await pages.pay(tokenOf(session.url), { payment_information: card('approve') }, req)).status).toBe('complete');
+    const events = await sequence(before);
+    expect(events.map((e) => e.type)).toEqual(['subscription.created', 'collection.created', 'checkout_session.completed', 'collection.paid', 'subscription.activated', 'subscription.updated']);
+    const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+    expect(events[2].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'paid', subscription: after.subscription, collection: after.collection, payment_method: after.payment_method });
+    expect(after).toMatchObject({ status: 'complete', payment_status: 'paid', payment_method: expect.stringMatching(/^pm_/) });
+    // Nothing happens at expires_at: a complete session does not expire.
+    const atEnd = await lastEventId(api());
+    await advance(api(), clock.id, '2026-09-02T11:00:00.000Z');
+    expect((await sequence(atEnd)).filter((e) => e.type.startsWith('checkout_session.'))).toEqual([]);
+    expect((await api().get(`/v1/checkout_session/${session.id}`)).body.status).toBe('complete');
+  });
+
+  test('payment mode: declined (session open, the collection\'s payment_failed), then approved: completed (paid) before collection.paid', async () => {
+    const s = await billingSetup(api());
+    const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }] })).body;
+    const before = await lastEventId(api());
+    const declined = await pages.pay(tokenOf(session.url), { payment_information: card('decline') }, req);
+    expect(declined).toMatchObject({ status: 'declined', retry_allowed: true, session: { status: 'open', payment_status: 'unpaid' } });
+    const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+    expect(mid).toMatchObject({ status: 'open', payment_status: 'unpaid', completed_at: null, collection: expect.stringMatching(/^col_/), last_payment: expect.objectContaining({ status: 'declined', failure_code: 'card_declined' }) });
+    expect((await api().get(`/v1/charges?collection=${mid.collection}`)).body.data.map((c: { status: string }) => c.status)).toEqual(['failed']);
+    expect((await pages.pay(tokenOf(session.url), { payment_information: card('approve') }, req)).status).toBe('complete');
+    const events = await sequence(before);
+    expect(events.map((e) => e.type)).toEqual(['collection.created', 'collection.payment_failed', 'checkout_session.completed', 'collection.paid']);
+    expect(events[2].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'paid', collection: mid.collection });
+  });
+
+  test('setup mode: the method saved completes the session (no_payment_required); nothing is charged', async () => {
+    const s = await billingSetup(api());
+    const session = (await api().post('/v1/checkout_session', { mode: 'setup', customer: s.customer.id })).body;
+    const before = await lastEventId(api());
+    expect((await pages.pay(tokenOf(session.url), { payment_information: card('approve') }, req)).status).toBe('complete');
+    const events = await sequence(before);
+    expect(events.map((e) => e.type)).toEqual(['checkout_session.completed']);
+    expect(events[0].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'no_payment_required', payment_method: expect.stringMatching(/^pm_/) });
+  });
 });

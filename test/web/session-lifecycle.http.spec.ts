@@ -23,10 +23,12 @@ const declining = { method: 'card', card_number: '4000000000000002', card_exp: '
 const approving = { method: 'card', card_number: '4242424242424242', card_exp: '12/30', card_cvc: '123' };
 
 
-test('declined on the page and never retried: at expires_at the session expires, its subscription expires and its collection is voided (test clock)', async () => {
+test('declined on the page and never retried: the session stays open until expires_at (24 h), then expires, its subscription expires and its collection is voided (test clock)', async () => {
   const s = await billingSetup(api());
   const { clock, customer } = await clockAndCustomer(api(), '2026-03-01T10:00:00.000Z');
-  const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: customer.id, items: [{ price: s.monthly.id }], expires_at: '2026-03-01T12:00:00.000Z' })).body;
+  // The default life: 24 hours (longer than a subscription's own 23-hour first-payment window).
+  const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: customer.id, items: [{ price: s.monthly.id }] })).body;
+  expect(session.expires_at).toBe('2026-03-02T10:00:00.000Z');
   const before = await lastEventId(api());
   const { browser, path, page } = await openSession(t, session.url);
   const declined = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
@@ -34,19 +36,23 @@ test('declined on the page and never retried: at expires_at the session expires,
   expect(declined.text).toContain('role="alert"');
   expect(declined.text).toContain(`action="${path}/pay"`); // the retry, on the same page
   const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
-  expect(mid).toMatchObject({ status: 'complete', payment_status: 'unpaid', subscription: expect.stringMatching(/^sub_/), collection: expect.stringMatching(/^col_/) });
+  expect(mid).toMatchObject({ status: 'open', payment_status: 'unpaid', completed_at: null, subscription: expect.stringMatching(/^sub_/), collection: expect.stringMatching(/^col_/) });
+  // The subscription's first-payment window is the session's expires_at.
+  expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body).toMatchObject({ status: 'incomplete', first_payment_expires_at: '2026-03-02T10:00:00.000Z' });
+
+  await advance(api(), clock.id, '2026-03-02T09:59:00.000Z');
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body.status).toBe('open');
   expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body.status).toBe('incomplete');
-
-  await advance(api(), clock.id, '2026-03-01T11:59:00.000Z');
-  expect((await api().get(`/v1/checkout_session/${session.id}`)).body.status).toBe('complete');
   expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('pending');
-  await advance(api(), clock.id, '2026-03-01T13:00:00.000Z');
+  await advance(api(), clock.id, '2026-03-02T11:00:00.000Z');
 
-  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'expired', payment_status: 'unpaid', expired_at: '2026-03-01T12:00:00.000Z' });
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'expired', payment_status: 'unpaid', completed_at: null, expired_at: '2026-03-02T10:00:00.000Z' });
   expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body).toMatchObject({ status: 'expired' });
-  expect((await api().get(`/v1/collections/${mid.collection}`)).body).toMatchObject({ status: 'voided', voided_at_date: '2026-03-01T12:00:00.000Z' });
-  const types = (await feed(api(), before)).map((e) => e.type).filter((ty) => /^(checkout_session|subscription|collection)\./.test(ty));
-  expect(types).toEqual(['checkout_session.completed', 'subscription.created', 'collection.created', 'collection.payment_failed', 'checkout_session.payment_updated', 'checkout_session.expired', 'subscription.expired', 'collection.voided']);
+  expect((await api().get(`/v1/collections/${mid.collection}`)).body).toMatchObject({ status: 'voided', voided_at_date: '2026-03-02T10:00:00.000Z' });
+  // One end: open → expired (never completed), the decline recorded on the collection.
+  const events = (await feed(api(), before)).filter((e) => /^(checkout_session|subscription|collection)\./.test(e.type));
+  expect(events.map((e) => e.type)).toEqual(['subscription.created', 'collection.created', 'collection.payment_failed', 'checkout_session.expired', 'subscription.expired', 'collection.voided']);
+  expect(events[3].data.object).toMatchObject({ id: session.id, status: 'expired', payment_status: 'unpaid', collection: mid.collection, subscription: mid.subscription });
 
   // The page shows that it expired (no form), and a late payment is refused.
   const expired = await browser.get(path);
@@ -58,6 +64,40 @@ test('declined on the page and never retried: at expires_at the session expires,
   expect(late.status).toBe(303);
   expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('voided');
   expect((await api().get(`/v1/charges?customer=${customer.id}`)).body.data.filter((c: { status: string }) => c.status === 'succeeded' || c.status === 'paid')).toHaveLength(0);
+});
+
+test('declined, then paid with a good card in the session\'s last hour (23 h 30 min): paid, the subscription active; the events exactly', async () => {
+  const s = await billingSetup(api());
+  const { clock, customer } = await clockAndCustomer(api(), '2026-03-05T10:00:00.000Z');
+  const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: customer.id, items: [{ price: s.monthly.id }] })).body;
+  const before = await lastEventId(api());
+  const { browser, path, page } = await openSession(t, session.url);
+  const declined = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
+  expect(declined.status).toBe(402);
+  const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+
+  // Past the 23-hour window a subscription of its own would have: still payable, nothing voided.
+  await advance(api(), clock.id, '2026-03-06T09:30:00.000Z');
+  expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body.status).toBe('incomplete');
+  expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('pending');
+  const again = await browser.get(path);
+  expect(again.status).toBe(200);
+  expect(again.text).toContain(`action="${path}/pay"`);
+  const paid = await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(again.text) });
+  expect(paid.status).toBe(303);
+  const thanks = await browser.get(path);
+  expect(thanks.text).not.toContain('Cannot pay');
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'complete', payment_status: 'paid', completed_at: '2026-03-06T09:30:00.000Z' });
+  expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body).toMatchObject({ status: 'active', first_payment_expires_at: null });
+  expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('paid');
+
+  const events = (await feed(api(), before)).filter((e) => /^(checkout_session|subscription|collection)\./.test(e.type));
+  expect(events.map((e) => e.type)).toEqual(['subscription.created', 'collection.created', 'collection.payment_failed', 'checkout_session.completed', 'collection.paid', 'subscription.activated', 'subscription.updated']);
+  expect(events[3].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'paid' });
+  // expires_at then changes nothing.
+  await advance(api(), clock.id, '2026-03-06T11:00:00.000Z');
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body.status).toBe('complete');
+  expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body.status).toBe('active');
 });
 
 test('a declined card then an approving one before expires_at: paid, and expires_at then changes nothing', async () => {
@@ -88,7 +128,7 @@ test('PSE refused at the bank: the session is unpaid again with the reason and a
   const rejected = await browser.post(bankPath).type('form').send({ decision: 'reject', _csrf: csrfOf(bank.text) });
   expect(rejected.status).toBe(303);
   const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
-  expect(mid).toMatchObject({ status: 'complete', payment_status: 'unpaid', last_payment: expect.objectContaining({ status: 'declined', failure_code: 'payment_not_completed' }) });
+  expect(mid).toMatchObject({ status: 'open', payment_status: 'unpaid', last_payment: expect.objectContaining({ status: 'declined', failure_code: 'payment_not_completed' }) });
   const back = await browser.get(path);
   expect(back.status).toBe(200);
   expect(back.text).toContain('role="alert"');
@@ -180,4 +220,21 @@ test('invoicing.enabled on a payment session: the paid collection gets its fisca
   const without = await open(undefined);
   await payOnPage(without.url);
   expect((await client.get(`/v1/collections/${(await client.get(`/v1/checkout_session/${without.id}`)).body.collection}`)).body).toMatchObject({ status: 'paid', invoice: null });
+});
+
+test('a refusal the page has no words for (the merchant voided the collection of a declined session) is shown in the page\'s language, never the API\'s English', async () => {
+  const s = await billingSetup(api());
+  const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }] })).body;
+  const { browser, path, page } = await openSession(t, session.url);
+  const declined = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
+  expect(declined.status).toBe(402);
+  const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  expect((await api().post(`/v1/collections/${mid.collection}/void`)).status).toBe(200);
+  const refused = await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(declined.text) });
+  expect(refused.status).toBe(400);
+  expect(refused.text).toContain('No pudimos completar esta solicitud');
+  expect(refused.text).not.toMatch(/Cannot pay|its status is/);
+  const again = await browser.get(path);
+  expect(again.text).toContain('El pago no fue aprobado');
+  expect(again.text).not.toMatch(/Cannot pay|its status is/);
 });

@@ -90,5 +90,6 @@ export function declineMessage(t: Translate, error: { code: string; message: str
   const known = ['generic_decline', 'insufficient_funds', 'expired_card', 'processing_error', 'payment_not_completed'];
   if (known.includes(key)) return t(`decline.${key}`);
   if (error.code === 'card_declined') return t('decline.generic_decline');
-  return t('decline.other', { message: error.message });
+  // Anything else (a gateway's own wording, a refusal of the collection) is in English: never shown as is.
+  return t('decline.other');
 }

@@ -91,6 +91,7 @@ export const SESSION_MESSAGES: Catalog = {
     'code.payment_in_progress': 'Ya hay un pago en curso para esta compra.',
     'code.customer_required': 'Identifícate antes de pagar.',
     'code.payment_method_not_allowed': 'Ese medio de pago no está disponible para esta compra.',
+    'code.other': 'No pudimos completar esta solicitud. Revisa los datos e inténtalo de nuevo.',
   },
   en: {
     'cs.title': 'Checkout',
@@ -181,5 +182,6 @@ export const SESSION_MESSAGES: Catalog = {
     'code.payment_in_progress': 'A payment for this purchase is already in progress.',
     'code.customer_required': 'Identify yourself before paying.',
     'code.payment_method_not_allowed': 'That payment method is not available for this purchase.',
+    'code.other': 'We could not complete this request. Check the details and try again.',
   },
 };

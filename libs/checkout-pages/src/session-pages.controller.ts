@@ -280,7 +280,8 @@ export class SessionPagesController {
     if (!(err instanceof ApiError) || err instanceof CheckoutTokenError || err.status >= 500) throw err;
     const t = checkoutPages.helpers(locale).t;
     const known = t(`code.${err.code}`);
-    const message = known === `code.${err.code}` ? err.message : known;
+    // The API's own message is English: a refusal without words of the page's language gets a general one.
+    const message = known === `code.${err.code}` ? t('code.other') : known;
     const left = (err.extra as { attempts_left?: number })?.attempts_left;
     const session = await this.open(id, token);
     return this.render(request, reply, session, locale, { at, message, hint: typeof left === 'number' ? t('cs.code.attempts', { n: left }) : null }, fields, err.status === 402 ? 402 : 400);
@@ -294,7 +295,7 @@ export class SessionPagesController {
     const names = countryNames(locale);
     const amount = s.mode === 'setup' ? '' : ` ${helpers.money(s.total, s.currency)}`;
     // A payment refused earlier (a decline, a bank that refused or timed out): its reason above the retry.
-    if (!error && s.can_pay && s.status === 'complete' && s.last_payment?.status === 'declined') {
+    if (!error && s.can_pay && s.last_payment?.status === 'declined') {
       error = { at: 'pay', message: declineMessage(t, { code: s.last_payment.failure_code ?? 'payment_failed', message: s.last_payment.message ?? '', extra: { decline_code: s.last_payment.decline_code } }), hint: t('decline.retry') };
     }
     const redirects = [origin(s.after_completion.redirect_url_approved), origin(s.after_completion.redirect_url_processing)].filter((o): o is string => !!o);

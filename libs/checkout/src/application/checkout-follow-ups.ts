@@ -28,12 +28,16 @@ export class CheckoutFollowUps implements OnModuleInit {
 
   onModuleInit(): void {
     this.followUps.register({ collectionPaid: (ctx, notice) => this.collectionPaid(ctx, notice) });
-    this.followUps.registerLifecycle({ paymentFailed: (ctx, collectionId, failure) => this.paymentFailed(ctx, collectionId, failure) });
+    this.followUps.registerLifecycle({
+      paymentFailed: (ctx, collectionId, failure) => this.paymentFailed(ctx, collectionId, failure),
+      paymentSucceeding: (ctx, collectionId, chargeId) => this.paymentSucceeding(ctx, collectionId, chargeId),
+    });
     this.scheduler.register({ name: 'checkout_session', collection: 'checkout_sessions', run: (ctx, doc) => this.expire(ctx, doc) });
   }
 
   /**
-   * `expires_at` passed on an open session, or on a completed one whose payment never succeeded:
+   * `expires_at` passed on an open session (never paid; declined attempts included), or on one
+   * completed unpaid under the earlier rule:
    * `checkout_session.expired` (decided at the deadline's own time); then what it left behind ends
    * too — its subscription expires (`subscription.expired`, still `incomplete`) and its collection
    * is voided (`collection.voided`), in that order.
@@ -71,6 +75,28 @@ export class CheckoutFollowUps implements OnModuleInit {
   }
 
   /**
+   * The gateway approved the charge of a session's attempt (the attempt names the session): the
+   * session completes (`checkout_session.completed`, `payment_status: paid`) before the charge's
+   * outcome is recorded, so the feed reads in the spec's order — completed, then `collection.paid`
+   * and `subscription.activated`. Idempotent: a session already complete decides nothing.
+   */
+  async paymentSucceeding(ctx: CommandContext, collectionId: string, chargeId: string): Promise<string | null> {
+    const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+    const tx = state.transactions.find((t) => t.charges.some((c) => c.id === chargeId));
+    const sessionId = tx?.source.checkout_session;
+    if (!tx || !sessionId || !state.fields) return null;
+    const paymentMethod = tx.source.save_as?.payment_method_id ?? tx.source.payment_method ?? null;
+    const { position } = await onSession(this.executor, ctx, sessionId, (now) => ({
+      type: 'RecordPaymentOutcome',
+      owner: ctx,
+      sessionId,
+      outcome: { status: 'paid', collection: collectionId, subscription: state.fields!.subscription, payment_method: paymentMethod, message: null, failure_code: null, decline_code: null, additional_data: null },
+      now,
+    }));
+    return position;
+  }
+
+  /**
    * An asynchronous payment of a session (pse, a voucher) that the bank refused or that timed out:
    * the session is unpaid again with the reason, and the page offers a retry until `expires_at`.
    */
@@ -81,7 +107,7 @@ export class CheckoutFollowUps implements OnModuleInit {
       limit: 1,
     });
     // Only a session waiting for the bank: a decline on the page is recorded by the payment itself.
-    if (!session || session.status !== 'complete' || session.payment_status !== 'processing') return null;
+    if (!session || session.status === 'expired' || session.payment_status !== 'processing') return null;
     const sessionId = session.id;
     const { position } = await onSession(this.executor, ctx, sessionId, (now) => ({
       type: 'RecordPaymentOutcome',
@@ -115,7 +141,7 @@ export class CheckoutFollowUps implements OnModuleInit {
       orderBy: { field: '_created', direction: 'desc' },
       limit: 1,
     });
-    if (!session || session.payment_status === 'paid' || session.status !== 'complete' || session.mode === 'setup') return null;
+    if (!session || session.payment_status === 'paid' || session.status === 'expired' || session.mode === 'setup') return null;
     const sessionId = session.id;
     const { position } = await onSession(this.executor, ctx, sessionId, (now) => ({
       type: 'RecordPaymentOutcome',

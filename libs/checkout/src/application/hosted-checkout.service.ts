@@ -83,8 +83,8 @@ export class HostedCheckoutService extends HostedCheckout {
     if (!state.exists || Date.parse(state.fields!.expires_at) !== claims.exp) throw new CheckoutTokenError('invalid');
     const request: CommandContext = { accountId: state.owner!.accountId, mode: state.owner!.mode, requestId: req?.request_id ?? null, idempotencyKey: null };
     const ctx = await this.clocks.contextFor(request, state.fields!.test_clock);
-    // Past its time a session the customer never completed is gone; one completed (paid, or expired unpaid after a decline) shows its outcome.
-    if (this.executor.now(ctx).getTime() >= claims.exp && !state.fields!.completed_at) throw new CheckoutTokenError('expired');
+    // Past its time a session the customer never tried to pay is gone; one they paid or tried to pay (expired unpaid after a decline) shows its outcome.
+    if (this.executor.now(ctx).getTime() >= claims.exp && !state.fields!.completed_at && !state.fields!.last_payment) throw new CheckoutTokenError('expired');
     return { id: claims.sid, ctx, state };
   }
 
@@ -221,8 +221,8 @@ export class HostedCheckoutService extends HostedCheckout {
   async completion(token: string): Promise<{ session: HostedSessionView; redirect_url: string | null }> {
     const session = await this.open(token);
     const ac = session.after_completion;
-    if (session.status !== 'complete' || ac.type !== 'redirect') return { session, redirect_url: null };
-    if (session.payment_status === 'paid' || session.payment_status === 'no_payment_required') return { session, redirect_url: ac.redirect_url_approved };
+    if (session.status === 'expired' || ac.type !== 'redirect') return { session, redirect_url: null };
+    if (session.status === 'complete' && (session.payment_status === 'paid' || session.payment_status === 'no_payment_required')) return { session, redirect_url: ac.redirect_url_approved };
     if (session.payment_status === 'processing') return { session, redirect_url: ac.redirect_url_processing ?? null };
     return { session, redirect_url: null };
   }

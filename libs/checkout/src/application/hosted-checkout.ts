@@ -120,7 +120,7 @@ export interface HostedSessionView {
     /** Async methods: redirect address (pse bank page) or voucher data (efecty/cash reference, amount, expiry). */
     additional_data: Record<string, unknown> | null;
   } | null;
-  /** Whether `pay` may be called now (open, or complete with a declined first attempt and time left). */
+  /** Whether `pay` may be called now (open, before `expires_at`, no attempt under way; after a decline too). */
   can_pay: boolean;
   after_completion: { type: 'hosted' | 'redirect'; redirect_url_approved: string | null; redirect_url_processing: string | null };
   subscription: string | null;
@@ -194,7 +194,8 @@ export abstract class HostedCheckout {
   /**
    * Verifies the token (HMAC, expiry, that it names an existing session) → the session as the page
    * shows it. The page compares `view.id` with the `cs_` id of its path (another session's token is
-   * refused as foreign); a session past `expires_at` answers `checkout_token_expired` unless complete.
+   * refused as foreign); a session past `expires_at` answers `checkout_token_expired` unless the
+   * customer paid or tried to pay it (its outcome stays readable).
    */
   abstract open(token: string): Promise<HostedSessionView>;
 
@@ -227,9 +228,10 @@ export abstract class HostedCheckout {
   /**
    * Pays (or, in setup mode, saves the method): checks everything required (customer identified,
    * consent, required custom fields, shipping address in an allowed country, the method allowed),
-   * then completes the session (`checkout_session.completed`), creates the subscription or the
-   * collection and attempts it. Two tabs at once: one charge; the other gets `payment_in_progress`
-   * or the outcome already reached. After a decline the same call pays the session's collection again.
+   * then creates the subscription or the collection and attempts it; the session completes
+   * (`checkout_session.completed`) when the payment is approved and stays open otherwise. Two tabs
+   * at once: one charge; the other gets `payment_in_progress` or the outcome already reached. After
+   * a decline the same call pays the session's collection again.
    */
   abstract pay(token: string, input: PayInput, req: PageRequest): Promise<PayOutcome>;
 

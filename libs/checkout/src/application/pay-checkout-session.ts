@@ -37,11 +37,14 @@ export interface PayResult {
  * The customer pays a checkout session (or, in setup mode, saves a method):
  *  1. everything is checked without writing (the session's rules, the card data tokenized by the gateway);
  *  2. the session's coupons are redeemed (once per session, whichever tab);
- *  3. `checkout_session.completed` is appended with the session's expected revision: of two tabs
- *     paying at once one completes, the other is refused (`payment_in_progress`) — one charge;
- *  4. the subscription (`subscription.created`, `collection.created`, the charge, `collection.paid`,
- *     `subscription.activated`) or the collection is created and attempted, or the method saved;
- *  5. the outcome is recorded on the session (`checkout_session.payment_updated`).
+ *  3. the attempt starts on the session (`checkout_payment.started`, internal) with its expected
+ *     revision: of two tabs paying at once one starts, the other is refused (`payment_in_progress`);
+ *  4. the subscription (`subscription.created`, `collection.created`, the charge) or the collection
+ *     is created and attempted, or the method saved; an approval completes the session
+ *     (`checkout_session.completed`, paid) in the commit after the gateway's answer, before
+ *     `collection.paid` and `subscription.activated` (CheckoutFollowUps.paymentSucceeding);
+ *  5. the outcome is recorded on the session: completed when paid (if not already), else it stays
+ *     open (`checkout_payment.updated`, internal: declined, or processing).
  * After a decline the same call pays the session's collection again (one attempt at a time).
  */
 @Injectable()
@@ -63,7 +66,8 @@ export class PayCheckoutSession {
     if (input.payment_information && input.payment_method) throw invalidParam('payment_information', 'payment_method and payment_information are mutually exclusive; send only one');
     if (!input.payment_information && !input.payment_method) throw missingParam('payment_information', 'Choose a payment method');
     const method = await this.methodOf(ctx, input);
-    if (f.status === 'open') return this.first(ctx, sessionId, state, input, method, details);
+    // The session stays open until paid: its first attempt, or another after a decline.
+    if (!f.last_payment) return this.first(ctx, sessionId, state, input, method, details);
     return this.retry(ctx, sessionId, state, input, method);
   }
 
@@ -88,7 +92,7 @@ export class PayCheckoutSession {
     const f = state.fields!;
     const subscriptionId = f.mode === 'subscription' ? newId('sub') : null;
     const collectionId = f.mode === 'payment' ? newId('col') : null;
-    const complete = (now: Date) => ({ type: 'CompleteCheckoutSession' as const, owner: ctx, sessionId, details, method, subscriptionId, collectionId, now });
+    const complete = (now: Date) => ({ type: 'StartCheckoutPayment' as const, owner: ctx, sessionId, details, method, subscriptionId, collectionId, now });
     // Every rule first, nothing written: a refused payment leaves the session open.
     const decided = checkoutSessionDecider.decide(complete(this.executor.now(ctx)), state);
     const after = decided.reduce((s, e) => checkoutSessionDecider.evolve(s, e), state).fields!;
@@ -107,7 +111,7 @@ export class PayCheckoutSession {
       completed = await onSession(this.executor, ctx, sessionId, complete);
     } catch (error) {
       // Another tab completed it first: it holds the attempt (and the use and redemptions).
-      if (error instanceof DomainError && error.code === 'checkout_session_complete') throw new DomainError('payment_in_progress', 'This checkout is being paid in another window', null, 409);
+      if (error instanceof DomainError && (error.code === 'checkout_session_complete' || error.code === 'payment_in_progress')) throw new DomainError('payment_in_progress', 'This checkout is being paid in another window', null, 409);
       await this.coupons.releaseReservations(ctx, f.discounts.flatMap((d) => (d.coupon ? [d.coupon] : [])), sessionId);
       if (f.payment_link) {
         const linkId = f.payment_link;
@@ -135,7 +139,9 @@ export class PayCheckoutSession {
     // follow-up may have recorded before the others ran.
     let attempted: string | null;
     try {
-      const made = f.mode === 'setup' ? await this.setup(ctx, f, source) : f.mode === 'subscription' ? await this.subscription(ctx, f, state, source) : await this.payment(ctx, sessionId, f, state, source);
+      // The attempt names the session: its approval completes the session before `collection.paid` (checkout-follow-ups).
+      const charged = { ...source, checkout_session: sessionId };
+      const made = f.mode === 'setup' ? await this.setup(ctx, f, source) : f.mode === 'subscription' ? await this.subscription(ctx, sessionId, f, state, charged) : await this.payment(ctx, sessionId, f, state, charged);
       outcome = made.outcome;
       attempted = made.position;
     } catch (error) {
@@ -153,7 +159,7 @@ export class PayCheckoutSession {
     return { outcome, position: laterPosition(laterPosition(position, attempted), outcomePosition) };
   }
 
-  private async subscription(ctx: CommandContext, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PayResult> {
+  private async subscription(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PayResult> {
     const subscriptionId = f.subscription!;
     const existing = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
     if (!existing.state.exists) {
@@ -174,7 +180,9 @@ export class PayCheckoutSession {
       const firstCollectionLines = f.shipping_cost && f.shipping_amount ? [{ ...shippingLine(f.shipping_amount, f.currency), id: newId('si') }] : [];
       // `invoicing.enabled: false` switches off the first collection's fiscal invoice (renewals follow the subscription's `renewal_invoicing`).
       const firstCollectionInvoicing = f.invoicing && !f.invoicing.enabled ? ('none' as const) : undefined;
-      const created: CommandResult = await this.commands.execute(new CreateSubscriptionCommand(ctx, body as never, false, { subscriptionId, source, firstCollectionLines, firstCollectionInvoicing }));
+      // Its first-payment window is the session's `expires_at`: while the session is open it can be paid.
+      const session = { id: sessionId, expires_at: f.expires_at };
+      const created: CommandResult = await this.commands.execute(new CreateSubscriptionCommand(ctx, body as never, false, { subscriptionId, source, firstCollectionLines, firstCollectionInvoicing, session }));
       const latest = (await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state.fields!.latest_collection!;
       return { outcome: await this.outcomeOf(subscriptionId, latest), position: created.position };
     }

@@ -86,9 +86,8 @@ export class SessionViews {
     const firstRecurring = state.lines.find((l) => l.price.type === 'recurring')?.price;
     const last = f.last_payment;
     const stale = last?.status === 'in_progress' && now.getTime() - Date.parse(last.started_at) >= STALE_PAYMENT_MS;
-    const canPay =
-      (f.status === 'open' && now.getTime() < Date.parse(f.expires_at)) ||
-      (f.status === 'complete' && f.mode !== 'setup' && f.payment_status === 'unpaid' && (last?.status === 'declined' || stale) && now.getTime() < Date.parse(f.expires_at));
+    // Open until paid: payable before `expires_at`, unless an attempt is under way (at the gateway, or awaiting a bank or transfer).
+    const canPay = f.status === 'open' && now.getTime() < Date.parse(f.expires_at) && f.payment_status !== 'processing' && (last?.status !== 'in_progress' || stale);
     return {
       id: sessionId,
       status: f.status,

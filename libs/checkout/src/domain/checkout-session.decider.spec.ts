@@ -26,7 +26,7 @@ const create = (input: Partial<CreateCheckoutSessionInput>, over: Partial<Extrac
 const created = (input: Partial<CreateCheckoutSessionInput> = {}) => checkoutSessionDecider.decide(create(input), checkoutSessionDecider.initialState);
 const details = { ip_address: '1.2.3.4', user_agent: 'ua' };
 const card = { gateway: 'gateway_a', type: 'card' };
-const complete = (over: object = {}): CheckoutSessionCommand => ({ type: 'CompleteCheckoutSession', owner, sessionId: 'cs_1', details, method: card, subscriptionId: 'sub_1', collectionId: null, now: later(1000), ...over });
+const start = (over: object = {}): CheckoutSessionCommand => ({ type: 'StartCheckoutPayment', owner, sessionId: 'cs_1', details, method: card, subscriptionId: 'sub_1', collectionId: null, now: later(1000), ...over });
 
 describe('checkout session decider: create', () => {
   test('a subscription session: open, priced, expiring in 24 hours by default', () => {
@@ -61,95 +61,144 @@ describe('checkout session decider: create', () => {
   });
 });
 
-describe('checkout session decider: paying', () => {
-  test('complete: the session is completed with the subscription it announces; the attempt is in progress', () => {
-    given(checkoutSessionDecider, created()).when(complete()).then((events) => {
-      expect(events.map((e) => e.type)).toEqual(['checkout_session.completed']);
-      expect(events[0].data).toMatchObject({ customer: 'cus_1', subscription: 'sub_1', payment_status: 'unpaid', last_payment: { status: 'in_progress' } });
+describe('checkout session decider: paying (open → complete when paid; open → expired at expires_at)', () => {
+  type Fields = Parameters<typeof checkoutSessionDeadline>[0];
+  const fieldsOf = (events: CheckoutSessionEvent[]) => (fold(checkoutSessionDecider as never, events) as { fields: Fields }).fields;
+  const decideOn = (events: CheckoutSessionEvent[], command: CheckoutSessionCommand) => [...events, ...checkoutSessionDecider.decide(command, fold(checkoutSessionDecider as never, events) as never)];
+  const outcome = (status: 'paid' | 'declined' | 'processing' | 'saved', at = later(1500), over: object = {}): CheckoutSessionCommand => ({
+    type: 'RecordPaymentOutcome',
+    owner,
+    sessionId: 'cs_1',
+    outcome: {
+      status,
+      collection: 'col_1',
+      subscription: 'sub_1',
+      payment_method: status === 'paid' || status === 'saved' ? 'pm_1' : null,
+      message: status === 'declined' ? 'The card was declined.' : null,
+      failure_code: status === 'declined' ? 'card_declined' : null,
+      decline_code: status === 'declined' ? 'generic_decline' : null,
+      additional_data: status === 'processing' ? { type: 'redirect', redirect_url: 'http://bank' } : null,
+      ...over,
+    },
+    now: at,
+  });
+  const retry = (at = later(2000)): CheckoutSessionCommand => ({ type: 'StartPaymentRetry', owner, sessionId: 'cs_1', method: card, now: at });
+  const expire = (expected: string | null, at: Date): CheckoutSessionCommand => ({ type: 'ExpireCheckoutSession', owner, sessionId: 'cs_1', expected, now: at });
+  const EXPIRES = '2026-11-24T10:00:00.000Z';
+  const atExpiry = later(24 * 3_600_000);
+  const started = () => decideOn(created(), start());
+
+  test('paying starts the attempt: the session stays open (internal event, not in the feed), naming the subscription it will make', () => {
+    given(checkoutSessionDecider, created()).when(start()).then((events) => {
+      expect(events.map((e) => e.type)).toEqual(['checkout_payment.started']);
+      expect(events[0].data).toMatchObject({ customer: 'cus_1', subscription: 'sub_1', last_payment: { status: 'in_progress' } });
     });
+    expect(fieldsOf(started())).toMatchObject({ status: 'open', payment_status: 'unpaid', subscription: 'sub_1', completed_at: null });
   });
 
-  test('a second completion (another tab) is refused; an expired or unidentified session cannot be paid', () => {
-    const done = [...created(), ...checkoutSessionDecider.decide(complete(), fold(checkoutSessionDecider as never, created()))];
-    given(checkoutSessionDecider, done).when(complete()).thenRejects('checkout_session_complete');
-    given(checkoutSessionDecider, created()).when(complete({ now: later(25 * 3_600_000) })).thenRejects('checkout_session_expired');
-    given(checkoutSessionDecider, created({ customer: null })).when(complete()).thenRejects('customer_required');
-    given(checkoutSessionDecider, created({ payment_methods: { gateway_a: ['pse'] } })).when(complete()).thenRejects('payment_method_not_allowed');
+  test('one attempt at a time (another tab is refused); an expired, unidentified or not allowed payment is refused', () => {
+    given(checkoutSessionDecider, started()).when(start({ now: later(1500) })).thenRejects('payment_in_progress');
+    given(checkoutSessionDecider, started()).when(retry(later(1500))).thenRejects('payment_in_progress');
+    given(checkoutSessionDecider, created()).when(start({ now: later(25 * 3_600_000) })).thenRejects('checkout_session_expired');
+    given(checkoutSessionDecider, created({ customer: null })).when(start()).thenRejects('customer_required');
+    given(checkoutSessionDecider, created({ payment_methods: { gateway_a: ['pse'] } })).when(start()).thenRejects('payment_method_not_allowed');
   });
 
-  test('after a decline the session may be paid again, one attempt at a time', () => {
-    const past: CheckoutSessionEvent[] = [
-      ...created(),
-      { type: 'checkout_session.completed', data: { id: 'cs_1', customer: 'cus_1', subscription: 'sub_1', collection: null, payment_status: 'unpaid', completed_at: later(1000).toISOString(), last_payment: { status: 'in_progress', started_at: later(1000).toISOString(), message: null, failure_code: null, decline_code: null, additional_data: null }, meta_data: {} } },
-    ];
-    const retry: CheckoutSessionCommand = { type: 'StartPaymentRetry', owner, sessionId: 'cs_1', method: card, now: later(2000) };
-    given(checkoutSessionDecider, past).when(retry).thenRejects('payment_in_progress');
-    const declined: CheckoutSessionEvent = {
-      type: 'checkout_session.payment_updated',
-      data: { id: 'cs_1', payment_status: 'unpaid', collection: 'col_1', subscription: 'sub_1', payment_method: null, last_payment: { status: 'declined', started_at: later(1000).toISOString(), message: 'The card was declined.', failure_code: 'card_declined', decline_code: 'generic_decline', additional_data: null }, updated_at: later(1500).toISOString(), meta_data: {} },
-    };
-    given(checkoutSessionDecider, [...past, declined]).when(retry).then(([e]) => expect(e).toMatchObject({ type: 'checkout_payment.retried', data: { last_payment: { status: 'in_progress' } } }));
-    const paid: CheckoutSessionEvent = { ...declined, data: { ...declined.data, payment_status: 'paid', last_payment: { ...declined.data.last_payment, status: 'paid' } } } as CheckoutSessionEvent;
-    given(checkoutSessionDecider, [...past, paid]).when(retry).thenRejects('checkout_session_complete');
+  test('approved: open → complete, and the completed event carries payment_status paid, the collection and the method', () => {
+    given(checkoutSessionDecider, started())
+      .when(outcome('paid'))
+      .then([
+        {
+          type: 'checkout_session.completed',
+          data: {
+            id: 'cs_1',
+            customer: 'cus_1',
+            subscription: 'sub_1',
+            collection: 'col_1',
+            payment_status: 'paid',
+            payment_method: 'pm_1',
+            completed_at: later(1500).toISOString(),
+            last_payment: { status: 'paid', started_at: later(1000).toISOString(), message: null, failure_code: null, decline_code: null, additional_data: null },
+            meta_data: {},
+          },
+        },
+      ]);
+    const paid = decideOn(started(), outcome('paid'));
+    expect(fieldsOf(paid)).toMatchObject({ status: 'complete', payment_status: 'paid', collection: 'col_1', payment_method: 'pm_1' });
+    // The same outcome recorded again (the page after the follow-up): nothing.
+    given(checkoutSessionDecider, paid).when(outcome('paid', later(1600))).then([]);
+    // complete is final: no deadline, and nothing expires it.
+    expect(checkoutSessionDeadline(fieldsOf(paid))).toBeNull();
+    given(checkoutSessionDecider, paid).when(expire(EXPIRES, atExpiry)).then([]);
+    given(checkoutSessionDecider, paid).when(expire(null, later(2000))).thenRejects('invalid_state');
+    given(checkoutSessionDecider, paid).when(retry()).thenRejects('checkout_session_complete');
   });
 
-  test('expire: only an open session, only at its expires_at (a deadline for another time decides nothing)', () => {
-    const expire = (expected: string | null, at: Date): CheckoutSessionCommand => ({ type: 'ExpireCheckoutSession', owner, sessionId: 'cs_1', expected, now: at });
-    given(checkoutSessionDecider, created()).when(expire('2026-11-24T10:00:00.000Z', later(24 * 3_600_000))).then([{ type: 'checkout_session.expired', data: { id: 'cs_1', expired_at: '2026-11-24T10:00:00.000Z', collection: null, subscription: null, meta_data: {} } }]);
-    given(checkoutSessionDecider, created()).when(expire('2026-11-24T10:00:00.000Z', later(1000))).then([]);
+  test('setup: the method saved completes the session with no_payment_required', () => {
+    const setup = decideOn(created({ mode: 'setup', lines: [] }), start({ subscriptionId: null }));
+    given(checkoutSessionDecider, setup).when(outcome('saved')).then(([e]) => expect(e).toMatchObject({ type: 'checkout_session.completed', data: { payment_status: 'no_payment_required', payment_method: 'pm_1' } }));
+  });
+
+  test('declined: the session stays open with the reason (internal event); paid on a retry it completes', () => {
+    given(checkoutSessionDecider, started())
+      .when(outcome('declined'))
+      .then(([e]) => expect(e).toMatchObject({ type: 'checkout_payment.updated', data: { payment_status: 'unpaid', collection: 'col_1', last_payment: { status: 'declined', failure_code: 'card_declined' } } }));
+    const declined = decideOn(started(), outcome('declined'));
+    expect(fieldsOf(declined)).toMatchObject({ status: 'open', payment_status: 'unpaid', collection: 'col_1' });
+    expect(checkoutSessionDeadline(fieldsOf(declined))).toEqual({ kind: 'expire', at: EXPIRES });
+    given(checkoutSessionDecider, declined).when(retry()).then(([e]) => expect(e).toMatchObject({ type: 'checkout_payment.retried', data: { last_payment: { status: 'in_progress' } } }));
+    // Another tab that still saw the session unpaid starts a retry, never a second first attempt.
+    given(checkoutSessionDecider, declined).when(start({ now: later(2000), subscriptionId: 'sub_2' })).then(([e]) => expect(e.type).toBe('checkout_payment.retried'));
+    const retried = decideOn(declined, retry());
+    given(checkoutSessionDecider, retried).when(retry(later(2500))).thenRejects('payment_in_progress');
+    given(checkoutSessionDecider, retried).when(outcome('paid', later(3000))).then(([e]) => expect(e).toMatchObject({ type: 'checkout_session.completed', data: { payment_status: 'paid', subscription: 'sub_1' } }));
+  });
+
+  test('declined and never paid: at expires_at open → expired, naming the collection to void and the subscription to expire', () => {
+    const declined = decideOn(started(), outcome('declined'));
+    given(checkoutSessionDecider, declined).when(expire(EXPIRES, later(3000))).then([]);
+    given(checkoutSessionDecider, declined).when(expire(EXPIRES, atExpiry)).then([{ type: 'checkout_session.expired', data: { id: 'cs_1', expired_at: EXPIRES, collection: 'col_1', subscription: 'sub_1', meta_data: {} } }]);
+    given(checkoutSessionDecider, declined).when(retry(later(24 * 3_600_000 + 1))).thenRejects('checkout_session_expired');
+    const expired = decideOn(declined, expire(EXPIRES, atExpiry));
+    // A late refusal changes nothing; the session is expired for good.
+    given(checkoutSessionDecider, expired).when(outcome('declined', later(24 * 3_600_000 + 5))).then([]);
+    given(checkoutSessionDecider, expired).when(expire(null, atExpiry)).thenRejects('invalid_state');
+  });
+
+  test('an open session without an attempt: the deadline at expires_at only; the API expire at once', () => {
+    given(checkoutSessionDecider, created()).when(expire(EXPIRES, atExpiry)).then([{ type: 'checkout_session.expired', data: { id: 'cs_1', expired_at: EXPIRES, collection: null, subscription: null, meta_data: {} } }]);
+    given(checkoutSessionDecider, created()).when(expire(EXPIRES, later(1000))).then([]);
     given(checkoutSessionDecider, created()).when(expire(null, later(1000))).then(([e]) => expect(e.type).toBe('checkout_session.expired'));
   });
 
-  describe('a completed session never paid', () => {
-    const lp = (status: string, at = later(1000)) => ({ status, started_at: at.toISOString(), message: status === 'declined' ? 'The card was declined.' : null, failure_code: status === 'declined' ? 'card_declined' : null, decline_code: null, additional_data: null }) as never;
-    const completed: CheckoutSessionEvent[] = [
+  test('awaiting a bank or a transfer (processing): open, no deadline, not expirable; refused, it is unpaid again and the deadline is back', () => {
+    const processing = decideOn(started(), outcome('processing'));
+    expect(fieldsOf(processing)).toMatchObject({ status: 'open', payment_status: 'processing', last_payment: { status: 'processing', additional_data: { type: 'redirect' } } });
+    expect(checkoutSessionDeadline(fieldsOf(processing))).toBeNull();
+    given(checkoutSessionDecider, processing).when(expire(EXPIRES, atExpiry)).then([]);
+    given(checkoutSessionDecider, processing).when(expire(null, later(2000))).thenRejects('payment_in_progress');
+    given(checkoutSessionDecider, processing).when(retry()).thenRejects('payment_in_progress');
+    const refused = decideOn(processing, outcome('declined', later(5000), { message: 'The bank rejected the payment.', failure_code: 'payment_not_completed', decline_code: null }));
+    expect(fieldsOf(refused)).toMatchObject({ status: 'open', payment_status: 'unpaid', last_payment: { status: 'declined', failure_code: 'payment_not_completed' } });
+    expect(checkoutSessionDeadline(fieldsOf(refused))).toEqual({ kind: 'expire', at: EXPIRES });
+    // Settled by the bank instead: complete and paid.
+    given(checkoutSessionDecider, processing).when(outcome('paid', later(5000))).then(([e]) => expect(e).toMatchObject({ type: 'checkout_session.completed', data: { payment_status: 'paid' } }));
+  });
+
+  test('an attempt in flight at expires_at: nothing expires yet', () => {
+    const inFlight = decideOn(decideOn(started(), outcome('declined')), retry(later(24 * 3_600_000 - 1000)));
+    given(checkoutSessionDecider, inFlight).when(expire(EXPIRES, atExpiry)).then([]);
+  });
+
+  test('a session completed unpaid under the earlier rule still ends at expires_at, its collection named', () => {
+    const lp = (status: string) => ({ status, started_at: later(1000).toISOString(), message: null, failure_code: null, decline_code: null, additional_data: null }) as never;
+    const legacy: CheckoutSessionEvent[] = [
       ...created(),
       { type: 'checkout_session.completed', data: { id: 'cs_1', customer: 'cus_1', subscription: 'sub_1', collection: null, payment_status: 'unpaid', completed_at: later(1000).toISOString(), last_payment: lp('in_progress'), meta_data: {} } },
+      { type: 'checkout_session.payment_updated', data: { id: 'cs_1', payment_status: 'unpaid', collection: 'col_1', subscription: 'sub_1', payment_method: null, last_payment: lp('declined'), updated_at: later(1500).toISOString(), meta_data: {} } },
     ];
-    const outcome = (payment_status: 'unpaid' | 'processing' | 'paid', status: string): CheckoutSessionEvent => ({
-      type: 'checkout_session.payment_updated',
-      data: { id: 'cs_1', payment_status, collection: 'col_1', subscription: 'sub_1', payment_method: null, last_payment: lp(status), updated_at: later(1500).toISOString(), meta_data: {} },
-    });
-    const expire = (at: Date): CheckoutSessionCommand => ({ type: 'ExpireCheckoutSession', owner, sessionId: 'cs_1', expected: '2026-11-24T10:00:00.000Z', now: at });
-    const fields = (events: CheckoutSessionEvent[]) => fold(checkoutSessionDecider as never, events) as { fields: never };
-
-    test('declined and never retried: at expires_at it expires, naming the collection to void and the subscription to expire', () => {
-      const declined = [...completed, outcome('unpaid', 'declined')];
-      expect(checkoutSessionDeadline((fields(declined) as { fields: Parameters<typeof checkoutSessionDeadline>[0] }).fields)).toEqual({ kind: 'expire', at: '2026-11-24T10:00:00.000Z' });
-      given(checkoutSessionDecider, declined).when(expire(later(1000))).then([]);
-      given(checkoutSessionDecider, declined)
-        .when(expire(later(24 * 3_600_000)))
-        .then([{ type: 'checkout_session.expired', data: { id: 'cs_1', expired_at: '2026-11-24T10:00:00.000Z', collection: 'col_1', subscription: 'sub_1', meta_data: {} } }]);
-      // Past expires_at the page can no longer retry.
-      given(checkoutSessionDecider, declined).when({ type: 'StartPaymentRetry', owner, sessionId: 'cs_1', method: card, now: later(24 * 3_600_000 + 1) }).thenRejects('checkout_session_expired');
-      // The API's expire operation still only expires an open session.
-      given(checkoutSessionDecider, declined).when({ type: 'ExpireCheckoutSession', owner, sessionId: 'cs_1', expected: null, now: later(2000) }).thenRejects('invalid_state');
-    });
-
-    test('paid, or waiting for the bank, or an attempt in flight: nothing expires', () => {
-      const paid = [...completed, outcome('paid', 'paid')];
-      expect(checkoutSessionDeadline((fields(paid) as { fields: Parameters<typeof checkoutSessionDeadline>[0] }).fields)).toBeNull();
-      given(checkoutSessionDecider, paid).when(expire(later(24 * 3_600_000))).then([]);
-      const processing = [...completed, outcome('processing', 'processing')];
-      expect(checkoutSessionDeadline((fields(processing) as { fields: Parameters<typeof checkoutSessionDeadline>[0] }).fields)).toBeNull();
-      given(checkoutSessionDecider, processing).when(expire(later(24 * 3_600_000))).then([]);
-      const inFlight = [...completed, outcome('unpaid', 'declined'), { type: 'checkout_payment.retried', data: { id: 'cs_1', last_payment: lp('in_progress', later(24 * 3_600_000 - 1000)) } } as CheckoutSessionEvent];
-      given(checkoutSessionDecider, inFlight).when(expire(later(24 * 3_600_000))).then([]);
-    });
-
-    test('the bank refuses an asynchronous payment: unpaid again with the reason; a late refusal after expiry changes nothing', () => {
-      const processing = [...completed, outcome('processing', 'processing')];
-      const refused: CheckoutSessionCommand = {
-        type: 'RecordPaymentOutcome',
-        owner,
-        sessionId: 'cs_1',
-        outcome: { status: 'declined', collection: 'col_1', subscription: 'sub_1', payment_method: null, message: 'The bank rejected the payment.', failure_code: 'payment_rejected', decline_code: null, additional_data: null },
-        now: later(5000),
-      };
-      given(checkoutSessionDecider, processing).when(refused).then(([e]) => expect(e).toMatchObject({ type: 'checkout_session.payment_updated', data: { payment_status: 'unpaid', last_payment: { status: 'declined', message: 'The bank rejected the payment.' } } }));
-      const expiredAfter = [...completed, outcome('unpaid', 'declined'), ...checkoutSessionDecider.decide(expire(later(24 * 3_600_000)), fields([...completed, outcome('unpaid', 'declined')]) as never)];
-      given(checkoutSessionDecider, expiredAfter).when(refused).then([]);
-    });
+    expect(checkoutSessionDeadline(fieldsOf(legacy))).toEqual({ kind: 'expire', at: EXPIRES });
+    given(checkoutSessionDecider, legacy).when(expire(EXPIRES, atExpiry)).then([{ type: 'checkout_session.expired', data: { id: 'cs_1', expired_at: EXPIRES, collection: 'col_1', subscription: 'sub_1', meta_data: {} } }]);
   });
 });
 

@@ -115,6 +115,27 @@ function checkReady(f: CheckoutSessionFields, method: { gateway: string; type: s
 
 const inProgress = (at: Date): LastPayment => ({ status: 'in_progress', started_at: at.toISOString(), message: null, failure_code: null, decline_code: null, additional_data: null });
 
+/** An attempt started less than STALE_PAYMENT_MS ago and not answered yet (an older one's process stopped). */
+const attemptInFlight = (f: CheckoutSessionFields, now: Date) => f.last_payment?.status === 'in_progress' && now.getTime() - Date.parse(f.last_payment.started_at) < STALE_PAYMENT_MS;
+
+/** Another attempt of an open session whose earlier one was declined (or abandoned): one attempt at a time. */
+function startRetry(f: CheckoutSessionFields, state: CheckoutSessionState, id: string, method: { gateway: string; type: string }, now: Date): CheckoutSessionEvent {
+  if (attemptInFlight(f, now) || f.payment_status === 'processing') throw refuse('payment_in_progress', 'A payment of this checkout is in progress');
+  checkReady(f, method, state.lines);
+  return { type: 'checkout_payment.retried', data: { id, last_payment: inProgress(now) } };
+}
+
+/**
+ * A session completed unpaid under the earlier rule (completion on submitting a payment): its
+ * outcome is still recorded as it was then (`checkout_session.payment_updated`).
+ */
+function legacyOutcome(f: CheckoutSessionFields, id: string, payment_status: CheckoutSessionFields['payment_status'], last: LastPayment, refs: { collection: string | null; subscription: string | null; payment_method: string | null }, at: string): CheckoutSessionEvent[] {
+  if (f.payment_status === 'paid' || f.payment_status === 'no_payment_required') return [];
+  const same = f.payment_status === payment_status && f.last_payment?.status === last.status && f.collection === refs.collection && f.payment_method === refs.payment_method;
+  if (same && last.status !== 'declined') return [];
+  return [{ type: 'checkout_session.payment_updated', data: { id, payment_status, ...refs, last_payment: last, updated_at: at, meta_data: f.meta_data } }];
+}
+
 export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSessionState, CheckoutSessionEvent> = {
   initialState: { exists: false, owner: null, fields: null, lines: [], signIn: { step: 'email', email: null, customer: null, codeHash: null, expiresAt: null, attempts: 0, codesSent: 0 } },
 
@@ -175,8 +196,10 @@ export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSes
         if (Object.keys(changes).length === 0) return [];
         return [{ ...updated(changes, 'details'), ...(lines ? { data: { id, changes: { ...changes, updated_date: at }, updated_at: at, reason: 'details', _lines: lines } as never } : {}) }];
       }
-      case 'CompleteCheckoutSession': {
+      case 'StartCheckoutPayment': {
         requireOpen(f, id, now);
+        // An attempt was started already (another tab, or a decline): one at a time; else it is a retry.
+        if (f.last_payment) return [startRetry(f, state, id, command.method, now)];
         const { changes, lines } = applyDetails(f, state, command.details, now);
         const after = { ...f, ...changes };
         checkReady(after, command.method, lines ?? state.lines);
@@ -184,36 +207,19 @@ export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSes
         if (Object.keys(changes).length > 0) {
           events.push({ type: 'checkout_session.updated', data: { id, changes: { ...changes, updated_date: at }, updated_at: at, reason: 'details', ...(lines ? { _lines: lines } : {}) } as never });
         }
+        // The session stays open: it completes when the payment is approved (RecordPaymentOutcome).
         events.push({
-          type: 'checkout_session.completed',
-          data: {
-            id,
-            customer: after.customer!,
-            subscription: command.subscriptionId,
-            collection: command.collectionId,
-            payment_status: f.mode === 'setup' ? 'no_payment_required' : 'unpaid',
-            completed_at: at,
-            last_payment: inProgress(now),
-            meta_data: f.meta_data,
-          },
+          type: 'checkout_payment.started',
+          data: { id, customer: after.customer!, subscription: command.subscriptionId, collection: command.collectionId, last_payment: inProgress(now), started_at: at },
         });
         return events;
       }
-      case 'StartPaymentRetry': {
-        if (f.status === 'expired' || pastExpiry(f, now)) throw refuse('checkout_session_expired', `Checkout session ${id} has expired`);
-        if (f.status === 'open') throw refuse('checkout_session_open', 'Nothing to retry: pay the session');
-        const last = f.last_payment;
-        if (f.payment_status === 'paid' || f.payment_status === 'processing' || last?.status === 'paid' || last?.status === 'processing') {
-          throw refuse('checkout_session_complete', `Checkout session ${id} is already paid`);
-        }
-        if (last?.status === 'in_progress' && now.getTime() - Date.parse(last.started_at) < STALE_PAYMENT_MS) throw refuse('payment_in_progress', 'A payment of this checkout is in progress');
-        if (f.mode === 'setup' && last?.status !== 'declined' && last?.status !== 'in_progress') throw refuse('checkout_session_complete', `Checkout session ${id} is already complete`);
-        checkReady(f, command.method, state.lines);
-        return [{ type: 'checkout_payment.retried', data: { id, last_payment: inProgress(now) } }];
-      }
+      case 'StartPaymentRetry':
+        requireOpen(f, id, now);
+        return [startRetry(f, state, id, command.method, now)];
       case 'RecordPaymentOutcome': {
         const o = command.outcome;
-        const payment_status = o.status === 'paid' ? 'paid' : o.status === 'processing' ? 'processing' : o.status === 'saved' ? 'no_payment_required' : f.mode === 'setup' ? 'no_payment_required' : 'unpaid';
+        const payment_status = o.status === 'paid' ? 'paid' : o.status === 'processing' ? 'processing' : o.status === 'saved' || f.mode === 'setup' ? 'no_payment_required' : 'unpaid';
         const last: LastPayment = {
           status: o.status === 'saved' ? 'paid' : o.status,
           started_at: f.last_payment?.started_at ?? at,
@@ -222,30 +228,36 @@ export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSes
           decline_code: o.decline_code,
           additional_data: o.additional_data,
         };
-        const same =
-          f.payment_status === payment_status && f.last_payment?.status === last.status && f.collection === (o.collection ?? f.collection) && f.payment_method === (o.payment_method ?? f.payment_method);
-        if (same && last.status !== 'declined') return [];
-        if (f.payment_status === 'paid' && payment_status !== 'paid') return [];
+        const collection = o.collection ?? f.collection;
+        const subscription = o.subscription ?? f.subscription;
+        const payment_method = o.payment_method ?? f.payment_method;
+        if (f.status === 'complete') return legacyOutcome(f, id, payment_status, last, { collection, subscription, payment_method }, at);
         // Expired (its collection voided): a late refusal changes nothing.
         if (f.status === 'expired' && payment_status !== 'paid') return [];
-        return [
-          {
-            type: 'checkout_session.payment_updated',
-            data: { id, payment_status, collection: o.collection ?? f.collection, subscription: o.subscription ?? f.subscription, payment_method: o.payment_method ?? f.payment_method, last_payment: last, updated_at: at, meta_data: f.meta_data },
-          },
-        ];
+        if (f.status === 'open' && (o.status === 'paid' || o.status === 'saved')) {
+          // open → complete: the customer paid (approved; a setup's method saved).
+          return [{ type: 'checkout_session.completed', data: { id, customer: f.customer!, subscription, collection, payment_status, payment_method, completed_at: at, last_payment: last, meta_data: f.meta_data } }];
+        }
+        // Declined, or awaiting the customer's bank or transfer: the session stays open (a decline may be retried).
+        const same = f.payment_status === payment_status && f.last_payment?.status === last.status && f.collection === collection && f.payment_method === payment_method;
+        if (same && last.status !== 'declined') return [];
+        return [{ type: 'checkout_payment.updated', data: { id, payment_status, collection, subscription, payment_method, last_payment: last, updated_at: at } }];
       }
       case 'ExpireCheckoutSession': {
         if (f.status === 'complete' && command.expected !== null && awaitingPayment(f)) {
-          // Completed but never paid (declined and not retried, or the bank refused): at `expires_at`
-          // its life ends like an open session's, and its collection is voided (checkout-follow-ups).
+          // Completed but never paid under the earlier rule (completion on submitting a payment): at
+          // `expires_at` its life ends like an open session's, and its collection is voided.
           if (command.expected !== f.expires_at || now.getTime() < Date.parse(f.expires_at)) return [];
-          const last = f.last_payment;
-          if (last?.status === 'in_progress' && now.getTime() - Date.parse(last.started_at) < STALE_PAYMENT_MS) return [];
+          if (attemptInFlight(f, now)) return [];
           return [{ type: 'checkout_session.expired', data: { id, expired_at: at, collection: f.collection, subscription: f.subscription, meta_data: f.meta_data } }];
         }
         if (f.status !== 'open') {
           if (command.expected === null) throw refuse('invalid_state', `Cannot expire checkout session ${id}: its status is ${f.status}`);
+          return [];
+        }
+        // Money may be in flight (an attempt at the gateway, a bank or transfer awaited): not now.
+        if (attemptInFlight(f, now) || f.payment_status === 'processing') {
+          if (command.expected === null) throw refuse('payment_in_progress', `Cannot expire checkout session ${id}: a payment of it is in progress`);
           return [];
         }
         if (command.expected !== null && (command.expected !== f.expires_at || now.getTime() < Date.parse(f.expires_at))) return [];
@@ -289,12 +301,16 @@ export function applyCheckoutSessionEvent(f: CheckoutSessionFields, event: Check
         subscription: event.data.subscription,
         collection: event.data.collection,
         payment_status: event.data.payment_status,
+        payment_method: event.data.payment_method ?? f.payment_method,
         completed_at: event.data.completed_at,
         updated_date: event.data.completed_at,
         last_payment: event.data.last_payment,
       };
+    case 'checkout_payment.started':
+      return { ...f, customer: event.data.customer, subscription: event.data.subscription, collection: event.data.collection, last_payment: event.data.last_payment, updated_date: event.data.started_at };
     case 'checkout_payment.retried':
       return { ...f, last_payment: event.data.last_payment };
+    case 'checkout_payment.updated':
     case 'checkout_session.payment_updated':
       return {
         ...f,
@@ -313,14 +329,19 @@ export function applyCheckoutSessionEvent(f: CheckoutSessionFields, event: Check
 }
 
 /**
- * A completed session whose payment has not succeeded and is not under way at a bank: declined (or
- * refused by the bank) and open to a retry on the page until `expires_at`.
+ * A session completed unpaid under the earlier rule (completion on submitting a payment), declined
+ * and never paid: it still expires at `expires_at` (its collection voided). Sessions complete only
+ * when paid now.
  */
 export function awaitingPayment(f: CheckoutSessionFields): boolean {
   return f.status === 'complete' && f.mode !== 'setup' && f.payment_status === 'unpaid';
 }
 
-/** The session's deadline: `expire` at `expires_at` while open, or while completed but unpaid (its collection is then voided). */
+/**
+ * The session's deadline: `expire` at `expires_at` while open (its collection is then voided, its
+ * subscription expired), except while a payment awaits the customer's bank or transfer
+ * (`processing`: money may be in flight; when it fails, the deadline is back, at once if passed).
+ */
 export function checkoutSessionDeadline(f: CheckoutSessionFields): { kind: string; at: string } | null {
-  return f.status === 'open' || awaitingPayment(f) ? { kind: 'expire', at: f.expires_at } : null;
+  return (f.status === 'open' && f.payment_status !== 'processing') || awaitingPayment(f) ? { kind: 'expire', at: f.expires_at } : null;
 }

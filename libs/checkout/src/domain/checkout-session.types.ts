@@ -183,9 +183,12 @@ export type CheckoutSessionCommand =
   | { type: 'ApplyDiscount'; owner: Owner; sessionId: string; discount: SessionDiscount; now: Date }
   | { type: 'RemoveDiscount'; owner: Owner; sessionId: string; code: string; now: Date }
   | { type: 'SaveDetails'; owner: Owner; sessionId: string; details: DetailsInput; now: Date }
-  /** The customer pays: everything required is checked, then `checkout_session.completed` (the attempt starts). */
-  | { type: 'CompleteCheckoutSession'; owner: Owner; sessionId: string; details: DetailsInput; method: { gateway: string; type: string }; subscriptionId: string | null; collectionId: string | null; now: Date }
-  /** Pay again after a decline (complete session, declined attempt): one attempt at a time. */
+  /**
+   * The customer pays for the first time: everything required is checked, then the attempt starts
+   * (`checkout_payment.started`, internal); the session stays `open` until the payment is approved.
+   */
+  | { type: 'StartCheckoutPayment'; owner: Owner; sessionId: string; details: DetailsInput; method: { gateway: string; type: string }; subscriptionId: string | null; collectionId: string | null; now: Date }
+  /** Pay again after a decline (open session, declined attempt): one attempt at a time. */
   | { type: 'StartPaymentRetry'; owner: Owner; sessionId: string; method: { gateway: string; type: string }; now: Date }
   | { type: 'RecordPaymentOutcome'; owner: Owner; sessionId: string; outcome: PaymentOutcome; now: Date }
   /** `expected`: the `expires_at` the deadline was set for (null from the API's expire operation). */
@@ -207,19 +210,39 @@ export type CheckoutSessionCreated = DomainEvent<'checkout_session.created', Che
 export type CheckoutSessionUpdated = DomainEvent<'checkout_session.updated', { id: string; changes: Partial<CheckoutSessionFields>; updated_at: string; reason: string }>;
 export type CheckoutSessionCompleted = DomainEvent<
   'checkout_session.completed',
-  { id: string; customer: string; subscription: string | null; collection: string | null; payment_status: PaymentStatus; completed_at: string; last_payment: LastPayment; meta_data: MetaData }
+  {
+    id: string;
+    customer: string;
+    subscription: string | null;
+    collection: string | null;
+    /** `paid` (or `no_payment_required` in setup mode): a session completes when it is paid (older histories hold `unpaid`). */
+    payment_status: PaymentStatus;
+    /** The method that paid (absent in older histories). */
+    payment_method?: string | null;
+    completed_at: string;
+    last_payment: LastPayment;
+    meta_data: MetaData;
+  }
 >;
+/** Written before `open` → `complete` was only on payment; kept to read those sessions' histories. */
 export type CheckoutSessionPaymentUpdated = DomainEvent<
   'checkout_session.payment_updated',
   { id: string; payment_status: PaymentStatus; collection: string | null; subscription: string | null; payment_method: string | null; last_payment: LastPayment; updated_at: string; meta_data: MetaData }
 >;
-/** `collection` / `subscription`: what a session completed but never paid leaves behind (voided / expired by the follow-up). */
+/** `collection` / `subscription`: what an attempt of the session left behind unpaid (voided / expired by the follow-up). */
 export type CheckoutSessionExpired = DomainEvent<'checkout_session.expired', { id: string; expired_at: string; collection: string | null; subscription?: string | null; meta_data: MetaData }>;
 /** Internal (not in the feed): identification and payment progress. */
 export type CheckoutEmailCodeSent = DomainEvent<'checkout_signin.code_sent', { id: string; email: string; customer: string; code_hash: string; expires_at: string; sent_at: string }>;
 export type CheckoutEmailCodeFailed = DomainEvent<'checkout_signin.code_failed', { id: string; attempts: number }>;
 export type CheckoutNewCustomerAsked = DomainEvent<'checkout_signin.new_customer', { id: string; email: string }>;
 export type CheckoutPaymentRetried = DomainEvent<'checkout_payment.retried', { id: string; last_payment: LastPayment }>;
+/** The first attempt of an open session starts: the customer, and the subscription or collection it makes. */
+export type CheckoutPaymentStarted = DomainEvent<'checkout_payment.started', { id: string; customer: string; subscription: string | null; collection: string | null; last_payment: LastPayment; started_at: string }>;
+/** An attempt of an open session ended without paying it: declined (`unpaid`), or awaiting the customer's bank or transfer (`processing`). */
+export type CheckoutPaymentUpdated = DomainEvent<
+  'checkout_payment.updated',
+  { id: string; payment_status: PaymentStatus; collection: string | null; subscription: string | null; payment_method: string | null; last_payment: LastPayment; updated_at: string }
+>;
 
 export type CheckoutSessionEvent =
   | CheckoutSessionCreated
@@ -230,7 +253,9 @@ export type CheckoutSessionEvent =
   | CheckoutEmailCodeSent
   | CheckoutEmailCodeFailed
   | CheckoutNewCustomerAsked
-  | CheckoutPaymentRetried;
+  | CheckoutPaymentRetried
+  | CheckoutPaymentStarted
+  | CheckoutPaymentUpdated;
 
 export interface SignIn {
   step: 'email' | 'code' | 'new_customer' | 'done';

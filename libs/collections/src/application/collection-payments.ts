@@ -119,6 +119,7 @@ export class CollectionPayments {
 
   /** Records a charge's outcome (from the gateway, or from the settle/fail test helper) and its follow-ups. */
   async record(ctx: CommandContext, collectionId: string, chargeId: string, outcome: ChargeOutcome, position: string | null = null): Promise<AttemptResult> {
+    if (outcome.status === 'succeeded') position = laterPosition(position, await this.followUps.paymentSucceeding(ctx, collectionId, chargeId));
     const recorded = await this.executor.execute(
       collectionDecider,
       collectionStream(collectionId),

@@ -26,6 +26,12 @@ export interface CollectionLifecycleListener {
   collectionRefunded?(ctx: CommandContext, collectionId: string, refund: { id: string; amount: string; reason: string | null }): Promise<string | null>;
   /** Part of a registered payment (receipt `receiptId`) went to the collection (it may have paid it). */
   registeredPaymentApplied?(ctx: CommandContext, collectionId: string, receiptId: string, amount: string): Promise<string | null>;
+  /**
+   * The gateway approved a charge whose outcome is about to be recorded (`charge.paid`,
+   * `collection.paid` come next, in the same commit): what must precede them (a checkout session's
+   * `checkout_session.completed`, in the spec's order).
+   */
+  paymentSucceeding?(ctx: CommandContext, collectionId: string, chargeId: string): Promise<string | null>;
   /** An attempt failed (`collection.payment_failed`): a decline, or an asynchronous payment refused or timed out. */
   paymentFailed?(ctx: CommandContext, collectionId: string, failure: { failure_code: string | null; failure_message: string | null; decline_code: string | null }): Promise<string | null>;
 }
@@ -63,6 +69,10 @@ export class PaymentFollowUps {
 
   async registeredPaymentApplied(ctx: CommandContext, collectionId: string, receiptId: string, amount: string): Promise<string | null> {
     return latestOf(this.lifecycle, (l) => l.registeredPaymentApplied?.(ctx, collectionId, receiptId, amount));
+  }
+
+  async paymentSucceeding(ctx: CommandContext, collectionId: string, chargeId: string): Promise<string | null> {
+    return latestOf(this.lifecycle, (l) => l.paymentSucceeding?.(ctx, collectionId, chargeId));
   }
 
   async paymentFailed(ctx: CommandContext, collectionId: string, failure: { failure_code: string | null; failure_message: string | null; decline_code: string | null }): Promise<string | null> {

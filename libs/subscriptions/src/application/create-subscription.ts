@@ -32,6 +32,8 @@ export class CreateSubscriptionCommand {
       firstCollectionLines?: LineInput[];
       /** `none`: the first collection gets no fiscal invoice (the session's `invoicing.enabled: false`). */
       firstCollectionInvoicing?: 'none';
+      /** The session and its `expires_at`: the subscription's first-payment window (the session's expiry ends it). */
+      session?: { id: string; expires_at: string };
     } | null = null,
   ) {}
 }
@@ -83,6 +85,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       input,
       paymentMethods,
       migrate,
+      checkoutSession: checkout?.session ?? null,
       now,
     });
     // Every rule first (pure, nothing written), then the payment data is checked and tokenized.
