@@ -236,6 +236,8 @@ export type SubscriptionPendingCanceled = DomainEvent<'subscription.pending_canc
 export type SubscriptionCanceled = DomainEvent<'subscription.canceled', Base & { canceled_at: string }>;
 export type SubscriptionPaused = DomainEvent<'subscription.paused', Base & { paused_at: string; resumes_at: string | null }>;
 export type SubscriptionResumed = DomainEvent<'subscription.resumed', Base & { resumed_at: string; next_renewal_date: string | null; cycle: number }>;
+/** A cancellation scheduled for a later date (`cancel_at`) is withdrawn: the subscription goes on renewing. */
+export type SubscriptionCancellationWithdrawn = DomainEvent<'subscription.cancellation_withdrawn', Base & { withdrawn_at: string; cancel_at: string }>;
 type Period = { current_period_start: string; current_period_end: string; next_renewal_date: string; cycle: number };
 export type SubscriptionRenewed = DomainEvent<
   'subscription.renewed',
@@ -263,6 +265,7 @@ export type SubscriptionEvent =
   | SubscriptionCanceled
   | SubscriptionPaused
   | SubscriptionResumed
+  | SubscriptionCancellationWithdrawn
   | SubscriptionRenewed
   | SubscriptionStarted
   | SubscriptionReportUsage
@@ -615,6 +618,8 @@ export function applySubscriptionEvent(fields: SubscriptionFields, event: Subscr
       return { ...fields, status: 'paused', paused_at: event.data.paused_at, resumes_at: event.data.resumes_at };
     case 'subscription.resumed':
       return { ...fields, status: 'active', paused_at: null, resumes_at: null, next_renewal_date: event.data.next_renewal_date, cycle: event.data.cycle };
+    case 'subscription.cancellation_withdrawn':
+      return { ...fields, status: event.data.status, cancel_at: null };
     case 'subscription.renewed':
       return { ...fields, ...newPeriod(event.data), usage_reported_for: null, usage_collect_at: null };
     case 'subscription.started': {
@@ -903,6 +908,12 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState
         return [{ type: 'subscription.paused', data: { ...base(state, id, 'paused'), paused_at: now, resumes_at: resumesAt } }];
       }
       case 'ResumeSubscription': {
+        // A cancellation scheduled for later (pending_cancel, or one that stands while past due or
+        // unpaid) is withdrawn: the status it had before the cancellation was asked for goes on.
+        if (f.cancel_at && ['pending_cancel', 'past_due', 'unpaid'].includes(f.status)) {
+          const status: SubscriptionStatus = f.status === 'pending_cancel' ? 'active' : f.status;
+          return [{ type: 'subscription.cancellation_withdrawn', data: { ...base(state, id, status), withdrawn_at: now, cancel_at: f.cancel_at } }];
+        }
         if (f.status !== 'paused') throw refusedInState('resume', id, f.status);
         return [resumed(state, id, command.now)];
       }

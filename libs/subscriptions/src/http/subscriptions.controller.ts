@@ -96,7 +96,7 @@ export class SubscriptionsController {
 
   @Post(':id/resume')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Resume a paused subscription (back to active)' })
+  @ApiOperation({ summary: 'Resume a paused subscription (back to active), or withdraw a cancellation scheduled for later (pending_cancel back to active; subscription.cancellation_withdrawn)' })
   resume(@Ctx() ctx: CommandContext, @Param('id') id: string) {
     return this.respond(ctx, new ResumeSubscriptionCommand(ctx, id));
   }
