@@ -1,6 +1,7 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { csrfOf, openSession } from '../support/hosted-page.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
+import { feed, lastEventId } from '../support/subscription-helpers.js';
 
 /**
  * Issue 10 §2: choices on the checkout session page over plain HTML forms (no script after the
@@ -83,4 +84,51 @@ test('a coupon typed on the page shows a remove button; removing it restores the
   const back = await browser.get(path);
   expect(back.text).not.toContain('name="action" value="remove"');
   expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ total: '10000.00', discounts: [] });
+});
+
+test('offline methods the session names are offered (with a card, or alone); choosing one charges nothing: the customer gets a reference, and the merchant\'s record of the transfer pays and completes it', async () => {
+  const s = await billingSetup(api());
+  const bank = 'Transferencia Bancolombia';
+  const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }], payment_methods: { gateway_a: ['card'], offline: [bank] } })).body;
+  const { browser, path, page } = await openSession(t, session.url);
+  expect(page.status).toBe(200);
+  expect(page.text).toContain(`value="offline:${bank}"`);
+  expect(page.text).toContain(`<span>${bank}</span>`);
+  expect(page.text).toContain('value="card"');
+  const chosen = await browser.post(`${path}/pay`).type('form').send({ method: `offline:${bank}`, _csrf: csrfOf(page.text) });
+  expect(chosen.status).toBe(303);
+  // Awaiting the transfer: open (not paid), nothing charged, the reference and what to do in Spanish.
+  const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  expect(mid).toMatchObject({ status: 'open', payment_status: 'processing', completed_at: null, last_payment: expect.objectContaining({ status: 'processing', additional_data: expect.objectContaining({ type: 'instructions', method: bank }) }) });
+  const reference = mid.last_payment.additional_data.reference as string;
+  expect((await api().get(`/v1/collections/${mid.collection}`)).body).toMatchObject({ status: 'processing', payment_method_type: bank });
+  const waiting = await browser.get(path);
+  expect(waiting.status).toBe(200);
+  expect(waiting.text).toContain(`Paga $ 10.000 por ${bank} indicando esta referencia`);
+  expect(waiting.text).toContain(`<code>${reference}</code>`);
+  expect(waiting.text).not.toContain(`action="${path}/pay"`);
+  expect(waiting.text).not.toMatch(/quoting|Pay \d/);
+
+  // The transfer arrives: the merchant records it (paid out of band) and the session is paid.
+  const before = await lastEventId(api());
+  const recorded = await api().post(`/v1/collections/${mid.collection}/pay`, { paid_out_of_band: true });
+  expect(recorded.status).toBe(200);
+  expect(recorded.body).toMatchObject({ status: 'paid' });
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'complete', payment_status: 'paid' });
+  const events = (await feed(api(), before)).filter((e) => /^(checkout_session|collection)\./.test(e.type));
+  expect(events.map((e) => e.type)).toEqual(['checkout_session.completed', 'collection.paid']);
+  expect((await browser.get(path)).text).toContain('Gracias');
+
+  // Offline alone, in subscription mode: the only method offered; confirmed, the subscription is active.
+  const only = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: s.customer.id, items: [{ price: s.monthly.id }], payment_methods: { offline: [bank] } })).body;
+  const second = await openSession(t, only.url);
+  expect(second.page.text).toContain(`value="offline:${bank}"`);
+  expect(second.page.text).not.toContain('value="card"');
+  expect((await second.browser.post(`${second.path}/pay`).type('form').send({ method: `offline:${bank}`, _csrf: csrfOf(second.page.text) })).status).toBe(303);
+  const sub = (await api().get(`/v1/checkout_session/${only.id}`)).body;
+  expect(sub).toMatchObject({ status: 'open', payment_status: 'processing', subscription: expect.stringMatching(/^sub_/) });
+  expect((await api().get(`/v1/subscriptions/${sub.subscription}`)).body.status).toBe('incomplete');
+  expect((await api().post(`/v1/collections/${sub.collection}/pay`, { paid_out_of_band: true })).status).toBe(200);
+  expect((await api().get(`/v1/subscriptions/${sub.subscription}`)).body.status).toBe('active');
+  expect((await api().get(`/v1/checkout_session/${only.id}`)).body).toMatchObject({ status: 'complete', payment_status: 'paid' });
 });

@@ -1,8 +1,11 @@
-import { GATEWAY_METHODS, type SimulatedGateway } from '../../payments/src/domain/gateways.js';
+import { GATEWAY_METHODS, OFFLINE_GATEWAY, type SimulatedGateway } from '../../payments/src/domain/gateways.js';
 import type { PaymentInformation } from '../../payments/src/gateways/payment-gateway.port.js';
 import type { Translate } from '../../web/src/i18n.js';
 
-/** Methods a person can pick on a page, in display order (`offline` is the merchant's own record, never offered). */
+/**
+ * Methods a person can pick on a page, in display order. `offline` names (free-form, e.g. a bank
+ * transfer) are offered last, only where a checkout session lists them (`payment_methods.offline`).
+ */
 const PAGE_METHODS = ['card', 'pse', 'wallet_a', 'wallet_b', 'efecty', 'cash', 'bank_transfer', 'bank_transfer_a', 'bank_collect_a', 'quick_pay'];
 
 /** The simulator's PSE banks (any code is accepted by the simulator; these are the ones offered). */
@@ -16,9 +19,14 @@ export const PSE_BANKS = [
 ];
 
 export interface PageMethod {
+  /** The form's value (`offline:<name>` for an offline name). */
   method: string;
   gateway: string;
-  kind: 'card' | 'pse' | 'wallet' | 'voucher';
+  kind: 'card' | 'pse' | 'wallet' | 'voucher' | 'offline';
+  /** The payment type sent (the offline name); `method` otherwise. */
+  type?: string;
+  /** What the page shows for an offline name (the merchant's own words). */
+  label?: string;
 }
 
 /**
@@ -34,6 +42,13 @@ export function pageMethods(configured: string[], preferredGateway: string | nul
     if (!allowed.length) continue;
     const gateway = preferredGateway && allowed.includes(preferredGateway) ? preferredGateway : allowed[0];
     out.push({ method, gateway, kind: method === 'card' ? 'card' : method === 'pse' ? 'pse' : method.startsWith('wallet_') ? 'wallet' : 'voucher' });
+  }
+  if (configured.includes(OFFLINE_GATEWAY)) {
+    for (const o of only ?? []) {
+      if (o.gateway === OFFLINE_GATEWAY && !out.some((m) => m.kind === 'offline' && m.type === o.method)) {
+        out.push({ method: `offline:${o.method}`, gateway: OFFLINE_GATEWAY, kind: 'offline', type: o.method, label: o.method });
+      }
+    }
   }
   return out;
 }
@@ -52,7 +67,7 @@ export function paymentInformationFrom(
 ): { info: PaymentInformation; errors?: undefined } | { info?: undefined; errors: FieldErrors } {
   const chosen = methods.find((m) => m.method === fields.method);
   if (!chosen) return { errors: { method: t('err.method') } };
-  const base = { gateway: chosen.gateway, type: chosen.method };
+  const base = { gateway: chosen.gateway, type: chosen.type ?? chosen.method };
   switch (chosen.kind) {
     case 'card': {
       const errors: FieldErrors = {};

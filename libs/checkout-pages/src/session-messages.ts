@@ -92,6 +92,8 @@ export const SESSION_MESSAGES: Catalog = {
     'code.customer_required': 'Identifícate antes de pagar.',
     'code.payment_method_not_allowed': 'Ese medio de pago no está disponible para esta compra.',
     'code.other': 'No pudimos completar esta solicitud. Revisa los datos e inténtalo de nuevo.',
+    'cs.offline.hint': 'Te daremos una referencia para pagar por este medio; el comercio confirmará tu pago cuando lo reciba.',
+    'cs.offline.instructions': 'Paga {amount} por {method} indicando esta referencia. El comercio confirmará tu pago cuando lo reciba y esta página mostrará el resultado.',
   },
   en: {
     'cs.title': 'Checkout',
@@ -183,5 +185,7 @@ export const SESSION_MESSAGES: Catalog = {
     'code.customer_required': 'Identify yourself before paying.',
     'code.payment_method_not_allowed': 'That payment method is not available for this purchase.',
     'code.other': 'We could not complete this request. Check the details and try again.',
+    'cs.offline.hint': 'You will get a reference to pay this way; the merchant confirms your payment once it arrives.',
+    'cs.offline.instructions': 'Pay {amount} by {method} quoting this reference. The merchant confirms your payment once it arrives, and this page then shows the result.',
   },
 };

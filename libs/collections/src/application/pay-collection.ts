@@ -6,6 +6,7 @@ import type { CommandResult } from '../../../platform/src/write-then-read.js';
 import { DomainError, invalidParam, notFound, paymentFailed } from '../../../shared/src/errors.js';
 import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
 import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
+import { OFFLINE_GATEWAY } from '../../../payments/src/domain/gateways.js';
 import type { PaymentInformation } from '../../../payments/src/gateways/payment-gateway.port.js';
 import { type PaymentSource, collectionDecider, collectionStream } from '../domain/collection.decider.js';
 import { type AttemptResult, CollectionPayments } from './collection-payments.js';
@@ -61,6 +62,15 @@ export class PayCollectionHandler implements ICommandHandler<PayCollectionComman
     if (body.paid_out_of_band) {
       if (body.payment_method || body.payment_information) {
         throw invalidParam('paid_out_of_band', 'paid_out_of_band cannot be combined with payment_method or payment_information');
+      }
+      // The customer chose an offline method (a bank transfer named by the merchant) and its attempt
+      // awaits them: the merchant's record of the payment is that attempt's outcome (`charge.paid`,
+      // `collection.paid` and their follow-ups, as a gateway's notification would record them).
+      const offline = state.fields!.status === 'processing' ? state.transactions.find((t) => t.status === 'pending' && t.source.gateway === OFFLINE_GATEWAY) : undefined;
+      const charge = offline?.charges.find((c) => c.status === 'pending');
+      if (charge) {
+        const recorded = await this.payments.record(ctx, collectionId, charge.id, { status: 'succeeded', gateway_reference: `offline_${charge.id}` });
+        return { id: collectionId, position: recorded.position };
       }
       return onCollection(this.executor, ctx, collectionId, (now) => ({ type: 'PayOutOfBand', owner: ctx, collectionId, proof: body.out_of_band_proof ?? null, now }));
     }
