@@ -103,6 +103,15 @@ describe('endpoints', () => {
       expect([bad.status, bad.body.error?.param]).toEqual([400, param]);
     }
     expect((await t.as(key).post(`/v1/webhook_endpoints/${e.id}`, { status: 'paused' })).status).toBe(400);
+    // A type the feed never holds is refused by name (it would deliver nothing); nothing changes.
+    for (const unknown of ['nonsense.type', 'nonsense.*']) {
+      const refused = await t.as(key).post('/v1/webhook_endpoints', { url: r.url, enabled_events: ['charge.paid', unknown] });
+      expect([refused.status, refused.body.error?.code, refused.body.error?.param]).toEqual([400, 'parameter_invalid', 'enabled_events']);
+      expect(refused.body.error.message).toContain(`'${unknown}'`);
+      const notUpdated = await t.as(key).post(`/v1/webhook_endpoints/${e.id}`, { enabled_events: [unknown] });
+      expect([notUpdated.status, notUpdated.body.error?.param]).toEqual([400, 'enabled_events']);
+    }
+    expect((await t.as(key).get(`/v1/webhook_endpoints/${e.id}`)).body.enabled_events).toEqual(['collection.*']);
     const removed = await t.as(key).delete(`/v1/webhook_endpoints/${e.id}`);
     expect(removed.body).toEqual({ id: e.id, object: 'webhook_endpoint', deleted: true });
     expect((await t.as(key).get(`/v1/webhook_endpoints/${e.id}`)).status).toBe(404);

@@ -7,9 +7,13 @@ import { Ctx } from '../../../http/src/request-context.js';
 import { ListQuery } from '../../../http/src/list.js';
 import { GetEventQuery } from '../application/get-event.js';
 import { ListEventsQuery } from '../application/list-events.js';
+import { EVENT_PATTERNS } from '../public-event-types.js';
 
 export class ListEventsParams extends ListQuery {
-  @ApiPropertyOptional({ description: 'An event type (`product.created`) or a family (`product.*`).' })
+  @ApiPropertyOptional({
+    enum: EVENT_PATTERNS.filter((p) => p !== '*'),
+    description: 'An event type (`product.created`) or a family (`product.*`): the values of webhook endpoints\' `enabled_events` but `*`.',
+  })
   @IsOptional()
   @IsString()
   @Matches(/^[a-z_]+(\.[a-z_]+)*(\.\*)?$/, { message: 'type must be an event type such as product.created or product.*' })

@@ -30,6 +30,19 @@ describe('webhook endpoint decider', () => {
     given(webhookEndpointDecider).when(create({ url: 'http://localhost/', enabled_events: ['*'], status: 'disabled' })).thenRejects('parameter_invalid', 'status');
   });
 
+  test('enabled_events: only types of the public feed, wildcards of their prefixes, or *; an unknown one is refused by name', () => {
+    for (const unknown of ['nonsense.type', 'nonsense.*', 'subscription.nonsense', 'account.created', 'delivery.*']) {
+      const error = given(webhookEndpointDecider).when(create({ url: 'http://localhost/', enabled_events: ['charge.paid', unknown] })).thenRejects('parameter_invalid', 'enabled_events');
+      expect(error.message).toContain(`'${unknown}'`);
+    }
+    given(webhookEndpointDecider)
+      .when(create({ url: 'http://localhost/', enabled_events: ['subscription.*', 'charge.paid', 'invoice.issued', '*'] }))
+      .then((events) => expect(events[0].data).toMatchObject({ enabled_events: ['subscription.*', 'charge.paid', 'invoice.issued', '*'] }));
+    given(webhookEndpointDecider, [created])
+      .when({ type: 'UpdateWebhookEndpoint', owner: test_, endpointId: 'we_1', input: { enabled_events: ['nonsense.type'] }, now })
+      .thenRejects('parameter_invalid', 'enabled_events');
+  });
+
   test('live endpoints: https only, never loopback, private or link-local', () => {
     for (const url of ['http://example.com/h', 'https://localhost/h', 'https://127.0.0.1/h', 'https://10.1.2.3/h', 'https://169.254.169.254/latest', 'https://[::1]/h', 'https://[fe80::1]/h', 'https://192.168.1.1/', 'https://[::ffff:10.0.0.1]/']) {
       given(webhookEndpointDecider).when(create({ url, enabled_events: ['*'] }, live)).thenRejects('parameter_invalid', 'url');

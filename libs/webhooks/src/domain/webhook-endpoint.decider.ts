@@ -2,6 +2,7 @@ import { type Decider, type DomainEvent } from '../../../shared/src/decider.js';
 import { DomainError, invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
 import { checkMetaData, type MetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
 import { type Owner, ownedBy } from '../../../shared/src/owner.js';
+import { isEventPattern, PUBLIC_EVENT_PREFIXES, PUBLIC_EVENT_TYPES } from '../../../events/src/public-event-types.js';
 import { checkEndpointUrl } from './url-policy.js';
 
 export type EndpointStatus = 'enabled' | 'disabled';
@@ -86,6 +87,12 @@ export function checkEnabledEvents(value: unknown): string[] {
   for (const v of value) {
     if (typeof v !== 'string' || !EVENT_PATTERN.test(v)) {
       throw invalidParam('enabled_events', `enabled_events entries must be event types such as 'subscription.created', 'subscription.*' or '*' (got ${JSON.stringify(v)})`);
+    }
+    // Only what the feed can hold: a type nobody ever sends would silently deliver nothing.
+    if (!isEventPattern(v)) {
+      const prefix = v.slice(0, v.indexOf('.'));
+      const hint = PUBLIC_EVENT_PREFIXES.includes(prefix) ? ` (the ${prefix} events are ${PUBLIC_EVENT_TYPES.filter((t) => t.startsWith(`${prefix}.`)).join(', ')}, or ${prefix}.*)` : '';
+      throw invalidParam('enabled_events', `enabled_events has an unknown event type '${v}'${hint}: use the types of the event feed (GET /v1/events), a prefix with .* such as 'subscription.*', or '*'`);
     }
   }
   return [...new Set(value as string[])];

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsInt, IsISO8601, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { EVENT_PATTERNS } from '../../../../events/src/public-event-types.js';
 import { ListQuery } from '../../../../http/src/list.js';
 import { OptionalNotNull } from '../../../../http/src/validators.js';
 
@@ -12,12 +13,17 @@ export class CreateWebhookEndpointDto {
   @IsString()
   url: string;
 
-  @ApiProperty({ example: ['subscription.*', 'charge.paid'], description: "Event types to receive: exact types, `prefix.*` wildcards, or `*` for all." })
+  @ApiProperty({
+    enum: EVENT_PATTERNS,
+    isArray: true,
+    example: ['subscription.*', 'charge.paid'],
+    description: 'Event types to receive: types of the event feed, `prefix.*` for all the types of a resource, or `*` for all; any other value is refused.',
+  })
   @IsArray()
   @IsString({ each: true })
   enabled_events: string[];
 
-  @ApiPropertyOptional({ nullable: true, maxLength: 5000 })
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 5000 })
   @IsOptional()
   @IsString()
   @MaxLength(5000)
@@ -35,13 +41,13 @@ export class UpdateWebhookEndpointDto {
   @IsString()
   url?: string;
 
-  @ApiPropertyOptional({ example: ['*'] })
+  @ApiPropertyOptional({ enum: EVENT_PATTERNS, isArray: true, example: ['*'], description: 'Replaces the list (same values as at creation).' })
   @OptionalNotNull()
   @IsArray()
   @IsString({ each: true })
   enabled_events?: string[];
 
-  @ApiPropertyOptional({ nullable: true, maxLength: 5000 })
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 5000 })
   @IsOptional()
   @IsString()
   @MaxLength(5000)
@@ -98,7 +104,7 @@ export class WebhookEndpointResponse {
   url: string;
   @ApiProperty({ type: [String] })
   enabled_events: string[];
-  @ApiProperty({ nullable: true })
+  @ApiProperty({ type: String, nullable: true })
   description: string | null;
   @ApiProperty({ enum: ['enabled', 'disabled'] })
   status: 'enabled' | 'disabled';
