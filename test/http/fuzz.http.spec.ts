@@ -35,9 +35,11 @@ beforeAll(async () => {
   for (const [path, methods] of Object.entries<any>(openapi.paths)) {
     const op = methods.post;
     if (!op || !path.startsWith('/v1/')) continue;
-    const ref: string | undefined = op.requestBody?.content?.['application/json']?.schema?.$ref;
-    const schema = ref ? openapi.components.schemas[ref.split('/').pop()!] : { properties: {} };
-    operations.push({ path, fields: schema.properties ?? {} });
+    // A body is one schema or a choice of them (oneOf: creating a price); the fields of all of them.
+    const body = op.requestBody?.content?.['application/json']?.schema;
+    const refs: string[] = body?.$ref ? [body.$ref] : (body?.oneOf ?? []).map((s: { $ref: string }) => s.$ref);
+    const fields = Object.assign({}, ...refs.map((ref) => openapi.components.schemas[ref.split('/').pop()!].properties ?? {}));
+    operations.push({ path, fields });
   }
 }, 120_000);
 afterAll(() => t.close());

@@ -76,10 +76,15 @@ beforeAll(async () => {
   await api.get(`/v1/customers/${customer.body.id}`);
   await api.post(`/v1/customers/${customer.body.id}/update`, { phone: '+573001234567' });
   await api.get('/v1/customers?limit=3');
+  // A customer with nothing but an e-mail: its optional fields come back null (name included).
+  const bare = await api.post('/v1/customers', { email: `bare.${Date.now()}@example.com` });
+  await api.get(`/v1/customers/${bare.body.id}`);
 
   // Subscriptions (charge, approved; collect), their collections, charges, transactions, payment methods.
   const charged = await api.post('/v1/subscriptions', { customer: s.customer.id, collection_method: 'charge', items: [{ price: s.monthly.id }], payment_information: card() });
   const collect = await api.post('/v1/subscriptions', { customer: customer.body.id, collection_method: 'collect', days_until_due: 7, items: [{ price: s.monthly.id, quantity: 2 }, { price: s.setupFee.id }] });
+  // Invoiced when the first collection is made, before payment (collect only): first_payment_invoicing create.
+  await api.post('/v1/subscriptions', { customer: bare.body.id, collection_method: 'collect', days_until_due: 7, first_payment_invoicing: 'create', items: [{ price: s.monthly.id }] });
   await api.get(`/v1/subscriptions/${charged.body.id}`);
   await api.get('/v1/subscriptions?limit=5');
   await api.get(`/v1/subscriptions/${charged.body.id}/history`);

@@ -6,7 +6,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { newId } from '../../../libs/shared/src/ids.js';
 import { toApiError } from '../../../libs/http/src/api-exception.filter.js';
 import { httpRequestDuration } from '../../../libs/platform/src/metrics.js';
-import { describeResponses } from '../../../libs/http/src/openapi-responses.js';
+import { finishDocument } from '../../../libs/http/src/openapi-document.js';
 import { registerRateLimit } from '../../../libs/http/src/rate-limit.js';
 import { registerJsonBody } from '../../../libs/http/src/json-body.js';
 import { registerHandlerTimeout } from '../../../libs/http/src/handler-timeout.js';
@@ -89,14 +89,14 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
       request.log.info({ req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     }
   });
-  const document = describeResponses(SwaggerModule.createDocument(
+  const document = finishDocument(SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Subscription Billing Service')
       .setDescription('Subscriptions, collections, catalog, customers and the evt_ event feed. Authenticate with HTTP Basic: your secret key as the user name, empty password (`curl -u sk_test_…:`); `Authorization: Bearer sk_test_…` is accepted too.')
       .setVersion('v1')
-      .addBasicAuth()
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Your secret key (sk_test_… or sk_live_…) as the bearer token.' })
+      // Relative: the paths are under the address the document was read from, whatever the host and port.
+      .addServer('/', 'This service')
       .build(),
   ));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });

@@ -26,6 +26,7 @@ const ERROR_TEXT: Record<string, string> = {
   '415': 'The body is not sent as `Content-Type: application/json`',
   '429': 'Too many requests with this key; retry after `Retry-After` seconds',
   '500': 'An internal error (logged; never caused by input)',
+  '503': 'Unavailable for now: a store cannot take writes (`store_unavailable`: disk full, read-only, I/O error) or the answer took longer than the handler timeout (`handler_timeout`, the work may still finish); retry after `Retry-After`, with the same Idempotency-Key',
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -85,7 +86,7 @@ export function describeResponses(document: OpenAPIObject): OpenAPIObject {
               : { type: 'object', additionalProperties: true };
         op.responses[ok?.[0] ?? '200'] = { description: ok?.[1]?.description || 'OK', content: { 'application/json': { schema } } };
       }
-      const codes = ['400', '401', '429', '500'];
+      const codes = ['400', '401', '429', '500', '503'];
       if (/\{[^}]+\}/.test(path)) codes.push('404');
       if (method === 'post') codes.push('409', '413', '415');
       if (method === 'post' && /^\/v1\/(subscriptions|collections\/\{id\}\/pay|test_helpers\/collections\/\{id\}\/customer_payment)$/.test(path)) codes.push('402');

@@ -183,7 +183,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
     'cus_',
     {
       email: str('Unique per account and mode'),
-      name: str(),
+      name: nstr('null when none was given'),
       phone: nstr(),
       document_type: noneOf(ENUMS.documentType),
       document_number: nstr(),
@@ -209,7 +209,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       payment_method: nid('pm_'),
       payment_information: paymentInformation,
       days_until_due: nint("collect: each collection is due until the end of the day this many days after the day it is made, in the account's time zone (America/Bogota)"),
-      first_payment_invoicing: oneOf(['before', 'after'], 'Invoice the first collection before or after payment'),
+      first_payment_invoicing: oneOf(['create', 'after'], 'create: the fiscal invoice of the first collection is issued when the collection is made, before payment (collect only); after: once it is paid'),
       renewal_invoicing: bool(),
       schedule_date: ntime(),
       trial_days: nint(),

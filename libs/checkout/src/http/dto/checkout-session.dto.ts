@@ -46,12 +46,12 @@ export class AfterCompletionDto {
   @IsIn(['hosted', 'redirect'])
   type?: 'hosted' | 'redirect';
 
-  @ApiPropertyOptional({ description: 'Where an approved customer is sent (required with type redirect).' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Where an approved customer is sent (required with type redirect).' })
   @IsOptional()
   @IsString()
   redirect_url_approved?: string | null;
 
-  @ApiPropertyOptional({ description: 'Where a customer whose payment is processing (pse, cash) is sent.' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Where a customer whose payment is processing (pse, cash) is sent.' })
   @IsOptional()
   @IsString()
   redirect_url_processing?: string | null;
@@ -78,11 +78,11 @@ export class CustomFieldDto {
 }
 
 export class InvoicingSettingsDto {
-  @ApiPropertyOptional() @IsOptional() @IsString() invoice_document_id?: string | null;
-  @ApiPropertyOptional() @IsOptional() @IsString() invoice_payment_method_credit?: string | null;
-  @ApiPropertyOptional() @IsOptional() @IsString() invoice_vendor?: string | null;
-  @ApiPropertyOptional() @IsOptional() @IsString() invoice_autoretention_tax_id?: string | null;
-  @ApiPropertyOptional() @IsOptional() @IsString() invoice_cost_center?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() invoice_document_id?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() invoice_payment_method_credit?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() invoice_vendor?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() invoice_autoretention_tax_id?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() invoice_cost_center?: string | null;
 }
 
 export class InvoicingDto {
@@ -98,7 +98,7 @@ export class SessionSettingsDto {
   @ApiPropertyOptional({ type: AfterCompletionDto })
   @OptionalNotNull() @ValidateNested() @Type(() => AfterCompletionDto) after_completion?: AfterCompletionDto;
 
-  @ApiPropertyOptional({ type: Object, example: { gateway_a: ['card', 'pse'] }, description: 'Gateway → methods offered on the page; each gateway must be configured on the account.' })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { gateway_a: ['card', 'pse'] }, description: 'Gateway → methods offered on the page; each gateway must be configured on the account.' })
   @OptionalNotNull() @IsObject() payment_methods?: Record<string, string[]>;
 
   @ApiPropertyOptional({ type: [CheckoutDiscountDto] })
@@ -119,7 +119,7 @@ export class SessionSettingsDto {
   @ApiPropertyOptional({ type: [CustomFieldDto] })
   @OptionalNotNull() @IsArray() @ValidateNested({ each: true }) @Type(() => CustomFieldDto) custom_fields?: CustomFieldDto[];
   @ApiPropertyOptional({ enum: ['es-CO', 'en'], default: 'es-CO' }) @OptionalNotNull() @IsIn(['es-CO', 'en']) locale?: 'es-CO' | 'en';
-  @ApiPropertyOptional({ type: Object }) @OptionalNotNull() @IsObject() meta_data?: Record<string, string>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @OptionalNotNull() @IsObject() meta_data?: Record<string, string>;
 }
 
 /** `POST /v1/checkout_session`: types here; every rule (and each combination) is the decider's. */

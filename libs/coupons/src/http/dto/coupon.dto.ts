@@ -7,7 +7,7 @@ import { ListQuery } from '../../../../http/src/list.js';
 const OptionalString = (doc: ApiPropertyOptions = {}) => applyDecorators(ApiPropertyOptional({ type: String, nullable: true, ...doc } as ApiPropertyOptions), IsOptional(), IsString());
 const OptionalInt = (doc: ApiPropertyOptions = {}) => applyDecorators(ApiPropertyOptional({ type: Number, nullable: true, ...doc } as ApiPropertyOptions), IsOptional(), IsInt());
 const OptionalBoolean = (doc: ApiPropertyOptions = {}) => applyDecorators(ApiPropertyOptional(doc), IsOptional(), IsBoolean());
-const OptionalMetaData = () => applyDecorators(ApiPropertyOptional({ type: Object }), IsOptional(), IsObject());
+const OptionalMetaData = () => applyDecorators(ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }), IsOptional(), IsObject());
 
 /** Types only; ranges and combinations are the decider's (one place for every rule). */
 export class CreateCouponDto {

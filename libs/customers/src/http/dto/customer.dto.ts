@@ -15,7 +15,7 @@ export class BillingAddressDto {
   @MaxLength(200)
   address_1: string;
 
-  @ApiPropertyOptional({ nullable: true, example: 'Oficina 501' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Oficina 501' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
@@ -33,7 +33,7 @@ export class BillingAddressDto {
   @MaxLength(100)
   state: string;
 
-  @ApiPropertyOptional({ nullable: true, example: '110111' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: '110111' })
   @IsOptional()
   @IsString()
   @MaxLength(20)
@@ -46,14 +46,14 @@ export class BillingAddressDto {
 }
 
 class CustomerFieldsDto {
-  @ApiPropertyOptional({ nullable: true, example: 'Ana Gómez' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Ana Gómez' })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
   @MaxLength(256)
   name?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, example: '+57 300 123 4567' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: '+57 300 123 4567' })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -65,7 +65,7 @@ class CustomerFieldsDto {
   @IsIn(DOCUMENT_TYPES)
   document_type?: DocumentType | null;
 
-  @ApiPropertyOptional({ nullable: true, example: '1020304050' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: '1020304050' })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -97,6 +97,7 @@ export class CreateCustomerDto extends CustomerFieldsDto {
   email: string;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     example: 'clock_0lO5x1PYOc8fMNINw4RJAi3c',
     description:

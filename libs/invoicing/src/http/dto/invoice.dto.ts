@@ -57,7 +57,7 @@ export class NumberingDto {
   @IsInt()
   next_number?: number;
 
-  @ApiPropertyOptional({ example: 5000, nullable: true, description: 'Last number of the authorised range (null: open).' })
+  @ApiPropertyOptional({ type: 'integer', example: 5000, nullable: true, description: 'Last number of the authorised range (null: open).' })
   @IsOptional()
   @Min(1)
   @IsInt()

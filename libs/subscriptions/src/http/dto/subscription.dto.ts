@@ -224,16 +224,16 @@ export class PauseSubscriptionDto {
 
 export class ShippingAddressDto {
   @ApiProperty() @MaxLength(200) @IsNotEmpty() @IsString() address_1: string;
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @MaxLength(200) @IsString() address_2?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @MaxLength(200) @IsString() address_2?: string | null;
   @ApiProperty() @MaxLength(100) @IsNotEmpty() @IsString() city: string;
   @ApiProperty() @MaxLength(100) @IsNotEmpty() @IsString() state: string;
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @MaxLength(20) @IsString() postcode?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @MaxLength(20) @IsString() postcode?: string | null;
   @ApiProperty({ example: 'CO' }) @Matches(/^[A-Za-z]{2}$/, { message: 'country must be an ISO 3166-1 alpha-2 code' }) @IsString() country: string;
 }
 
 export class SubscriptionShippingDto {
   @ApiProperty({ example: 'Ana Gómez' }) @MaxLength(200) @IsNotEmpty() @IsString() name: string;
-  @ApiPropertyOptional({ nullable: true }) @IsOptional() @MaxLength(40) @IsString() phone?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @MaxLength(40) @IsString() phone?: string | null;
   @ApiProperty({ type: ShippingAddressDto }) @ValidateNested() @Type(() => ShippingAddressDto) @IsObject() address: ShippingAddressDto;
 }
 

@@ -8,7 +8,7 @@ export class CreateTestClockDto {
   @IsString()
   frozen_time: string;
 
-  @ApiPropertyOptional({ nullable: true, example: 'Monthly renewals', maxLength: 300 })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Monthly renewals', maxLength: 300 })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -36,7 +36,7 @@ export class TestClockResponse {
   @ApiProperty({ enum: ['test_clock'] })
   object: 'test_clock';
 
-  @ApiProperty({ nullable: true, example: 'Monthly renewals' })
+  @ApiProperty({ type: String, nullable: true, example: 'Monthly renewals' })
   name: string | null;
 
   @ApiProperty({ example: '2026-01-31T12:00:00.000Z', description: 'ISO 8601 with milliseconds, UTC.' })
