@@ -92,6 +92,12 @@ export interface SubscriptionFields {
   collections_count: number;
   /** `incomplete` only: when the first-payment window closes. */
   first_payment_expires_at: string | null;
+  /**
+   * Internal (never in the API): the checkout session that sold it. Its window is the session's
+   * `expires_at`, and the session's expiry (not a deadline of its own) expires it, so a payment the
+   * customer still makes on the open session is never refused by the subscription's window.
+   */
+  _checkout_session?: string | null;
   activated_at: string | null;
   cancel_at: string | null;
   canceled_at: string | null;
@@ -185,6 +191,8 @@ export type SubscriptionCommand =
       input: SubscriptionInput;
       paymentMethods: PaymentMethodFacts;
       migrate: boolean;
+      /** Sold by a checkout session: its first-payment window is the session's `expires_at`. */
+      checkoutSession?: { id: string; expires_at: string } | null;
       now: Date;
     }
   | { type: 'RecordCollectionPaid'; owner: Owner; subscriptionId: string; collectionId: string; paymentMethod: string | null; tokenizable: boolean; now: Date }
@@ -549,7 +557,8 @@ function decideCreate(c: Extract<SubscriptionCommand, { type: 'CreateSubscriptio
     current_period_end: status === 'scheduled' ? null : nextRenewal?.toISOString() ?? null,
     billing_cycle_anchor: anchor ? anchor.toISOString() : null,
     collections_count: firstCollection && status !== 'trialing' ? 1 : 0,
-    first_payment_expires_at: status === 'incomplete' ? addHours(now, FIRST_PAYMENT_WINDOW_HOURS).toISOString() : null,
+    first_payment_expires_at: status === 'incomplete' ? (c.checkoutSession?.expires_at ?? addHours(now, FIRST_PAYMENT_WINDOW_HOURS).toISOString()) : null,
+    ...(c.checkoutSession ? { _checkout_session: c.checkoutSession.id } : {}),
     activated_at: status === 'active' ? now.toISOString() : null,
     cancel_at: null,
     canceled_at: null,
@@ -739,6 +748,8 @@ export type SubscriptionDeadlineKind = 'renew' | 'expire' | 'cancel' | 'resume';
 export function subscriptionDeadline(f: SubscriptionFields): { kind: SubscriptionDeadlineKind; at: string } | null {
   switch (f.status) {
     case 'incomplete':
+      // Sold by a checkout session: the session's expiry expires it (checkout-follow-ups), not a deadline of its own.
+      if (f._checkout_session) return null;
       return f.first_payment_expires_at ? { kind: 'expire', at: f.first_payment_expires_at } : null;
     case 'scheduled':
     case 'trialing':
