@@ -88,7 +88,7 @@ export async function startChild(buildDir: string | null, dataDir: string, env: 
   // /health can answer before this process has read the child's start-up lines (the keys are printed
   // before listening, the "listening" line right after): wait for that line, briefly, so a first
   // start's keys are never missed under load.
-  for (let waited = 0; options.wait !== false && waited < 5_000 && !/listening on|worker running/.test(out) && child.exitCode === null; waited += 20) {
+  for (let waited = 0; options.wait !== false && waited < 5_000 && !/Billing service on|Worker running/.test(out) && child.exitCode === null; waited += 20) {
     await new Promise((r) => setTimeout(r, 20));
   }
   const key = /test: (sk_test_\S+)/.exec(out)?.[1] ?? null;
