@@ -8,6 +8,8 @@
  * fields added later, Stripe's rule); test/http/openapi-schemas.http.spec.ts validates real answers
  * against them with undeclared fields refused, so a field the service returns is a field listed here.
  */
+import { PUBLIC_EVENT_TYPES } from '../../events/src/public-event-types.js';
+
 type Schema = Record<string, unknown>;
 
 // ---- building blocks ----------------------------------------------------------------------------
@@ -388,7 +390,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
     'event',
     'evt_',
     {
-      type: str('e.g. subscription.created, collection.paid'),
+      type: oneOf(PUBLIC_EVENT_TYPES, 'The event type: every type the feed and the webhooks send'),
       created: time(),
       data: { type: 'object', required: ['object'], properties: { object: open('The object as it was after the event', { id: str(), object: str() }), previous_attributes: open('Fields that changed, with their values before') } },
       request: obj({ id: nstr(), idempotency_key: nstr() }),
