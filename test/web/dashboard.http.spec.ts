@@ -28,7 +28,8 @@ test('sign-in: a wrong key is refused next to the field; a test key opens test m
   await v.get('/dashboard');
   const bad = await v.post('/dashboard/login', { key: 'sk_test_nope' });
   expect(bad.status).toBe(401);
-  expect(bad.text).toContain('Invalid API key provided.');
+  expect(bad.text).toContain('La llave no es válida');
+  expect(bad.text).not.toContain('Invalid API key provided.');
   const ok = await v.post('/dashboard/login', { key: keys.test_key });
   const cookie = ([] as string[]).concat(ok.headers['set-cookie']).find((c) => c.startsWith('dashboard_session='))!;
   expect(cookie).toMatch(/HttpOnly/);
@@ -40,12 +41,12 @@ test('sign-in: a wrong key is refused next to the field; a test key opens test m
   expect((await pageVisitor(t).get('/dashboard/subscriptions')).status).toBe(303);
 });
 
-test('forms validate with the API\'s rules and show the API\'s message next to the field; creation runs the API\'s command with the dashboard as actor', async () => {
+test('forms validate with the API\'s rules and show the refusal next to the field; creation runs the API\'s command with the dashboard as actor', async () => {
   const v = await signedIn(keys.test_key);
   await v.get('/dashboard/new/price');
   const invalid = await v.post('/dashboard/new/price', { product_id: 'prod_missing', type: 'recurring', billing_period: 'month', billing_interval: 'x', currency: 'COP', unit_price: '100' });
   expect(invalid.status).toBe(400);
-  expect(invalid.text).toMatch(/data-error-for="billing_interval">[^<]*billing_interval/);
+  expect(invalid.text).toMatch(/data-error-for="billing_interval">Intervalo de facturación: el valor no es válido\.</);
   await v.get('/dashboard/new/product');
   const created = await v.post('/dashboard/new/product', { name: 'Plan Oro', description: 'Gold' });
   expect(created.status).toBe(303);
@@ -92,8 +93,10 @@ test('a charge subscription by hand, its timeline, as_of its first event, then c
   expect(offered((await v.get(`/dashboard/subscriptions/${subId}`)).text)).toEqual([]);
   const again = await v.post(`/dashboard/subscriptions/${subId}/pause`, {});
   expect(again.status).toBe(409);
+  // The refusal in the page's words (the state named in words too), never the API's English message.
   const apiMessage = (await t.as(keys.test_key).post(`/v1/subscriptions/${subId}/pause`, {})).body.error.message;
-  expect(again.text).toContain(apiMessage.replace(/'/g, '&#39;'));
+  expect(again.text).toContain('No se puede hacer en su estado actual (Cancelada).');
+  expect(again.text).not.toContain(apiMessage.replace(/'/g, '&#39;'));
 });
 
 test('a standalone collection by hand: send, pay out of band with proof, refund; another voided; a test clock advanced; lists filter and page', async () => {
@@ -146,14 +149,14 @@ test('a standalone collection by hand: send, pay out of band with proof, refund;
   expect((await live.get('/dashboard/test_clocks')).text).toContain('Los relojes de prueba solo están disponibles con una llave de prueba.');
 });
 
-test('Spanish (es-CO) by default; English on request, kept by a cookie across links and form posts; the API\'s messages stay the API\'s', async () => {
+test('Spanish (es-CO) by default; English on request, kept by a cookie across links and form posts', async () => {
   const v = pageVisitor(t);
   const login = await v.get('/dashboard');
   expect(login.text).toContain('<html lang="es-CO"');
   expect(login.text).toContain('Ingresa al panel');
   expect(login.text).toContain('Llave secreta');
   const bad = await v.post('/dashboard/login', { key: 'sk_test_nope' });
-  expect(bad.text).toContain('Invalid API key provided.');
+  expect(bad.text).toContain('La llave no es válida');
   expect((await v.post('/dashboard/login', { key: keys.test_key })).status).toBe(303);
   const list = await v.get('/dashboard/products');
   expect(list.text).toMatch(/<h1>Productos<\/h1>/);
@@ -222,4 +225,46 @@ test('the API\'s values in words of the page\'s language, the value kept beside 
   const en = await v.get('/dashboard/products?locale=en');
   expect(en.text).toContain(`<span class="status status-active" data-value="active">Active</span>`);
   expect((await v.get(`/dashboard/prices/${price.id}`)).text).toContain('data-field="type" data-value="recurring">Recurring<');
+});
+
+test('a refused form speaks the page\'s language: Spanish in es-CO, English in en, naming the field by its label (the API keeps its own English)', async () => {
+  const api = t.as(keys.test_key);
+  const v = pageVisitor(t);
+  await v.get('/dashboard?locale=es');
+  const empty = await v.post('/dashboard/login', { key: '' });
+  expect(empty.text).toContain('Escribe la llave secreta de tu cuenta.');
+  expect(empty.text).not.toContain('Missing required param');
+  expect((await v.post('/dashboard/login', { key: keys.test_key })).status).toBe(303);
+  // Creation forms: a missing name, a missing unit price, an unknown customer.
+  await v.get('/dashboard/new/product?locale=es');
+  const noName = await v.post('/dashboard/new/product', { description: 'sin nombre' });
+  expect(noName.status).toBe(400);
+  expect(noName.text).toMatch(/data-error-for="name">Nombre: este dato es obligatorio\.</);
+  expect(noName.text).not.toContain('Missing required param');
+  const product = (await api.post('/v1/products', { name: 'Plan Idiomas' })).body;
+  await v.get('/dashboard/new/price');
+  const noPrice = await v.post('/dashboard/new/price', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP' });
+  expect(noPrice.text).toMatch(/data-error-for="unit_price">Precio unitario: este dato es obligatorio\.</);
+  await v.get('/dashboard/new/subscription');
+  const nobody = await v.post('/dashboard/new/subscription', { customer: 'cus_nadie', 'items[0][price]': 'price_nada', 'items[0][quantity]': '1', collection_method: 'charge' });
+  expect(nobody.status).toBe(404);
+  expect(nobody.text).toMatch(/Cliente: «cus_nadie» no existe\.|Precio: «price_nada» no existe\./);
+  expect(nobody.text).not.toContain('No such');
+  // A list filter the API refuses: worded, not `limit: …` in English.
+  const badLimit = await v.get('/dashboard/collections?limit=500');
+  expect(badLimit.status).toBe(400);
+  expect(badLimit.text).toContain('limit: el valor no es válido.');
+  // The same forms in English.
+  await v.get('/dashboard/new/product?locale=en');
+  const noNameEn = await v.post('/dashboard/new/product', { description: 'no name' });
+  expect(noNameEn.text).toMatch(/data-error-for="name">Name: this field is required\.</);
+  expect(noNameEn.text).not.toContain('Missing required param');
+  await v.get('/dashboard/new/price');
+  const noPriceEn = await v.post('/dashboard/new/price', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP' });
+  expect(noPriceEn.text).toMatch(/data-error-for="unit_price">Unit price: this field is required\.</);
+  const wrongKey = pageVisitor(t);
+  await wrongKey.get('/dashboard?locale=en');
+  expect((await wrongKey.post('/dashboard/login', { key: 'sk_test_nope' })).text).toContain('The key is not valid');
+  // The API itself still answers in its own words.
+  expect((await api.post('/v1/products', {})).body.error.message).toBe('Missing required param: name.');
 });

@@ -116,19 +116,86 @@ describe('the portal pages', () => {
     expect(byType['subscription.created'].actor).toBeUndefined();
   });
 
-  test('a commitment refuses cancel now with the API\'s own message; period_end schedules it', async () => {
+  test('a commitment refuses cancel now, said in the page\'s language (Spanish, then English); period_end schedules it', async () => {
     const s = await billingSetup(api());
     const sub = (await api().post('/v1/subscriptions', { customer: s.customer.id, items: [{ price: s.monthly.id }], collection_method: 'charge', payment_information: card(), commitment_periods: 3 })).body;
     const apiRefusal = await api().post(`/v1/subscriptions/${sub.id}/cancel`, { cancel_at: 'now' });
     expect(apiRefusal.status).toBe(409);
     const v = pageVisitor(t);
     await v.get(new URL((await portalLink(s.customer.id)).url).pathname);
-    await v.get('/portal/p');
-    const refused = await v.post(`/portal/p/subscriptions/${sub.id}/cancel`, { cancel_at: 'now' });
+    await v.get(`/portal/p/subscriptions/${sub.id}/cancel?cancel_at=now`);
+    const refused = await v.post(`/portal/p/subscriptions/${sub.id}/cancel`, { cancel_at: 'now', confirm: 'yes' });
     expect(refused.status).toBe(409);
-    expect(refused.text).toContain(apiRefusal.body.error.message.replace(/'/g, '&#39;'));
-    expect((await v.post(`/portal/p/subscriptions/${sub.id}/cancel`, { cancel_at: 'period_end' })).status).toBe(303);
+    expect(refused.text).toMatch(/Tiene un compromiso de permanencia hasta el \d{1,2} de [a-z]+ de \d{4}: no se puede cancelar ahora/);
+    expect(refused.text).not.toContain(apiRefusal.body.error.message.replace(/'/g, '&#39;'));
+    const english = await v.post(`/portal/p/subscriptions/${sub.id}/cancel`, { cancel_at: 'now', confirm: 'yes', locale: 'en' });
+    expect(english.text).toMatch(/It is committed until [A-Z][a-z]+ \d{1,2}, \d{4}: it cannot be canceled now/);
+    // A refused card number, in each language.
+    await v.get(`/portal/p/subscriptions/${sub.id}/payment_method`);
+    const badCard = await v.post(`/portal/p/subscriptions/${sub.id}/payment_method`, { number: '1234', exp_month: '12', exp_year: '2031', cvc: '123' });
+    expect(badCard.status).toBe(400);
+    expect(badCard.text).toContain('El número de tarjeta no es válido.');
+    expect(badCard.text).not.toContain('not a valid card number');
+    const badCardEn = await v.post(`/portal/p/subscriptions/${sub.id}/payment_method`, { number: '1234', exp_month: '12', exp_year: '2031', cvc: '123', locale: 'en' });
+    expect(badCardEn.text).toContain('The card number is not valid.');
+    await v.get(`/portal/p/subscriptions/${sub.id}/cancel?cancel_at=period_end`);
+    expect((await v.post(`/portal/p/subscriptions/${sub.id}/cancel`, { cancel_at: 'period_end', confirm: 'yes' })).status).toBe(303);
     expect((await api().get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('pending_cancel');
+  });
+
+  test('cancel asks to confirm first, saying what is lost; a post without the confirmation cancels nothing', async () => {
+    const { customer, sub } = await customerWithSubscription();
+    const v = pageVisitor(t);
+    await v.get(new URL((await portalLink(customer.id)).url).pathname);
+    const home = await v.get('/portal/p');
+    // The account page links to the confirmation; it has no form that cancels.
+    expect(home.text).toContain(`href="/portal/p/subscriptions/${sub.id}/cancel?cancel_at=now&amp;locale=es"`);
+    expect(home.text).not.toMatch(/action="[^"]*\/cancel"/);
+    // A post that skips the confirmation (an old page, a forged form) is sent to it; nothing is decided.
+    const skipped = await v.post(`/portal/p/subscriptions/${sub.id}/cancel`, { cancel_at: 'now' });
+    expect(skipped.status).toBe(303);
+    expect(skipped.headers.location).toBe(`/portal/p/subscriptions/${sub.id}/cancel?cancel_at=now&locale=es`);
+    expect((await api().get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('active');
+    const confirm = await v.get(skipped.headers.location);
+    expect(confirm.status).toBe(200);
+    expect(confirm.text).toContain('¿Cancelar tu suscripción ahora?');
+    expect(confirm.text).toMatch(/Pierdes de inmediato lo que queda del periodo que ya pagaste \(hasta el \d{1,2} de [a-z]+ de \d{4}\)/);
+    expect(confirm.text).toContain('No se reembolsa el periodo en curso.');
+    expect(confirm.text).toContain('name="confirm" value="yes"');
+    expect(confirm.text).toContain('name="_csrf"');
+    expect(confirm.text).toContain('No, mantener mi suscripción');
+    // Without the CSRF token the confirmation is refused too.
+    expect((await v.post(`/portal/p/subscriptions/${sub.id}/cancel`, { cancel_at: 'now', confirm: 'yes' }, false)).status).toBe(403);
+    expect((await api().get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('active');
+    const done = await v.post(`/portal/p/subscriptions/${sub.id}/cancel`, { cancel_at: 'now', confirm: 'yes' });
+    expect(done.status).toBe(303);
+    expect((await api().get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('canceled');
+  });
+
+  test('after cancel at period end the page says when the plan ends and offers to keep it; keeping withdraws the cancellation', async () => {
+    const { customer, sub } = await customerWithSubscription();
+    const v = pageVisitor(t);
+    await v.get(new URL((await portalLink(customer.id)).url).pathname);
+    const confirm = await v.get(`/portal/p/subscriptions/${sub.id}/cancel?cancel_at=period_end&locale=en`);
+    expect(confirm.text).toContain('Cancel at the end of the period?');
+    expect(confirm.text).toMatch(/You keep your plan until [A-Z][a-z]+ \d{1,2}, \d{4}; it ends that day\./);
+    await v.get(`/portal/p/subscriptions/${sub.id}/cancel?cancel_at=period_end`);
+    expect((await v.post(`/portal/p/subscriptions/${sub.id}/cancel`, { cancel_at: 'period_end', confirm: 'yes' })).status).toBe(303);
+    const pending = (await api().get(`/v1/subscriptions/${sub.id}`)).body;
+    expect(pending).toMatchObject({ status: 'pending_cancel', cancel_at: sub.current_period_end });
+    const page = await v.get('/portal/p?notice=pending_cancel');
+    expect(page.text).toContain(`data-ends-at="${pending.cancel_at}"`);
+    expect(page.text).toMatch(/Tu plan termina el \d{1,2} de [a-z]+ de \d{4}\./);
+    expect(page.text).toContain('Mantener mi suscripción');
+    const kept = await v.post(`/portal/p/subscriptions/${sub.id}/keep`);
+    expect(kept.status).toBe(303);
+    expect(kept.headers.location).toBe('/portal/p?locale=es&notice=kept');
+    expect((await api().get(`/v1/subscriptions/${sub.id}`)).body).toMatchObject({ status: 'active', cancel_at: null });
+    const after = await v.get(kept.headers.location);
+    expect(after.text).toContain('tu suscripción sigue activa');
+    expect(after.text).not.toContain('data-ends-at');
+    const events = await t.app.get<EventStore>(EVENT_STORE).readStream(`subscription-${sub.id}`);
+    expect(events.at(-1)).toMatchObject({ type: 'subscription.cancellation_withdrawn', metadata: { actor: { type: 'portal', customer: customer.id } } });
   });
 
   test('another customer\'s subscription is not found, whatever id the request carries; nothing changes', async () => {
@@ -166,7 +233,7 @@ describe('the portal pages', () => {
     expect(form.status).toBe(200);
     const bad = await v.post(`/portal/p/subscriptions/${sub.id}/payment_method`, { number: '4242424242424241', exp_month: '12', exp_year: '2030' });
     expect(bad.status).toBe(400);
-    expect(bad.text).toContain('The card number is not a valid card number');
+    expect(bad.text).toContain('El número de tarjeta no es válido.');
     const ok = await v.post(`/portal/p/subscriptions/${sub.id}/payment_method`, { number: '5555 5555 5555 4444', exp_month: '11', exp_year: '2031', cvc: '123' });
     expect(ok.status).toBe(303);
     expect(ok.headers.location).toContain('notice=recovered');
@@ -195,7 +262,8 @@ describe('the portal pages', () => {
     expect((await v.post(`/portal/p/collections/${theirCollection}/pay`, { payment_method: saved.id })).status).toBe(404);
     const wrongCard = await v.post(`/portal/p/collections/${sub.latest_collection}/pay`, { payment_method: strangerCard });
     expect(wrongCard.status).toBe(400);
-    expect(wrongCard.text).toContain(`does not belong to customer ${s.customer.id}`);
+    expect(wrongCard.text).toContain('Elige uno de tus medios de pago guardados.');
+    expect(wrongCard.text).not.toContain('does not belong');
     expect((await api().get(`/v1/collections/${sub.latest_collection}`)).body.status).toBe('pending');
     await v.get('/portal/p');
     const paid = await v.post(`/portal/p/collections/${sub.latest_collection}/pay`, { payment_method: saved.id });

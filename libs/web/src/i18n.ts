@@ -55,6 +55,12 @@ export const COMMON_MESSAGES: Catalog = {
   },
 };
 
+/** Several catalogs as one (later ones win), e.g. a page library's own with the API errors' words. */
+export const mergeCatalogs = (...catalogs: Catalog[]): Catalog => ({
+  'es-CO': Object.assign({}, ...catalogs.map((c) => c['es-CO'])),
+  en: Object.assign({}, ...catalogs.map((c) => c.en)),
+});
+
 export type Translate = (key: string, params?: Record<string, string | number>) => string;
 
 /** A translator over the catalogs (later ones win); a missing key shows the key itself (never throws). */

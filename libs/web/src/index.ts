@@ -7,3 +7,4 @@ export * from './csrf.guard.js';
 export * from './web-platform.js';
 export * from './web.module.js';
 export * from './form.js';
+export * from './api-error-messages.js';

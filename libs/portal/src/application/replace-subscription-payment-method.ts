@@ -20,6 +20,8 @@ export interface ReplaceResult extends CommandResult {
   /** When the subscription was past_due/unpaid: what retrying its open collection with the new card did. */
   recovery: 'paid' | 'failed' | 'processing' | null;
   recovery_message: string | null;
+  /** The failed retry's codes, for a page to say why in its own words. */
+  recovery_failure: { failure_code: string | null; decline_code: string | null } | null;
 }
 
 /**
@@ -57,6 +59,7 @@ export class ReplaceSubscriptionPaymentMethod {
     const after = (await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state.fields!;
     let recovery: ReplaceResult['recovery'] = null;
     let recoveryMessage: string | null = null;
+    let recoveryFailure: ReplaceResult['recovery_failure'] = null;
     if ((after.status === 'past_due' || after.status === 'unpaid') && after.latest_collection) {
       const col = (await this.executor.load(collectionDecider, collectionStream(after.latest_collection))).state.fields!;
       if (['pending', 'past_due', 'uncollectible'].includes(col.status)) {
@@ -65,9 +68,10 @@ export class ReplaceSubscriptionPaymentMethod {
         position = laterPosition(position, result.position);
         recovery = result.outcome;
         recoveryMessage = result.failure?.failure_message ?? null;
+        recoveryFailure = result.failure ? { failure_code: result.failure.failure_code ?? null, decline_code: result.failure.decline_code ?? null } : null;
       }
     }
-    return { id: subscriptionId, position, payment_method: paymentMethod, recovery, recovery_message: recoveryMessage };
+    return { id: subscriptionId, position, payment_method: paymentMethod, recovery, recovery_message: recoveryMessage, recovery_failure: recoveryFailure };
   }
 
   /** The subscription's own gateway when it takes cards, else the account's first configured gateway that does. */

@@ -9,7 +9,8 @@ import type { ReadStore } from '../../../read-store/src/read-store.port.js';
 import { ApiError } from '../../../shared/src/errors.js';
 import { CsrfGuard } from '../../../web/src/csrf.guard.js';
 import { formFields } from '../../../web/src/form.js';
-import { type Locale, resolveLocale } from '../../../web/src/i18n.js';
+import { type Locale, mergeCatalogs, resolveLocale, type Translate } from '../../../web/src/i18n.js';
+import { API_ERROR_MESSAGES, apiErrorText } from '../../../web/src/api-error-messages.js';
 import { assetDir, PageRenderer } from '../../../web/src/page-renderer.js';
 import { PageErrorFilter } from '../../../web/src/page-errors.js';
 import { csrfToken } from '../../../web/src/security.js';
@@ -18,7 +19,7 @@ import { PageSessionSigning, portalSessionIdOf } from '../application/portal-sig
 import { PORTAL_BROWSER_SESSION_TTL_MS, portalSessionDecider, portalSessionStream } from '../domain/portal-session.decider.js';
 import { PORTAL_MESSAGES } from './portal-messages.js';
 
-const pages = new PageRenderer(assetDir(import.meta.url, '../../views'), PORTAL_MESSAGES);
+const pages = new PageRenderer(assetDir(import.meta.url, '../../views'), mergeCatalogs(API_ERROR_MESSAGES, PORTAL_MESSAGES));
 export const PORTAL_COOKIE = 'portal_session';
 
 const localeOf = (request: FastifyRequest): Locale => {
@@ -26,6 +27,19 @@ const localeOf = (request: FastifyRequest): Locale => {
   return resolveLocale(body.locale ?? (request.query as Record<string, unknown>)?.locale);
 };
 const home = (locale: Locale, notice?: string) => `/portal/p?locale=${locale === 'en' ? 'en' : 'es'}${notice ? `&notice=${notice}` : ''}`;
+const confirmCancel = (locale: Locale, id: string, cancelAt: 'now' | 'period_end') => `/portal/p/subscriptions/${id}/cancel?cancel_at=${cancelAt}&locale=${locale === 'en' ? 'en' : 'es'}`;
+
+/** An API refusal in the portal's words, naming the field by the portal's label for it. */
+const refusal = (error: ApiError, locale: Locale, t: Translate) =>
+  apiErrorText(error, {
+    t,
+    locale,
+    field: (param) => {
+      const key = `portal.field.${param.replace(/^.*\[([^\]]+)\]$/, '$1')}`;
+      const words = t(key);
+      return words === key ? param : words;
+    },
+  });
 
 /**
  * The customer portal, `{portal_url}/p/…`. The link `p/login/<url_id>` opens once (portal_session.opened
@@ -101,9 +115,18 @@ export class PortalPagesController {
           return reply.redirect(home(locale, 'resumed'), 303);
         case 'cancel': {
           const cancelAt = fields.cancel_at === 'now' ? 'now' : 'period_end';
+          // Only the confirmation page's form cancels; any other post is asked to confirm first.
+          if (fields.confirm !== 'yes') {
+            await this.portal.ownSubscription(visitor, id);
+            return reply.redirect(confirmCancel(locale, id, cancelAt), 303);
+          }
           await this.portal.cancel(visitor, String(request.id), id, cancelAt);
           return reply.redirect(home(locale, cancelAt === 'now' ? 'canceled' : 'pending_cancel'), 303);
         }
+        case 'keep':
+          // A cancellation scheduled for the period end, withdrawn (the API's resume on pending_cancel).
+          await this.portal.resume(visitor, String(request.id), id);
+          return reply.redirect(home(locale, 'kept'), 303);
         case 'payment_method':
           return this.replaceCard(request, reply, visitor, locale, id, fields);
         default:
@@ -111,8 +134,8 @@ export class PortalPagesController {
       }
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500 || error.status === 404) throw error;
-      // The API's own refusal (commitment, state), shown on the account page.
-      return this.renderOverview(request, reply, visitor, locale, { error: error.message, errorFor: id, status: error.status });
+      // The API's refusal (commitment, state) in the page's words, shown on the account page.
+      return this.renderOverview(request, reply, visitor, locale, { error: refusal(error, locale, pages.helpers(locale).t), errorFor: id, status: error.status });
     }
   }
 
@@ -127,9 +150,33 @@ export class PortalPagesController {
       return reply.redirect(home(locale, 'collection_paid'), 303);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500 || error.status === 404) throw error;
-      // A decline (402) or a refusal: the API's message, next to that collection.
-      return this.renderOverview(request, reply, visitor, locale, { error: error.message, errorFor: id, status: error.status });
+      // A decline (402) or a refusal, in the page's words, next to that collection.
+      return this.renderOverview(request, reply, visitor, locale, { error: refusal(error, locale, pages.helpers(locale).t), errorFor: id, status: error.status });
     }
+  }
+
+  /**
+   * The confirmation step of a cancellation (no script needed): what ends and when, what is lost,
+   * a form (CSRF) that cancels, and a way back that keeps the subscription.
+   */
+  @Public()
+  @Get('subscriptions/:id/cancel')
+  async confirmCancelPage(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const visitor = await this.visitor(request);
+    const locale = localeOf(request);
+    if (!visitor) return this.message(reply, locale, 'ended', 401);
+    await this.portal.ownSubscription(visitor, id);
+    const sub = (await this.portal.overview(visitor)).subscriptions.find((s) => s.id === id);
+    if (!sub) return this.message(reply, locale, 'used', 404);
+    const cancelAt = (request.query as Record<string, unknown>)?.cancel_at === 'now' ? 'now' : 'period_end';
+    const t = pages.helpers(locale).t;
+    const account = await this.store.get<{ name?: string }>('accounts', visitor.accountId);
+    return pages.send(
+      reply,
+      'portal-cancel',
+      { sub, cancelAt, csrf: csrfToken(reply), backHref: home(locale) },
+      { locale, title: t(`portal.confirm.${cancelAt}.title`), brand: account?.name ?? null, test: visitor.mode === 'test', path: request.url },
+    );
   }
 
   @Public()
@@ -164,14 +211,18 @@ export class PortalPagesController {
       const result = await this.portal.replaceCard(visitor, String(request.id), id, card);
       if (result.recovery === 'failed') {
         const t = pages.helpers(locale).t;
-        return this.renderCard(reply, locale, id, sub.status, { formError: t('portal.card_declined', { reason: result.recovery_message ?? '' }), status: 402 });
+        const reason = result.recovery_failure?.failure_code
+          ? refusal({ code: result.recovery_failure.failure_code, type: 'payment_error', param: null, message: '', extra: { decline_code: result.recovery_failure.decline_code } } as unknown as ApiError, locale, t)
+          : t('api_error.payment_failed');
+        return this.renderCard(reply, locale, id, sub.status, { formError: t('portal.card_declined', { reason }), status: 402 });
       }
       return reply.redirect(home(locale, result.recovery === 'paid' ? 'recovered' : 'card'), 303);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500 || error.status === 404) throw error;
       // The gateway's or the API's message, next to the field it names (card[number], card[exp_month]…).
       const field = /number/.test(error.param ?? '') ? 'number' : /exp_month/.test(error.param ?? '') ? 'exp_month' : /exp_year|expired/.test(`${error.param} ${error.code}`) ? 'exp_year' : /cvc/.test(error.param ?? '') ? 'cvc' : null;
-      return this.renderCard(reply, locale, id, sub.status, { errors: field ? { [field]: error.message } : {}, formError: field ? null : error.message, status: error.status });
+      const message = refusal(error, locale, pages.helpers(locale).t);
+      return this.renderCard(reply, locale, id, sub.status, { errors: field ? { [field]: message } : {}, formError: field ? null : message, status: error.status });
     }
   }
 
@@ -190,7 +241,7 @@ export class PortalPagesController {
       reply,
       'portal',
       { ...data, csrf: csrfToken(reply), checkoutUrl: this.config.checkoutUrl, returnUrl, notice: extra.notice ?? null, error: extra.error ?? null, errorFor: extra.errorFor ?? null },
-      { locale, title: t('portal.title'), brand: account?.name ?? null, test: visitor.mode === 'test', path: request.url, status: extra.status ?? 200 },
+      { locale, title: t('portal.title'), brand: account?.name ?? null, test: visitor.mode === 'test', path: request.method === 'GET' ? request.url : '/portal/p', status: extra.status ?? 200 },
     );
   }
 

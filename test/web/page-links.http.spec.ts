@@ -1,0 +1,169 @@
+import { billingSetup, card } from '../support/billing-fixtures.js';
+import { csrfOf, openSession } from '../support/hosted-page.js';
+import { crawlLinks, describeBroken, fetchWith, linksOf } from '../support/link-crawler.js';
+import { pageVisitor } from '../support/page-session.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * Every link a portal or dashboard page shows opens a page: from a seeded account (products, prices,
+ * customers, subscriptions bought by API and through checkout — paused, ending, canceled —,
+ * collections, charges, a test clock, events), a crawler visits the lists, details, forms, timelines
+ * and the pages that answer a refused form, in Spanish and in English, follows every same-origin
+ * `<a href>` and expects 200 (or a deliberate redirect to a 200) for each.
+ */
+let t: TestApp;
+let keys: { test_key: string; live_key: string };
+const seeded: Record<string, string> = {};
+beforeAll(async () => {
+  t = await startTestApp();
+  keys = await t.account('Tienda Enlaces');
+  const api = t.as(keys.test_key);
+  const s = await billingSetup(api);
+  seeded.customer = s.customer.id;
+  const sub = async (extra: Record<string, unknown> = {}) => (await api.post('/v1/subscriptions', { customer: s.customer.id, items: [{ price: s.monthly.id }], payment_information: card(), ...extra })).body.id as string;
+  seeded.active = await sub();
+  seeded.paused = await sub();
+  await api.post(`/v1/subscriptions/${seeded.paused}/pause`, {});
+  seeded.ending = await sub();
+  await api.post(`/v1/subscriptions/${seeded.ending}/cancel`, { cancel_at: 'period_end' });
+  seeded.canceled = await sub();
+  await api.post(`/v1/subscriptions/${seeded.canceled}/cancel`, { cancel_at: 'now' });
+  const oneTime = (await api.post('/v1/prices', { product_id: s.product.id, type: 'one_time', unit_price: '80000', currency: 'COP' })).body;
+  seeded.collection = (await api.post('/v1/collections', { customer: s.customer.id, items: [{ price: oneTime.id }], collection_method: 'collect', days_until_due: 5 })).body.id;
+  await api.post('/v1/test_helpers/test_clocks', { frozen_time: '2026-01-15T12:00:00.000Z', name: 'enlaces' });
+  // A subscription bought through checkout: its timeline starts with checkout_session.completed.
+  const buyer = (await api.post('/v1/customers', { email: `links.${Date.now()}@example.com`, name: 'Sara Enlaces' })).body;
+  const session = (await api.post('/v1/checkout_session', { mode: 'subscription', customer: buyer.id, items: [{ price: s.monthly.id }] })).body;
+  const { browser, path, page } = await openSession(t, session.url);
+  const paid = await browser.post(`${path}/pay`).type('form').send({ method: 'card', card_number: '4242424242424242', card_exp: '12/30', card_cvc: '123', _csrf: csrfOf(page.text) });
+  expect([200, 303]).toContain(paid.status);
+  const bought = (await api.get(`/v1/subscriptions?customer=${buyer.id}`)).body.data;
+  expect(bought).toHaveLength(1);
+  seeded.bought = bought[0].id;
+});
+afterAll(() => t.close());
+
+async function signedIn(key: string) {
+  const v = pageVisitor(t);
+  await v.get('/dashboard');
+  expect((await v.post('/dashboard/login', { key })).status).toBe(303);
+  return v;
+}
+
+describe('dashboard', () => {
+  test('every link of every page reachable from the lists (and from refused forms) opens a page, in es-CO and en', async () => {
+    for (const locale of ['es', 'en']) {
+      const v = await signedIn(keys.test_key);
+      await v.get(`/dashboard/subscriptions?locale=${locale}`);
+      // Refused forms: a creation and an action on an object; their pages' links count too.
+      await v.get('/dashboard/new/price');
+      const refusedForm = await v.post('/dashboard/new/price', { type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP' });
+      expect(refusedForm.status).toBe(400);
+      await v.get(`/dashboard/subscriptions/${seeded.canceled}`);
+      const refusedAction = await v.post(`/dashboard/subscriptions/${seeded.canceled}/pause`, {});
+      expect(refusedAction.status).toBe(409);
+      const result = await crawlLinks(fetchWith(v), [`/dashboard/subscriptions?locale=${locale}`, `/dashboard/subscriptions/${seeded.bought}`], {
+        within: (p) => p.startsWith('/dashboard'),
+        pages: [
+          { path: '/dashboard/new/price', html: refusedForm.text },
+          { path: `/dashboard/subscriptions/${seeded.canceled}/pause`, html: refusedAction.text },
+        ],
+      });
+      expect(describeBroken(result.broken)).toEqual([]);
+      // It did see the whole dashboard: every list, a detail of each kind, the forms and the timeline's states.
+      const seen = [...result.visited.keys()];
+      for (const list of ['products', 'prices', 'customers', 'subscriptions', 'collections', 'charges', 'test_clocks', 'events']) {
+        expect(seen.some((p) => p.startsWith(`/dashboard/${list}`))).toBe(true);
+        expect(seen.some((p) => new RegExp(`^/dashboard/${list}/[a-z]+_[A-Za-z0-9]+`).test(p))).toBe(true);
+      }
+      expect(seen.some((p) => /^\/dashboard\/new\/[a-z_]+/.test(p))).toBe(true);
+      expect(seen.some((p) => p.includes('as_of=evt_'))).toBe(true);
+      expect(result.links).toBeGreaterThan(50);
+    }
+  });
+
+  test('a refused form\'s language switch leads to the form\'s page, not to where it posted', async () => {
+    const v = await signedIn(keys.test_key);
+    await v.get('/dashboard/new/product?locale=es');
+    const refused = await v.post('/dashboard/new/product', { description: 'sin nombre' });
+    expect(refused.status).toBe(400);
+    const english = linksOf(refused.text).find((href) => href.includes('locale=en'))!;
+    expect(english).toBe('/dashboard/new/product?locale=en');
+    const page = await v.get(english);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Create product');
+    // An action refused on a detail page: the switch leads to that detail page.
+    await v.get(`/dashboard/subscriptions/${seeded.canceled}`);
+    const action = await v.post(`/dashboard/subscriptions/${seeded.canceled}/pause`, {});
+    expect(linksOf(action.text).find((href) => href.includes('locale='))).toBe(`/dashboard/subscriptions/${seeded.canceled}?locale=es`);
+  });
+
+  test('a subscription bought through checkout: every entry of its timeline links its event, and "the state after" opens from the subscription\'s own first entry on', async () => {
+    const v = await signedIn(keys.test_key);
+    const detail = await v.get(`/dashboard/subscriptions/${seeded.bought}?locale=es`);
+    const entries = [...detail.text.matchAll(/<li data-event="(evt_[0-9a-f]+)"><strong>([a-z_.]+)<\/strong>(.*?)<\/li>/g)].map((m) => ({ id: m[1], type: m[2], html: m[3] }));
+    expect(entries.map((e) => e.type)).toContain('checkout_session.completed');
+    const own = entries.findIndex((e) => e.type === 'subscription.created');
+    expect(own).toBeGreaterThanOrEqual(0);
+    for (const [i, e] of entries.entries()) {
+      expect((await v.get(`/dashboard/events/${e.id}`)).status).toBe(200);
+      if (i < own) {
+        expect(e.html).not.toContain('as_of=');
+        expect(e.html).toContain('antes de crearse la suscripción');
+      } else {
+        expect(e.html).toContain(`as_of=${e.id}`);
+        expect((await v.get(`/dashboard/subscriptions/${seeded.bought}?as_of=${e.id}`)).status).toBe(200);
+      }
+    }
+  });
+
+  test('a dashboard 404 keeps the dashboard\'s layout (menu, brand, footer), never the checkout\'s "Pago seguro"', async () => {
+    const v = await signedIn(keys.test_key);
+    // The state of a subscription as of an event written before it existed (its customer's creation): 404.
+    const before = (await t.as(keys.test_key).get(`/v1/events?object_id=${seeded.customer}&type=customer.created`)).body.data[0].id;
+    await v.get('/dashboard/subscriptions?locale=es');
+    for (const path of [`/dashboard/subscriptions/${seeded.active}?as_of=${before}`, '/dashboard/subscriptions/sub_doesnotexist', '/dashboard/nothing/here/at/all', '/dashboard/new/nothing']) {
+      const res = await v.get(path);
+      expect([path, res.status]).toEqual([path, 404]);
+      expect(res.text).toContain('Página no encontrada');
+      expect(res.text).toContain('<footer class="site-footer">Panel del comercio</footer>');
+      expect(res.text).not.toContain('Pago seguro');
+      expect(res.text).toContain('class="dash-nav"');
+      expect(res.text).toContain('Tienda Enlaces · Panel');
+      expect(res.text).toContain('data-mode="test"');
+    }
+    const en = await v.get('/dashboard/products/prod_doesnotexist?locale=en');
+    expect(en.status).toBe(404);
+    expect(en.text).toContain('Page not found');
+    expect(en.text).toContain('<footer class="site-footer">Merchant dashboard</footer>');
+    // Not signed in: still the dashboard's page (no menu), with a way in.
+    const anonymous = await pageVisitor(t).get('/dashboard/nothing/here/at/all');
+    expect(anonymous.status).toBe(404);
+    expect(anonymous.text).toContain('Panel del comercio');
+    expect(anonymous.text).not.toContain('class="dash-nav"');
+    expect(anonymous.text).toContain('href="/dashboard"');
+  });
+});
+
+describe('portal', () => {
+  test('every link of the portal\'s pages (account, card form, cancel confirmations, a refused payment) opens a page, in es-CO and en', async () => {
+    for (const locale of ['es', 'en']) {
+      const v = pageVisitor(t);
+      const link = (await t.as(keys.test_key).post('/v1/portal_sessions', { customer: seeded.customer })).body.url;
+      expect((await v.get(new URL(link).pathname)).status).toBe(303);
+      const home = await v.get(`/portal/p?locale=${locale}`);
+      expect(home.status).toBe(200);
+      const refused = await v.post(`/portal/p/collections/${seeded.collection}/pay`, { locale, payment_method: 'pm_notmine' });
+      expect(refused.status).toBeGreaterThanOrEqual(400);
+      const result = await crawlLinks(fetchWith(v), [`/portal/p?locale=${locale}`], {
+        within: (p) => p.startsWith('/portal'),
+        pages: [{ path: `/portal/p/collections/${seeded.collection}/pay`, html: refused.text }],
+      });
+      expect(describeBroken(result.broken)).toEqual([]);
+      const seen = [...result.visited.keys()];
+      expect(seen.some((p) => /\/cancel\?cancel_at=now/.test(p))).toBe(true);
+      expect(seen.some((p) => /\/cancel\?cancel_at=period_end/.test(p))).toBe(true);
+      expect(seen.some((p) => /\/payment_method/.test(p))).toBe(true);
+    }
+  });
+});
