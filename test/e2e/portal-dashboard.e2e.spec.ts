@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { billingSetup, card } from '../support/billing-fixtures.js';
+import { crawlLinks, describeBroken, type CrawlFetch } from '../support/link-crawler.js';
 import { hasChromium, openBrowser, screenshot, VIEWPORTS } from './support/browser.js';
 import { startServer } from './support/server.js';
 
@@ -31,6 +32,30 @@ const linkPath = async (customer: string) => {
   return new URL(res.body.url).pathname;
 };
 const statusOf = (page: Page, sub: string) => page.locator(`[data-subscription="${sub}"] [data-status]`).getAttribute('data-status');
+/** The browser's own requests (its cookies), for the link crawler: GET without following redirects. */
+const browserFetch = (page: Page): CrawlFetch => async (path) => {
+  const res = await page.context().request.get(server.base + path, { maxRedirects: 0 });
+  const type = res.headers()['content-type'] ?? '';
+  return { status: res.status(), location: res.headers().location ?? null, html: type.includes('text/html') ? await res.text() : '' };
+};
+/** How far the page or an element scrolls sideways (0: it fits). */
+const sideways = (page: Page, selector = 'html') => page.locator(selector).first().evaluate((el) => el.scrollWidth - el.clientWidth);
+/**
+ * The actions of a subscription's card that sit on one row (same top), with the vertical centre of
+ * each one's label: rows whose labels are not at one height, as `top: centres`.
+ */
+const misalignedRows = (page: Page, sub: string) =>
+  page.locator(`[data-subscription="${sub}"] .actions`).evaluate((row) => {
+    const rows = new Map<number, Set<number>>();
+    for (const el of row.querySelectorAll('button, a.button')) {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const label = range.getBoundingClientRect();
+      const top = Math.round(el.getBoundingClientRect().top);
+      rows.set(top, (rows.get(top) ?? new Set()).add(Math.round(label.top + label.height / 2)));
+    }
+    return [...rows].filter(([, centres]) => centres.size > 1).map(([top, centres]) => `${top}: ${[...centres].join(', ')}`);
+  });
 
 describeWithBrowser('customer portal', () => {
   test('open a link, pause, resume; a used link is refused; an expired one too; editing an id gets nothing', async () => {
@@ -129,6 +154,69 @@ describeWithBrowser('customer portal', () => {
   });
 });
 
+describeWithBrowser('customer portal: cancel with a confirmation, then keep the subscription', () => {
+  test('period end: confirm, see when the plan ends, keep it; now: confirm and it ends; labels aligned; every link opens a page', async () => {
+    const mine = await billingSetup(api());
+    const sub = (await api().post('/v1/subscriptions', { customer: mine.customer.id, items: [{ price: mine.monthly.id }], collection_method: 'charge', payment_information: card() })).body;
+    for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+      const b = await openBrowser(viewport);
+      try {
+        const { page } = b;
+        await page.goto(server.base + (await linkPath(mine.customer.id)));
+        await screenshot(page, `portal-actions-${size}`);
+        // The action buttons' labels line up on a laptop's row ("Cambiar tarjeta" was higher).
+        expect(await misalignedRows(page, sub.id)).toEqual([]);
+        await page.locator(`[data-subscription="${sub.id}"]`).getByRole('link', { name: 'Cancelar al final del periodo' }).click();
+        await page.waitForURL(/\/cancel\?cancel_at=period_end/);
+        expect(await page.locator('h1').textContent()).toBe('¿Cancelar al final del periodo?');
+        expect(await page.locator('[data-confirm-cancel]').textContent()).toMatch(/Conservas tu plan hasta el \d{1,2} de [a-z]+ de \d{4}/);
+        await screenshot(page, `portal-confirm-period-end-${size}`);
+        expect(await sideways(page)).toBeLessThanOrEqual(0);
+        await page.getByRole('button', { name: 'Sí, cancelar al final del periodo' }).click();
+        await page.waitForURL(/notice=pending_cancel/);
+        expect(await statusOf(page, sub.id)).toBe('pending_cancel');
+        expect(await page.locator(`[data-subscription="${sub.id}"] [data-ends-at]`).textContent()).toMatch(/Tu plan termina el \d{1,2} de [a-z]+ de \d{4}/);
+        await screenshot(page, `portal-ending-${size}`);
+        expect(await misalignedRows(page, sub.id)).toEqual([]);
+        await page.getByRole('button', { name: 'Mantener mi suscripción' }).click();
+        await page.waitForURL(/notice=kept/);
+        expect(await statusOf(page, sub.id)).toBe('active');
+        expect(await page.locator(`[data-subscription="${sub.id}"] [data-ends-at]`).count()).toBe(0);
+        expect((await api().get(`/v1/subscriptions/${sub.id}`)).body).toMatchObject({ status: 'active', cancel_at: null });
+        // Every link of the account page and the ones it leads to opens a page, in both languages.
+        for (const locale of ['es', 'en']) {
+          const crawl = await crawlLinks(browserFetch(page), [`/portal/p?locale=${locale}`], { within: (p) => p.startsWith('/portal') });
+          expect(describeBroken(crawl.broken)).toEqual([]);
+        }
+      } finally {
+        await b.close();
+      }
+    }
+    // Cancel now: the confirmation says what is lost; going back keeps it, confirming ends it.
+    const b = await openBrowser(VIEWPORTS.phone);
+    try {
+      const { page } = b;
+      await page.goto(server.base + (await linkPath(mine.customer.id)));
+      await page.locator(`[data-subscription="${sub.id}"]`).getByRole('link', { name: 'Cancelar ahora' }).click();
+      expect(await page.locator('h1').textContent()).toBe('¿Cancelar tu suscripción ahora?');
+      expect(await page.locator('.losses').textContent()).toContain('No se reembolsa el periodo en curso.');
+      await screenshot(page, 'portal-confirm-now-phone');
+      await page.setViewportSize(VIEWPORTS.laptop);
+      await screenshot(page, 'portal-confirm-now-laptop');
+      await page.setViewportSize(VIEWPORTS.phone);
+      await page.getByRole('link', { name: 'No, mantener mi suscripción' }).click();
+      expect(await statusOf(page, sub.id)).toBe('active');
+      await page.locator(`[data-subscription="${sub.id}"]`).getByRole('link', { name: 'Cancelar ahora' }).click();
+      await page.getByRole('button', { name: 'Sí, cancelar ahora' }).click();
+      await page.waitForURL(/notice=canceled/);
+      expect(await statusOf(page, sub.id)).toBe('canceled');
+    } finally {
+      await b.close();
+    }
+    expect((await api().get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('canceled');
+  });
+});
+
 describeWithBrowser('merchant dashboard', () => {
   const fill = async (page: Page, values: Record<string, string>) => {
     for (const [name, value] of Object.entries(values)) {
@@ -154,7 +242,7 @@ describeWithBrowser('merchant dashboard', () => {
       await screenshot(page, 'dashboard-login-laptop');
       await page.getByLabel('Llave secreta').fill('sk_test_wrong');
       await page.getByRole('button', { name: 'Ingresar' }).click();
-      expect(await page.locator('.field-error').textContent()).toContain('Invalid API key provided.');
+      expect(await page.locator('.field-error').textContent()).toContain('La llave no es válida');
       await page.getByLabel('Llave secreta').fill(keys.test_key);
       await page.getByRole('button', { name: 'Ingresar' }).click();
       await page.waitForURL(/\/dashboard\/subscriptions/);
@@ -168,8 +256,17 @@ describeWithBrowser('merchant dashboard', () => {
       await page.goto(`${server.base}/dashboard/new/price`);
       await fill(page, { product_id: productId, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP' });
       await page.getByRole('button', { name: 'Crear precio' }).click();
-      expect(await page.locator('[data-error-for="unit_price"]').textContent()).toContain('unit_price');
+      expect(await page.locator('[data-error-for="unit_price"]').textContent()).toBe('Precio unitario: este dato es obligatorio.');
       await screenshot(page, 'dashboard-price-error-laptop');
+      // Its language switch opens the form's page in English, where the same refusal is in English.
+      await page.getByRole('link', { name: 'English' }).click();
+      await page.waitForURL(/\/dashboard\/new\/price\?locale=en$/);
+      expect(await page.locator('h1').textContent()).toBe('New price');
+      await fill(page, { product_id: productId, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP' });
+      await page.getByRole('button', { name: 'Create price' }).click();
+      expect(await page.locator('[data-error-for="unit_price"]').textContent()).toBe('Unit price: this field is required.');
+      await page.getByRole('link', { name: 'Español' }).click();
+      await page.waitForURL(/\/dashboard\/new\/price\?locale=es$/);
       const priceId = await create(page, 'price', { product_id: productId, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP', unit_price: '39900' }, 'Crear precio');
       const customerId = await create(page, 'customer', { email: `dash.e2e.${Date.now()}@example.com`, name: 'Marta Ruiz' }, 'Crear cliente');
       subId = await create(
@@ -244,6 +341,56 @@ describeWithBrowser('merchant dashboard', () => {
       expect(await page.locator('h1').textContent()).toBe('Clientes');
       const hidden = await page.goto(`${server.base}/dashboard/subscriptions/${subId}`);
       expect(hidden!.status()).toBe(404);
+    } finally {
+      await b.close();
+    }
+  });
+
+  test('every list fits a laptop (1366 px) without sideways scrolling and reads as cards on a phone (390 px); every link of the dashboard opens a page', async () => {
+    // Data in every list, with long values: a customer's long e-mail and name, a product's long name.
+    const s = await billingSetup(api());
+    const customer = (await api().post('/v1/customers', { email: `una.direccion.de.correo.bastante.larga.${Date.now()}@empresa-de-ejemplo.com.co`, name: 'María Fernanda Restrepo Villegas de la Cruz' })).body;
+    await api().post('/v1/products', { name: 'Plan Empresarial Plus con soporte prioritario y facturación electrónica' });
+    const sub = (await api().post('/v1/subscriptions', { customer: customer.id, items: [{ price: s.monthly.id }], collection_method: 'charge', payment_information: card() })).body;
+    const oneTime = (await api().post('/v1/prices', { product_id: s.product.id, type: 'one_time', unit_price: '1250000.50', currency: 'COP' })).body;
+    await api().post('/v1/collections', { customer: customer.id, items: [{ price: oneTime.id }], collection_method: 'collect', days_until_due: 5 });
+    await api().post('/v1/test_helpers/test_clocks', { frozen_time: '2026-01-15T12:00:00.000Z', name: 'Reloj de la demostración de renovaciones' });
+    const lists = ['subscriptions', 'prices', 'products', 'customers', 'collections', 'charges', `payment_methods?customer=${customer.id}`, 'test_clocks', 'events'];
+    const b = await openBrowser(VIEWPORTS.laptop);
+    try {
+      const { page } = b;
+      await page.goto(`${server.base}/dashboard?locale=es`);
+      await page.getByLabel('Llave secreta').fill(keys.test_key);
+      await page.getByRole('button', { name: 'Ingresar' }).click();
+      await page.waitForURL(/\/dashboard\/subscriptions/);
+      for (const list of lists) {
+        const name = list.split('?')[0];
+        await page.setViewportSize(VIEWPORTS.laptop);
+        await page.goto(`${server.base}/dashboard/${list}`);
+        expect(await page.locator('table.list tbody tr').count()).toBeGreaterThan(0);
+        await screenshot(page, `dashboard-list-${name}-laptop`);
+        // Every column shows, the table scrolls nothing sideways, nor does the page.
+        expect([name, await sideways(page, '.table-wrap')]).toEqual([name, 0]);
+        expect([name, await sideways(page)]).toEqual([name, 0]);
+        const headers = await page.locator('table.list thead th').count();
+        const lastHeader = await page.locator('table.list thead th').last().boundingBox();
+        expect(lastHeader!.x + lastHeader!.width).toBeLessThanOrEqual(VIEWPORTS.laptop.width);
+        expect(headers).toBeGreaterThan(2);
+        // A phone: rows read as cards (label and value), the page does not scroll sideways.
+        await page.setViewportSize(VIEWPORTS.phone);
+        expect([name, await sideways(page)]).toEqual([name, 0]);
+        expect(await page.locator('table.list thead').isVisible()).toBe(false);
+        await screenshot(page, `dashboard-list-${name}-phone`);
+      }
+      await page.setViewportSize(VIEWPORTS.laptop);
+      await page.goto(`${server.base}/dashboard/subscriptions/${sub.id}`);
+      await screenshot(page, 'dashboard-subscription-detail-laptop');
+      // Every link of every page reachable from the lists, in both languages, opens a page.
+      for (const locale of ['es', 'en']) {
+        const crawl = await crawlLinks(browserFetch(page), [`/dashboard/subscriptions?locale=${locale}`], { within: (p) => p.startsWith('/dashboard'), maxRequests: 5000 });
+        expect(describeBroken(crawl.broken)).toEqual([]);
+        expect(crawl.links).toBeGreaterThan(50);
+      }
     } finally {
       await b.close();
     }
