@@ -48,7 +48,7 @@ const misalignedRows = (page: Page, sub: string) =>
   page.locator(`[data-subscription="${sub}"] .actions`).evaluate((row) => {
     const rows = new Map<number, Set<number>>();
     for (const el of row.querySelectorAll('button, a.button')) {
-      const range = document.createRange();
+      const range = row.ownerDocument.createRange();
       range.selectNodeContents(el);
       const label = range.getBoundingClientRect();
       const top = Math.round(el.getBoundingClientRect().top);

@@ -218,7 +218,7 @@ test('the API\'s values in words of the page\'s language, the value kept beside 
   // Values without words (ids, amounts, an event's type) show as the API gives them.
   expect(detail.text).toContain(`data-field="product_id"><a href="/dashboard/products/${product.id}"`);
   const events = await v.get('/dashboard/events');
-  expect(events.text).toMatch(/<td data-label="Tipo">price\.created<\/td>/);
+  expect(events.text).toMatch(/<td data-label="Tipo"[^>]*>price\.created<\/td>/);
   // A form's options: the words and the API's value, which is what it posts.
   const form = await v.get('/dashboard/new/subscription');
   expect(form.text).toContain('<option value="charge" >Cobro automático (charge)</option>');
@@ -267,4 +267,23 @@ test('a refused form speaks the page\'s language: Spanish in es-CO, English in e
   expect((await wrongKey.post('/dashboard/login', { key: 'sk_test_nope' })).text).toContain('The key is not valid');
   // The API itself still answers in its own words.
   expect((await api.post('/v1/products', {})).body.error.message).toBe('Missing required param: name.');
+});
+
+test('a cancellation scheduled for the period end is withdrawn from the dashboard ("Mantener la suscripción"), as the API\'s resume', async () => {
+  const api = t.as(keys.test_key);
+  const product = (await api.post('/v1/products', { name: 'Plan Retiro' })).body;
+  const price = (await api.post('/v1/prices', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, unit_price: '19900', currency: 'COP' })).body;
+  const customer = (await api.post('/v1/customers', { email: `keep.${Date.now()}@example.com`, name: 'Rita Ruiz' })).body;
+  const sub = (await api.post('/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }], collection_method: 'collect', days_until_due: 5 })).body;
+  const v = await signedIn(keys.test_key);
+  await v.get(`/dashboard/subscriptions/${sub.id}`);
+  expect((await v.post(`/dashboard/subscriptions/${sub.id}/cancel`, { cancel_at: 'period_end' })).status).toBe(303);
+  const ending = await v.get(`/dashboard/subscriptions/${sub.id}`);
+  expect(offered(ending.text)).toEqual(['cancel', 'keep']);
+  expect(ending.text).toContain('Mantener la suscripción');
+  const kept = await v.post(`/dashboard/subscriptions/${sub.id}/keep`);
+  expect(kept.status).toBe(303);
+  expect(kept.headers.location).toBe(`/dashboard/subscriptions/${sub.id}?done=keep`);
+  expect((await api.get(`/v1/subscriptions/${sub.id}`)).body).toMatchObject({ status: 'active', cancel_at: null });
+  expect((await v.get(kept.headers.location)).text).toContain('cancelación retirada');
 });

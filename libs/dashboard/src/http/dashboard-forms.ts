@@ -186,6 +186,12 @@ export const ACTIONS: Record<string, Record<string, DashboardForm>> = {
       offered: statusIn(['paused']),
       command: (ctx, _b, id) => new ResumeSubscriptionCommand(ctx, id!),
     },
+    // A cancellation scheduled for later, withdrawn: the API's resume on such a subscription.
+    keep: {
+      title: 'dash.action.subscriptions.keep.title', resource: 'subscriptions', submit: 'dash.action.subscriptions.keep.submit', fields: [], dto: Object as never, body: () => ({}),
+      offered: (doc) => !!doc.cancel_at && ['pending_cancel', 'past_due', 'unpaid'].includes(String(doc.status)),
+      command: (ctx, _b, id) => new ResumeSubscriptionCommand(ctx, id!),
+    },
   },
   collections: {
     pay_out_of_band: {
