@@ -1,4 +1,6 @@
+import { CommandBus } from '@nestjs/cqrs';
 import { HostedCheckout } from '../../libs/checkout/src/application/hosted-checkout.js';
+import { CreateSubscriptionCommand } from '../../libs/subscriptions/src/application/create-subscription.js';
 import { PAYMENT_GATEWAY, type ChargeRequest, type PaymentGateway } from '../../libs/payments/src/gateways/payment-gateway.port.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { advance, clockAndCustomer } from '../support/lifecycle.js';
@@ -120,4 +122,50 @@ test('died after a decline: the deadline records the decline (checkout_session.p
   expect(types).toEqual(['checkout_session.payment_failed', 'checkout_session.expired']);
   expect(await charges(customer.id)).toEqual([]);
   expect(new Set(asked.map((r) => r.idempotencyKey)).size).toBe(1);
+});
+
+test('died after checkout_session.completed, before the subscription was made: the deadline makes it with the attempt`s ids and records the same charge (asked again with its id); one charge', async () => {
+  const s = await billingSetup(api());
+  const { clock, customer } = await clockAndCustomer(api(), '2026-09-01T10:00:00.000Z');
+  const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: customer.id, items: [{ price: s.monthly.id }] })).body;
+  const before = await lastEventId(api());
+  const bus = t.app.get(CommandBus);
+  const execute = bus.execute.bind(bus);
+  bus.execute = (async (command: unknown) => {
+    if (command instanceof CreateSubscriptionCommand) throw new Error('the process stopped before the subscription was made');
+    return execute(command as never);
+  }) as typeof bus.execute;
+  try {
+    await expect(pages.pay(tokenOf(session.url), { payment_information: card('approve') }, req)).rejects.toThrow('the process stopped before the subscription was made');
+  } finally {
+    bus.execute = execute;
+  }
+  const chargeId = asked[0].idempotencyKey;
+  // The error left before the read-your-writes wait: the completion shows once projected.
+  let mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  for (let i = 0; i < 100 && mid.status !== 'complete'; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  }
+  expect(mid).toMatchObject({ status: 'complete', payment_status: 'paid', subscription: expect.stringMatching(/^sub_/) });
+  expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).status).toBe(404);
+  // A minute later the deadline finishes it.
+  await advance(api(), clock.id, '2026-09-01T10:02:00.000Z');
+  expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body).toMatchObject({ status: 'active', latest_collection: mid.collection });
+  expect((await charges(customer.id)).map((c) => [c.id, c.status])).toEqual([[chargeId, 'succeeded']]);
+  expect(new Set(asked.map((r) => r.idempotencyKey))).toEqual(new Set([chargeId]));
+  const types = (await feed(api(), before)).map((e) => e.type).filter((type) => !type.startsWith('test_clock.'));
+  expect(types.slice(0, 3)).toEqual(['checkout_session.completed', 'subscription.created', 'collection.created']);
+  expect(types).toContain('subscription.activated');
+});
+
+test('a technical failure at the gateway (the flaky card): a second charge id, recorded on the session first, is approved; the collection shows both tries', async () => {
+  const s = await billingSetup(api());
+  const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }] })).body;
+  expect((await pages.pay(tokenOf(session.url), { payment_information: card('flaky') }, req)).status).toBe('complete');
+  expect(asked.map((r) => r.tryNumber)).toEqual([1, 2]);
+  const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  expect(after).toMatchObject({ status: 'complete', payment_status: 'paid' });
+  const tries = (await charges(s.customer.id)).map((c) => [c.id, c.status]);
+  expect(tries.sort()).toEqual(asked.map((r, i) => [r.idempotencyKey, i === 0 ? 'failed' : 'succeeded']).sort());
 });
