@@ -87,20 +87,22 @@ test('mode setup without a subscription saves a card without charging; a pse met
   expect((await api().get(`/v1/charges?customer=${s.customer.id}`)).body.data).toHaveLength(0);
 });
 
-test('an asynchronous method (pse): processing with its redirect; when the bank settles, the session is paid', async () => {
+test('an asynchronous method (pse): the session completes processing (before its collection is made); when the bank settles, it is paid', async () => {
   const s = await billingSetup(api());
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }], after_completion: { type: 'redirect', redirect_url_approved: 'https://m.example/ok', redirect_url_processing: 'https://m.example/wait' } })).body;
+  const before = await lastEventId(api());
   const outcome = await pages.pay(tokenOf(session.url), { payment_information: { gateway: 'gateway_a', type: 'pse', bank_code: '1007' } }, req);
   expect(outcome).toMatchObject({ status: 'processing', redirect_url: 'https://m.example/wait', additional_data: { redirect_url: expect.stringContaining('/pse/') } });
-  // Awaiting the bank: still open (not yet paid), with no expiry while the money may be in flight.
+  // Awaiting the bank: complete (the customer paid by the bank's page), payment_status processing.
   const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
-  expect(mid).toMatchObject({ status: 'open', payment_status: 'processing' });
-  const before = await lastEventId(api());
+  expect(mid).toMatchObject({ status: 'complete', payment_status: 'processing', collection: expect.stringMatching(/^col_/) });
+  const paying = (await feed(api(), before)).map((e) => e.type);
+  expect(paying).toEqual(['checkout_session.completed', 'collection.created', 'transaction.created', 'charge.created', 'charge.pending']);
+  const settling = await lastEventId(api());
   await api().post(`/v1/test_helpers/collections/${mid.collection}/settle`);
   expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'complete', payment_status: 'paid' });
-  const events = (await feed(api(), before)).filter((e) => /^(checkout_session|collection)\./.test(e.type));
-  expect(events.map((e) => e.type)).toEqual(['checkout_session.completed', 'collection.paid']);
-  expect(events[0].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'paid', collection: mid.collection });
+  const events = await feed(api(), settling);
+  expect(events.map((e) => e.type)).toEqual(['charge.paid', 'collection.paid']);
   expect((await pages.completion(tokenOf(session.url))).redirect_url).toBe('https://m.example/ok');
 });
 
@@ -162,47 +164,92 @@ test('a coupon typed on the page is applied, removable, and redeemed once at pay
 });
 
 /**
- * The session's states and events (the spec's table): open → complete when the customer pays
- * (approved), open → expired at expires_at. A decline leaves it open; its attempt is recorded on the
- * collection (`collection.payment_failed`, the charge failed). `checkout_session.completed` comes in
- * the commit after the gateway's approval, before `collection.paid` and `subscription.activated`, and
- * its object says `payment_status: paid`.
+ * The session's states and events (the spec's table and its order on paying): the gateway is asked
+ * first (the attempt recorded on the session before), then, approved, `checkout_session.completed`
+ * (paid) comes first, then what the session sells is made — `subscription.created`,
+ * `collection.created` — and the charge recorded on it: `charge.paid`, `collection.paid`,
+ * `subscription.activated`. A decline makes nothing: `checkout_session.payment_failed`, the session
+ * open. Exactly the feed, every type.
  */
 describe('a session\'s events, exactly, from /v1/events', () => {
-  const ours = /^(checkout_session|subscription|collection)\./;
-  const sequence = async (before: string | undefined) => (await feed(api(), before)).filter((e) => ours.test(e.type));
+  // Every type but the test clock's own (advancing, ready).
+  const types = async (before: string | undefined) => (await feed(api(), before)).map((e) => e.type).filter((type) => !type.startsWith('test_clock.'));
 
-  test('subscription mode, approved: created, completed (paid), paid, activated; complete is final', async () => {
+  test('subscription mode, approved first try: completed (paid), subscription.created, collection.created, the charge, collection.paid, subscription.activated; complete is final', async () => {
     const s = await billingSetup(api());
     const { clock, customer } = await clockAndCustomer(api(), '2026-09-01T10:00:00.000Z');
     const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: customer.id, items: [{ price: s.monthly.id }] })).body;
     const before = await lastEventId(api());
     expect((await pages.pay(tokenOf(session.url), { payment_information: card('approve') }, req)).status).toBe('complete');
-    const events = await sequence(before);
-    expect(events.map((e) => e.type)).toEqual(['subscription.created', 'collection.created', 'checkout_session.completed', 'collection.paid', 'subscription.activated', 'subscription.updated']);
+    const events = await feed(api(), before);
+    expect(events.map((e) => e.type)).toEqual([
+      'checkout_session.completed',
+      'subscription.created',
+      'collection.created',
+      'transaction.created',
+      'charge.created',
+      'charge.paid',
+      'collection.paid',
+      'payment_method.created',
+      'customer.updated',
+      'subscription.activated',
+      'subscription.updated',
+    ]);
     const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
-    expect(events[2].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'paid', subscription: after.subscription, collection: after.collection, payment_method: after.payment_method });
+    expect(events[0].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'paid', subscription: after.subscription, collection: after.collection, payment_method: after.payment_method });
     expect(after).toMatchObject({ status: 'complete', payment_status: 'paid', payment_method: expect.stringMatching(/^pm_/) });
+    expect(events[1].data.object).toMatchObject({ id: after.subscription });
+    expect(events[2].data.object).toMatchObject({ id: after.collection });
+    // One charge, its id the attempt's (the gateway's idempotency key).
+    expect((await api().get(`/v1/charges?collection=${after.collection}`)).body.data.map((c: { status: string }) => c.status)).toEqual(['succeeded']);
     // Nothing happens at expires_at: a complete session does not expire.
     const atEnd = await lastEventId(api());
     await advance(api(), clock.id, '2026-09-02T11:00:00.000Z');
-    expect((await sequence(atEnd)).filter((e) => e.type.startsWith('checkout_session.'))).toEqual([]);
+    expect((await feed(api(), atEnd)).filter((e) => e.type.startsWith('checkout_session.'))).toEqual([]);
     expect((await api().get(`/v1/checkout_session/${session.id}`)).body.status).toBe('complete');
   });
 
-  test('payment mode: declined (session open, the collection\'s payment_failed), then approved: completed (paid) before collection.paid', async () => {
+  test('payment mode, approved first try: completed (paid), collection.created, the charge, collection.paid', async () => {
+    const s = await billingSetup(api());
+    const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }] })).body;
+    const before = await lastEventId(api());
+    expect((await pages.pay(tokenOf(session.url), { payment_information: card('approve') }, req)).status).toBe('complete');
+    const events = await feed(api(), before);
+    expect(events.map((e) => e.type)).toEqual(['checkout_session.completed', 'collection.created', 'transaction.created', 'charge.created', 'charge.paid', 'collection.paid', 'payment_method.created', 'customer.updated']);
+    const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+    expect(events[0].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'paid', collection: after.collection });
+    expect(after).toMatchObject({ status: 'complete', payment_status: 'paid', subscription: null, collection: expect.stringMatching(/^col_/) });
+  });
+
+  test('declined, then approved: checkout_session.payment_failed (nothing made, the session open), then completed (paid) before collection.created', async () => {
     const s = await billingSetup(api());
     const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }] })).body;
     const before = await lastEventId(api());
     const declined = await pages.pay(tokenOf(session.url), { payment_information: card('decline') }, req);
     expect(declined).toMatchObject({ status: 'declined', retry_allowed: true, session: { status: 'open', payment_status: 'unpaid' } });
     const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
-    expect(mid).toMatchObject({ status: 'open', payment_status: 'unpaid', completed_at: null, collection: expect.stringMatching(/^col_/), last_payment: expect.objectContaining({ status: 'declined', failure_code: 'card_declined' }) });
-    expect((await api().get(`/v1/charges?collection=${mid.collection}`)).body.data.map((c: { status: string }) => c.status)).toEqual(['failed']);
+    expect(mid).toMatchObject({ status: 'open', payment_status: 'unpaid', completed_at: null, collection: null, subscription: null, last_payment: expect.objectContaining({ status: 'declined', failure_code: 'card_declined', decline_code: 'generic_decline' }) });
+    const failed = await feed(api(), before);
+    expect(failed.map((e) => e.type)).toEqual(['checkout_session.payment_failed']);
+    expect(failed[0].data.object).toMatchObject({ id: session.id, status: 'open', payment_status: 'unpaid', last_payment: { status: 'declined', failure_code: 'card_declined', message: 'The card was declined.' } });
+    expect((await api().get(`/v1/collections?customer=${s.customer.id}`)).body.data).toHaveLength(0);
+    const retried = await lastEventId(api());
     expect((await pages.pay(tokenOf(session.url), { payment_information: card('approve') }, req)).status).toBe('complete');
-    const events = await sequence(before);
-    expect(events.map((e) => e.type)).toEqual(['collection.created', 'collection.payment_failed', 'checkout_session.completed', 'collection.paid']);
-    expect(events[2].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'paid', collection: mid.collection });
+    expect(await types(retried)).toEqual(['checkout_session.completed', 'collection.created', 'transaction.created', 'charge.created', 'charge.paid', 'collection.paid', 'payment_method.created', 'customer.updated']);
+    const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+    expect((await api().get(`/v1/charges?customer=${s.customer.id}`)).body.data.map((c: { status: string; collection: string }) => [c.status, c.collection])).toEqual([['succeeded', after.collection]]);
+  });
+
+  test('declined, then expired: payment_failed, then checkout_session.expired; no subscription or collection was ever made', async () => {
+    const s = await billingSetup(api());
+    const { clock, customer } = await clockAndCustomer(api(), '2026-09-01T10:00:00.000Z');
+    const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: customer.id, items: [{ price: s.monthly.id }] })).body;
+    const before = await lastEventId(api());
+    expect((await pages.pay(tokenOf(session.url), { payment_information: card('decline') }, req)).status).toBe('declined');
+    await advance(api(), clock.id, '2026-09-02T11:00:00.000Z');
+    expect(await types(before)).toEqual(['checkout_session.payment_failed', 'checkout_session.expired']);
+    expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'expired', payment_status: 'unpaid', subscription: null, collection: null });
+    expect((await api().get(`/v1/subscriptions?customer=${customer.id}`)).body.data).toHaveLength(0);
   });
 
   test('setup mode: the method saved completes the session (no_payment_required); nothing is charged', async () => {
@@ -210,7 +257,7 @@ describe('a session\'s events, exactly, from /v1/events', () => {
     const session = (await api().post('/v1/checkout_session', { mode: 'setup', customer: s.customer.id })).body;
     const before = await lastEventId(api());
     expect((await pages.pay(tokenOf(session.url), { payment_information: card('approve') }, req)).status).toBe('complete');
-    const events = await sequence(before);
+    const events = (await feed(api(), before)).filter((e) => /^(checkout_session|subscription|collection)\./.test(e.type));
     expect(events.map((e) => e.type)).toEqual(['checkout_session.completed']);
     expect(events[0].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'no_payment_required', payment_method: expect.stringMatching(/^pm_/) });
   });

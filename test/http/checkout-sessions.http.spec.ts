@@ -109,7 +109,7 @@ describe('POST /v1/checkout_session', () => {
 });
 
 describe('paying a session (the hosted page API)', () => {
-  test('an approving card: complete, paid, and the events in order (completed, paid, once the gateway approved)', async () => {
+  test('an approving card: complete, paid, and the events in the spec order (completed, subscription.created, collection.created, collection.paid, subscription.activated)', async () => {
     const s = await billingSetup(api());
     const before = await lastEventId(api());
     const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: s.customer.id, items: [{ price: s.monthly.id }] })).body;
@@ -122,15 +122,15 @@ describe('paying a session (the hosted page API)', () => {
     expect(after).toMatchObject({ status: 'complete', payment_status: 'paid', subscription: expect.stringMatching(/^sub_/), payment_method: expect.stringMatching(/^pm_/) });
     const sub = (await api().get(`/v1/subscriptions/${after.subscription}`)).body;
     expect(sub).toMatchObject({ status: 'active', customer: s.customer.id });
-    // The subscription and its collection (with the attempt) are written before the gateway is asked;
-    // the session completes on the approval, before collection.paid and subscription.activated.
+    // The spec's order on paying: the gateway is asked first (the attempt recorded on the session),
+    // then the session completes, then its subscription and collection are made and paid.
     const types = (await feed(api(), before)).map((e) => e.type).filter((x) => ['checkout_session.completed', 'subscription.created', 'collection.created', 'collection.paid', 'subscription.activated'].includes(x));
-    expect(types).toEqual(['subscription.created', 'collection.created', 'checkout_session.completed', 'collection.paid', 'subscription.activated']);
+    expect(types).toEqual(['checkout_session.completed', 'subscription.created', 'collection.created', 'collection.paid', 'subscription.activated']);
     // A complete, paid session cannot be paid again.
     await expect(pages.pay(tokenOf(session.url), { payment_information: card('approve') }, req)).rejects.toMatchObject({ code: 'checkout_session_complete' });
   });
 
-  test('a declined card: readable reason, retry on the same page pays the same collection', async () => {
+  test('a declined card: readable reason, and a retry on the same page pays (one subscription, made by the approved attempt)', async () => {
     const s = await billingSetup(api());
     const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: s.customer.id, items: [{ price: s.monthly.id }] })).body;
     const declined = await pages.pay(tokenOf(session.url), { payment_information: card('insufficientFunds') }, req);

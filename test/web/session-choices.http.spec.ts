@@ -86,7 +86,7 @@ test('a coupon typed on the page shows a remove button; removing it restores the
   expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ total: '10000.00', discounts: [] });
 });
 
-test('offline methods the session names are offered (with a card, or alone); choosing one charges nothing: the customer gets a reference, and the merchant\'s record of the transfer pays and completes it', async () => {
+test('offline methods the session names are offered (with a card, or alone); choosing one charges nothing: the session completes processing, the customer gets a reference, and the merchant\'s record of the transfer pays it', async () => {
   const s = await billingSetup(api());
   const bank = 'Transferencia Bancolombia';
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }], payment_methods: { gateway_a: ['card'], offline: [bank] } })).body;
@@ -97,9 +97,9 @@ test('offline methods the session names are offered (with a card, or alone); cho
   expect(page.text).toContain('value="card"');
   const chosen = await browser.post(`${path}/pay`).type('form').send({ method: `offline:${bank}`, _csrf: csrfOf(page.text) });
   expect(chosen.status).toBe(303);
-  // Awaiting the transfer: open (not paid), nothing charged, the reference and what to do in Spanish.
+  // Awaiting the transfer: complete (the customer chose to pay by transfer) and processing, nothing charged, the reference and what to do in Spanish.
   const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
-  expect(mid).toMatchObject({ status: 'open', payment_status: 'processing', completed_at: null, last_payment: expect.objectContaining({ status: 'processing', additional_data: expect.objectContaining({ type: 'instructions', method: bank }) }) });
+  expect(mid).toMatchObject({ status: 'complete', payment_status: 'processing', completed_at: expect.any(String), last_payment: expect.objectContaining({ status: 'processing', additional_data: expect.objectContaining({ type: 'instructions', method: bank }) }) });
   const reference = mid.last_payment.additional_data.reference as string;
   expect((await api().get(`/v1/collections/${mid.collection}`)).body).toMatchObject({ status: 'processing', payment_method_type: bank });
   const waiting = await browser.get(path);
@@ -116,7 +116,7 @@ test('offline methods the session names are offered (with a card, or alone); cho
   expect(recorded.body).toMatchObject({ status: 'paid' });
   expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'complete', payment_status: 'paid' });
   const events = (await feed(api(), before)).filter((e) => /^(checkout_session|collection)\./.test(e.type));
-  expect(events.map((e) => e.type)).toEqual(['checkout_session.completed', 'collection.paid']);
+  expect(events.map((e) => e.type)).toEqual(['collection.paid']);
   expect((await browser.get(path)).text).toContain('Gracias');
 
   // Offline alone, in subscription mode: the only method offered; confirmed, the subscription is active.
@@ -126,7 +126,7 @@ test('offline methods the session names are offered (with a card, or alone); cho
   expect(second.page.text).not.toContain('value="card"');
   expect((await second.browser.post(`${second.path}/pay`).type('form').send({ method: `offline:${bank}`, _csrf: csrfOf(second.page.text) })).status).toBe(303);
   const sub = (await api().get(`/v1/checkout_session/${only.id}`)).body;
-  expect(sub).toMatchObject({ status: 'open', payment_status: 'processing', subscription: expect.stringMatching(/^sub_/) });
+  expect(sub).toMatchObject({ status: 'complete', payment_status: 'processing', subscription: expect.stringMatching(/^sub_/) });
   expect((await api().get(`/v1/subscriptions/${sub.subscription}`)).body.status).toBe('incomplete');
   expect((await api().post(`/v1/collections/${sub.collection}/pay`, { paid_out_of_band: true })).status).toBe(200);
   expect((await api().get(`/v1/subscriptions/${sub.subscription}`)).body.status).toBe('active');

@@ -5,10 +5,12 @@ import { advance, clockAndCustomer } from '../support/lifecycle.js';
 import { feed, lastEventId } from '../support/subscription-helpers.js';
 
 /**
- * Issue 10: a session's life after the customer pays, over the pages' own HTTP calls and a test
- * clock — a decline that is never retried ends at expires_at (session expired, subscription expired,
- * collection voided, in that order); a bank that refuses a PSE payment leaves the session unpaid with
- * the reason and a retry on the same page.
+ * A session's life after the customer pays, over the pages' own HTTP calls and a test clock — the
+ * gateway is asked first: a decline makes nothing (`checkout_session.payment_failed`, the session
+ * open) and, never retried, ends at expires_at (`checkout_session.expired`, nothing to void); an
+ * approval completes the session first, then makes its subscription and collection; a PSE payment
+ * completes it processing, and a bank that then refuses leaves it complete and unpaid with the reason
+ * and a retry (of its collection) on the same page until expires_at, when its collection is voided.
  */
 let t: TestApp;
 let key: string;
@@ -23,7 +25,7 @@ const declining = { method: 'card', card_number: '4000000000000002', card_exp: '
 const approving = { method: 'card', card_number: '4242424242424242', card_exp: '12/30', card_cvc: '123' };
 
 
-test('declined on the page and never retried: the session stays open until expires_at (24 h), then expires, its subscription expires and its collection is voided (test clock)', async () => {
+test('declined on the page and never retried: the session stays open until expires_at (24 h), then expires; no subscription or collection was ever made (test clock)', async () => {
   const s = await billingSetup(api());
   const { clock, customer } = await clockAndCustomer(api(), '2026-03-01T10:00:00.000Z');
   // The default life: 24 hours (longer than a subscription's own 23-hour first-payment window).
@@ -36,23 +38,19 @@ test('declined on the page and never retried: the session stays open until expir
   expect(declined.text).toContain('role="alert"');
   expect(declined.text).toContain(`action="${path}/pay"`); // the retry, on the same page
   const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
-  expect(mid).toMatchObject({ status: 'open', payment_status: 'unpaid', completed_at: null, subscription: expect.stringMatching(/^sub_/), collection: expect.stringMatching(/^col_/) });
-  // The subscription's first-payment window is the session's expires_at.
-  expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body).toMatchObject({ status: 'incomplete', first_payment_expires_at: '2026-03-02T10:00:00.000Z' });
+  expect(mid).toMatchObject({ status: 'open', payment_status: 'unpaid', completed_at: null, subscription: null, collection: null, last_payment: expect.objectContaining({ status: 'declined', decline_code: 'generic_decline' }) });
 
   await advance(api(), clock.id, '2026-03-02T09:59:00.000Z');
   expect((await api().get(`/v1/checkout_session/${session.id}`)).body.status).toBe('open');
-  expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body.status).toBe('incomplete');
-  expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('pending');
   await advance(api(), clock.id, '2026-03-02T11:00:00.000Z');
 
   expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'expired', payment_status: 'unpaid', completed_at: null, expired_at: '2026-03-02T10:00:00.000Z' });
-  expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body).toMatchObject({ status: 'expired' });
-  expect((await api().get(`/v1/collections/${mid.collection}`)).body).toMatchObject({ status: 'voided', voided_at_date: '2026-03-02T10:00:00.000Z' });
-  // One end: open → expired (never completed), the decline recorded on the collection.
-  const events = (await feed(api(), before)).filter((e) => /^(checkout_session|subscription|collection)\./.test(e.type));
-  expect(events.map((e) => e.type)).toEqual(['subscription.created', 'collection.created', 'collection.payment_failed', 'checkout_session.expired', 'subscription.expired', 'collection.voided']);
-  expect(events[3].data.object).toMatchObject({ id: session.id, status: 'expired', payment_status: 'unpaid', collection: mid.collection, subscription: mid.subscription });
+  // One end: open → expired (never completed); the decline is the session's own event, nothing else was made.
+  const events = (await feed(api(), before)).filter((e) => !e.type.startsWith('test_clock.'));
+  expect(events.map((e) => e.type)).toEqual(['checkout_session.payment_failed', 'checkout_session.expired']);
+  expect(events[0].data.object).toMatchObject({ id: session.id, status: 'open', payment_status: 'unpaid', last_payment: { status: 'declined', failure_code: 'card_declined' } });
+  expect(events[1].data.object).toMatchObject({ id: session.id, status: 'expired', payment_status: 'unpaid', collection: null, subscription: null });
+  expect((await api().get(`/v1/subscriptions?customer=${customer.id}`)).body.data).toHaveLength(0);
 
   // The page shows that it expired (no form), and a late payment is refused.
   const expired = await browser.get(path);
@@ -62,7 +60,6 @@ test('declined on the page and never retried: the session stays open until expir
   expect(expired.text).not.toContain(`action="${path}/pay"`);
   const late = await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(declined.text) });
   expect(late.status).toBe(303);
-  expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('voided');
   expect((await api().get(`/v1/charges?customer=${customer.id}`)).body.data.filter((c: { status: string }) => c.status === 'succeeded' || c.status === 'paid')).toHaveLength(0);
 });
 
@@ -74,12 +71,9 @@ test('declined, then paid with a good card in the session\'s last hour (23 h 30 
   const { browser, path, page } = await openSession(t, session.url);
   const declined = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
   expect(declined.status).toBe(402);
-  const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
 
-  // Past the 23-hour window a subscription of its own would have: still payable, nothing voided.
+  // Past the 23-hour window a subscription of its own would have: still payable.
   await advance(api(), clock.id, '2026-03-06T09:30:00.000Z');
-  expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body.status).toBe('incomplete');
-  expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('pending');
   const again = await browser.get(path);
   expect(again.status).toBe(200);
   expect(again.text).toContain(`action="${path}/pay"`);
@@ -87,13 +81,14 @@ test('declined, then paid with a good card in the session\'s last hour (23 h 30 
   expect(paid.status).toBe(303);
   const thanks = await browser.get(path);
   expect(thanks.text).not.toContain('Cannot pay');
-  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'complete', payment_status: 'paid', completed_at: '2026-03-06T09:30:00.000Z' });
+  const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  expect(mid).toMatchObject({ status: 'complete', payment_status: 'paid', completed_at: '2026-03-06T09:30:00.000Z' });
   expect((await api().get(`/v1/subscriptions/${mid.subscription}`)).body).toMatchObject({ status: 'active', first_payment_expires_at: null });
   expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('paid');
 
   const events = (await feed(api(), before)).filter((e) => /^(checkout_session|subscription|collection)\./.test(e.type));
-  expect(events.map((e) => e.type)).toEqual(['subscription.created', 'collection.created', 'collection.payment_failed', 'checkout_session.completed', 'collection.paid', 'subscription.activated', 'subscription.updated']);
-  expect(events[3].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'paid' });
+  expect(events.map((e) => e.type)).toEqual(['checkout_session.payment_failed', 'checkout_session.completed', 'subscription.created', 'collection.created', 'collection.paid', 'subscription.activated', 'subscription.updated']);
+  expect(events[1].data.object).toMatchObject({ id: session.id, status: 'complete', payment_status: 'paid' });
   // expires_at then changes nothing.
   await advance(api(), clock.id, '2026-03-06T11:00:00.000Z');
   expect((await api().get(`/v1/checkout_session/${session.id}`)).body.status).toBe('complete');
@@ -115,20 +110,20 @@ test('a declined card then an approving one before expires_at: paid, and expires
   expect((await api().get(`/v1/collections/${after.collection}`)).body.status).toBe('paid');
 });
 
-test('PSE refused at the bank: the session is unpaid again with the reason and a retry on the same page; left so, it expires and its collection is voided', async () => {
+test('PSE refused at the bank: the session (complete when the customer paid at the bank) is unpaid again with the reason and a retry on the same page; left so, at expires_at its collection is voided', async () => {
   const s = await billingSetup(api());
   const { clock, customer } = await clockAndCustomer(api(), '2026-05-01T10:00:00.000Z');
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: customer.id, items: [{ price: s.setupFee.id }], expires_at: '2026-05-01T11:00:00.000Z' })).body;
   const { browser, path, page } = await openSession(t, session.url);
   const started = await browser.post(`${path}/pay`).type('form').send({ method: 'pse', bank_code: '1007', _csrf: csrfOf(page.text) });
   expect(started.status).toBe(303);
-  expect((await api().get(`/v1/checkout_session/${session.id}`)).body.payment_status).toBe('processing');
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'complete', payment_status: 'processing' });
   const bankPath = new URL(started.headers.location).pathname;
   const bank = await browser.get(bankPath);
   const rejected = await browser.post(bankPath).type('form').send({ decision: 'reject', _csrf: csrfOf(bank.text) });
   expect(rejected.status).toBe(303);
   const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
-  expect(mid).toMatchObject({ status: 'open', payment_status: 'unpaid', last_payment: expect.objectContaining({ status: 'declined', failure_code: 'payment_not_completed' }) });
+  expect(mid).toMatchObject({ status: 'complete', payment_status: 'unpaid', last_payment: expect.objectContaining({ status: 'declined', failure_code: 'payment_not_completed' }) });
   const back = await browser.get(path);
   expect(back.status).toBe(200);
   expect(back.text).toContain('role="alert"');
@@ -136,11 +131,30 @@ test('PSE refused at the bank: the session is unpaid again with the reason and a
   expect(back.text).toContain(`action="${path}/pay"`);
 
   await advance(api(), clock.id, '2026-05-01T11:30:00.000Z');
-  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'expired', payment_status: 'unpaid' });
+  // complete is final: it does not expire; what it left ends (its collection voided), no retry offered.
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ status: 'complete', payment_status: 'unpaid', expired_at: null });
   expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('voided');
+  expect((await browser.get(path)).text).not.toContain(`action="${path}/pay"`);
 });
 
-test('PSE abandoned (the bank never answers): the processing timeout fails it, the session is unpaid again, then expires with its collection voided', async () => {
+test('PSE refused at the bank, then a card on the same page: the session`s collection is paid and the session paid', async () => {
+  const s = await billingSetup(api());
+  const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }] })).body;
+  const { browser, path, page } = await openSession(t, session.url);
+  const started = await browser.post(`${path}/pay`).type('form').send({ method: 'pse', bank_code: '1007', _csrf: csrfOf(page.text) });
+  const bankPath = new URL(started.headers.location).pathname;
+  const bank = await browser.get(bankPath);
+  await browser.post(bankPath).type('form').send({ decision: 'reject', _csrf: csrfOf(bank.text) });
+  const back = await browser.get(path);
+  const paid = await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(back.text) });
+  expect(paid.status).toBe(303);
+  const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  expect(after).toMatchObject({ status: 'complete', payment_status: 'paid' });
+  expect((await api().get(`/v1/collections/${after.collection}`)).body.status).toBe('paid');
+  expect((await api().get(`/v1/charges?collection=${after.collection}`)).body.data.map((c: { status: string }) => c.status).sort()).toEqual(['failed', 'succeeded']);
+});
+
+test('PSE abandoned (the bank never answers): the processing timeout fails it, the session is unpaid again, and at expires_at its collection is voided', async () => {
   const s = await billingSetup(api());
   const { clock, customer } = await clockAndCustomer(api(), '2026-06-01T10:00:00.000Z');
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: customer.id, items: [{ price: s.setupFee.id }], expires_at: '2026-06-02T10:00:00.000Z' })).body;
@@ -150,7 +164,7 @@ test('PSE abandoned (the bank never answers): the processing timeout fails it, t
   expect(mid.payment_status).toBe('processing');
   await advance(api(), clock.id, '2026-06-02T11:00:00.000Z');
   const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
-  expect(after).toMatchObject({ status: 'expired', payment_status: 'unpaid', last_payment: expect.objectContaining({ status: 'declined' }) });
+  expect(after).toMatchObject({ status: 'complete', payment_status: 'unpaid', last_payment: expect.objectContaining({ status: 'declined' }) });
   expect((await api().get(`/v1/collections/${mid.collection}`)).body.status).toBe('voided');
 });
 
@@ -222,12 +236,15 @@ test('invoicing.enabled on a payment session: the paid collection gets its fisca
   expect((await client.get(`/v1/collections/${(await client.get(`/v1/checkout_session/${without.id}`)).body.collection}`)).body).toMatchObject({ status: 'paid', invoice: null });
 });
 
-test('a refusal the page has no words for (the merchant voided the collection of a declined session) is shown in the page\'s language, never the API\'s English', async () => {
+test('a refusal the page has no words for (the merchant voided the collection of a session whose bank refused) is shown in the page\'s language, never the API\'s English', async () => {
   const s = await billingSetup(api());
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }] })).body;
   const { browser, path, page } = await openSession(t, session.url);
-  const declined = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
-  expect(declined.status).toBe(402);
+  const started = await browser.post(`${path}/pay`).type('form').send({ method: 'pse', bank_code: '1007', _csrf: csrfOf(page.text) });
+  const bankPath = new URL(started.headers.location).pathname;
+  const bank = await browser.get(bankPath);
+  await browser.post(bankPath).type('form').send({ decision: 'reject', _csrf: csrfOf(bank.text) });
+  const declined = await browser.get(path);
   const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
   expect((await api().post(`/v1/collections/${mid.collection}/void`)).status).toBe(200);
   const refused = await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(declined.text) });
@@ -235,6 +252,6 @@ test('a refusal the page has no words for (the merchant voided the collection of
   expect(refused.text).toContain('No pudimos completar esta solicitud');
   expect(refused.text).not.toMatch(/Cannot pay|its status is/);
   const again = await browser.get(path);
-  expect(again.text).toContain('El pago no fue aprobado');
+  expect(again.text).toContain('El banco no confirmó el pago');
   expect(again.text).not.toMatch(/Cannot pay|its status is/);
 });

@@ -290,7 +290,9 @@ export class SessionPagesController {
   private render(request: FastifyRequest, reply: FastifyReply, s: HostedSessionView, locale: Locale, error: PageFailure | null, fields: Record<string, string>, status = 200) {
     const helpers = checkoutPages.helpers(locale);
     const t = helpers.t;
-    const state = s.status === 'expired' ? 'expired' : s.payment_status === 'paid' || s.payment_status === 'no_payment_required' ? (s.status === 'complete' ? 'paid' : null) : s.payment_status === 'processing' ? 'processing' : null;
+    // Complete with a payment the bank refused and no longer payable (past expires_at, its collection voided): ended like an expired one.
+    const ended = s.status === 'expired' || (s.status === 'complete' && s.payment_status === 'unpaid' && !s.can_pay);
+    const state = ended ? 'expired' : s.payment_status === 'paid' || s.payment_status === 'no_payment_required' ? (s.status === 'complete' ? 'paid' : null) : s.payment_status === 'processing' ? 'processing' : null;
     const heading = state === 'expired' ? t('cs.expired') : state === 'paid' ? t('cs.thanks') : state === 'processing' ? t('cs.processing') : t('cs.title');
     const names = countryNames(locale);
     const amount = s.mode === 'setup' ? '' : ` ${helpers.money(s.total, s.currency)}`;

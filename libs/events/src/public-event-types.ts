@@ -17,6 +17,7 @@ export const PUBLIC_EVENT_TYPES = [
   'checkout_session.completed',
   'checkout_session.created',
   'checkout_session.expired',
+  'checkout_session.payment_failed',
   'checkout_session.payment_updated',
   'checkout_session.updated',
   'collection.created',

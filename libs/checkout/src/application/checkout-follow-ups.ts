@@ -10,7 +10,8 @@ import { onSession } from './checkout-session-command.js';
 import { laterPosition } from '../../../event-store/src/positions.js';
 import { collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
 import { subscriptionDecider, subscriptionStream } from '../../../subscriptions/src/domain/subscription.decider.js';
-import type { CheckoutSessionExpired } from '../domain/checkout-session.decider.js';
+import type { CheckoutPaymentLapsed, CheckoutSessionExpired } from '../domain/checkout-session.decider.js';
+import { PayCheckoutSession } from './pay-checkout-session.js';
 
 /**
  * What time and payments do to sessions: the `expire` deadline (registered with the scheduler, so
@@ -24,6 +25,7 @@ export class CheckoutFollowUps implements OnModuleInit {
     private readonly readModels: ReadModels,
     private readonly followUps: PaymentFollowUps,
     private readonly scheduler: Scheduler,
+    private readonly payments: PayCheckoutSession,
   ) {}
 
   onModuleInit(): void {
@@ -36,22 +38,28 @@ export class CheckoutFollowUps implements OnModuleInit {
   }
 
   /**
-   * `expires_at` passed on an open session (never paid; declined attempts included), or on one
-   * completed unpaid under the earlier rule:
-   * `checkout_session.expired` (decided at the deadline's own time); then what it left behind ends
-   * too — its subscription expires (`subscription.expired`, still `incomplete`) and its collection
-   * is voided (`collection.voided`), in that order.
+   * The session's deadline. First, an attempt left unfinished (its gateway answer never recorded, or
+   * approved and its subscription or collection never made: the process stopped) is resumed with its
+   * charge ids — the gateway answers as it did — so a session that may have been paid is never
+   * expired unresolved. Then, `expires_at` passed on an open session (never paid; declined attempts
+   * included): `checkout_session.expired` (decided at the deadline's own time). A declined attempt
+   * made nothing, so there is nothing to void; a complete session whose asynchronous payment then
+   * failed stays complete, and at `expires_at` what it left ends (`checkout_payment.lapsed`,
+   * internal): its subscription expires (`subscription.expired`, still `incomplete`) and its
+   * collection is voided (`collection.voided`), in that order.
    */
   async expire(ctx: CommandContext, doc: DeadlineDoc): Promise<string | null> {
     const session = doc as unknown as CheckoutSessionDoc;
     const sessionId = doc.id;
+    const resumed = await this.payments.resume(ctx, sessionId);
     const expired = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'ExpireCheckoutSession', owner: ctx, sessionId, expected: session.expires_at, now }));
-    const event = expired.events.find((e) => e.type === 'checkout_session.expired') as CheckoutSessionExpired | undefined;
-    return laterPosition(expired.position, event ? await this.endWhatItLeft(ctx, event.data) : null);
+    const event = expired.events.find((e) => e.type === 'checkout_session.expired' || e.type === 'checkout_payment.lapsed') as CheckoutSessionExpired | CheckoutPaymentLapsed | undefined;
+    const position = laterPosition(resumed?.position ?? null, expired.position);
+    return laterPosition(position, event ? await this.endWhatItLeft(ctx, { subscription: event.data.subscription ?? null, collection: event.data.collection }) : null);
   }
 
   /** Idempotent: a repeated run decides no events. */
-  private async endWhatItLeft(ctx: CommandContext, data: CheckoutSessionExpired['data']): Promise<string | null> {
+  private async endWhatItLeft(ctx: CommandContext, data: { subscription: string | null; collection: string | null }): Promise<string | null> {
     let position: string | null = null;
     if (data.subscription) {
       const subscriptionId = data.subscription;

@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { laterPosition } from '../../../event-store/src/positions.js';
 import { AccountRetryPolicy } from '../../../accounts/src/application/account-retry-policy.js';
-import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
+import { Decimal } from 'decimal.js';
+import { CollectionPayments, type KnownAttempt } from '../../../collections/src/application/collection-payments.js';
+import { PAYMENT_GATEWAY, type ChargeOutcome, type PaymentGateway } from '../../../payments/src/gateways/payment-gateway.port.js';
 import { collectionCheckoutUrl } from '../../../collections/src/application/create-collection.js';
 import { CHECKOUT_INVOICE_SETTINGS, type CollectionPaymentFailed, type InvoiceSettings, type PaymentSource, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
 import { CouponRedemptions } from '../../../coupons/src/application/coupon-redemptions.js';
@@ -16,13 +18,27 @@ import type { CommandResult } from '../../../platform/src/write-then-read.js';
 import type { CommandContext } from '../../../platform/src/command-context.js';
 import type { Config } from '../../../platform/src/config.js';
 import { CONFIG } from '../../../platform/src/tokens.js';
-import { DomainError, invalidParam, missingParam } from '../../../shared/src/errors.js';
+import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
 import { newId } from '../../../shared/src/ids.js';
 import { ownedBy } from '../../../shared/src/owner.js';
 import { CreateSubscriptionCommand } from '../../../subscriptions/src/application/create-subscription.js';
 import { UpdateSubscriptionCommand } from '../../../subscriptions/src/application/update-subscription.js';
 import { subscriptionDecider, subscriptionStream } from '../../../subscriptions/src/domain/subscription.decider.js';
-import { type CheckoutSessionFields, type CheckoutSessionState, type DetailsInput, type PaymentOutcome, checkoutSessionDecider, checkoutSessionStream, shippingLine } from '../domain/checkout-session.decider.js';
+import {
+  type AttemptPlan,
+  type CheckoutSessionFields,
+  type CheckoutSessionState,
+  type DetailsInput,
+  type PaymentOutcome,
+  type SessionAttempt,
+  STALE_PAYMENT_MS,
+  attemptUnanswered,
+  attemptUnfinished,
+  payableAfterRefusal,
+  checkoutSessionDecider,
+  checkoutSessionStream,
+  shippingLine,
+} from '../domain/checkout-session.decider.js';
 import { onSession } from './checkout-session-command.js';
 import { paymentLinkDecider, paymentLinkStream } from '../domain/payment-link.decider.js';
 import type { PayInput } from './hosted-checkout.js';
@@ -34,18 +50,26 @@ export interface PayResult {
 }
 
 /**
- * The customer pays a checkout session (or, in setup mode, saves a method):
+ * The customer pays a checkout session (or, in setup mode, saves a method) — the gateway first, then
+ * the spec's order:
  *  1. everything is checked without writing (the session's rules, the card data tokenized by the gateway);
- *  2. the session's coupons are redeemed (once per session, whichever tab);
- *  3. the attempt starts on the session (`checkout_payment.started`, internal) with its expected
- *     revision: of two tabs paying at once one starts, the other is refused (`payment_in_progress`);
- *  4. the subscription (`subscription.created`, `collection.created`, the charge) or the collection
- *     is created and attempted, or the method saved; an approval completes the session
- *     (`checkout_session.completed`, paid) in the commit after the gateway's answer, before
- *     `collection.paid` and `subscription.activated` (CheckoutFollowUps.paymentSucceeding);
- *  5. the outcome is recorded on the session: completed when paid (if not already), else it stays
- *     open (`checkout_payment.updated`, internal: declined, or processing).
- * After a decline the same call pays the session's collection again (one attempt at a time).
+ *  2. the session's coupons and its link's use are reserved (once per session, whichever tab);
+ *  3. the attempt is recorded on the session (`checkout_payment.started` / `.retried`, internal) with
+ *     its expected revision — of two tabs paying at once one starts, the other is refused
+ *     (`payment_in_progress`) — and with everything it will use: the ids of the subscription or
+ *     collection it makes, of the collection's transaction and charge, and the source (a token, never
+ *     card data), so the attempt is on disk before the gateway is called;
+ *  4. the gateway is asked, with the charge id as its idempotency key (a retryable technical failure
+ *     gets a second charge id, recorded on the session first);
+ *  5. approved (or awaiting the customer's bank or transfer): `checkout_session.completed` first,
+ *     then the subscription (`subscription.created`, `collection.created`) or the collection is made
+ *     and the attempt recorded on it with the same ids and the gateway's answer (`charge.paid`,
+ *     `collection.paid`, `subscription.activated`), and the session notes it finished; declined:
+ *     only the session records it (`checkout_session.payment_failed`), nothing else is made, and it
+ *     stays open to be paid again.
+ * An attempt whose answer was never recorded (its process stopped after the gateway call), or
+ * approved and never made, is resumed before anything else — on the next pay, and by the session's
+ * deadline (`resume`) — with the same charge ids: the gateway answers as it did, nothing is charged twice.
  */
 @Injectable()
 export class PayCheckoutSession {
@@ -57,18 +81,43 @@ export class PayCheckoutSession {
     private readonly savePaymentMethod: SavePaymentMethod,
     private readonly coupons: CouponRedemptions,
     private readonly retryPolicy: AccountRetryPolicy,
+    @Inject(PAYMENT_GATEWAY) private readonly gateway: PaymentGateway,
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   async pay(ctx: CommandContext, sessionId: string, input: PayInput, details: DetailsInput): Promise<PayResult> {
-    const { state } = await this.executor.load(checkoutSessionDecider, checkoutSessionStream(sessionId));
+    let { state } = await this.executor.load(checkoutSessionDecider, checkoutSessionStream(sessionId));
+    if (!ownedBy(state, ctx)) throw notFound('checkout session', sessionId);
+    // An earlier attempt first: one left unanswered by a stopped process (older than a minute; a younger
+    // one is another tab's, in flight: refused below), or approved and not made yet.
+    let resumed: PayResult | null = null;
+    const stale = (s: CheckoutSessionState) => this.executor.now(ctx).getTime() - Date.parse(s.fields!.last_payment?.started_at ?? s.fields!.updated_date) >= STALE_PAYMENT_MS;
+    if ((attemptUnanswered(state) && stale(state)) || attemptUnfinished(state)) {
+      resumed = await this.resume(ctx, sessionId);
+      state = (await this.executor.load(checkoutSessionDecider, checkoutSessionStream(sessionId))).state;
+      // It paid the session: that is this payment's answer (nothing is charged again).
+      if (resumed && state.fields!.status === 'complete') return resumed;
+    }
     const f = state.fields!;
     if (input.payment_information && input.payment_method) throw invalidParam('payment_information', 'payment_method and payment_information are mutually exclusive; send only one');
     if (!input.payment_information && !input.payment_method) throw missingParam('payment_information', 'Choose a payment method');
     const method = await this.methodOf(ctx, input);
+    if (payableAfterRefusal(f) && this.executor.now(ctx).getTime() < Date.parse(f.expires_at)) return this.payAgainAfterRefusal(ctx, sessionId, f, input);
     // The session stays open until paid: its first attempt, or another after a decline.
-    if (!f.last_payment) return this.first(ctx, sessionId, state, input, method, details);
-    return this.retry(ctx, sessionId, state, input, method);
+    const paid = !f.last_payment ? await this.first(ctx, sessionId, state, input, method, details) : await this.retry(ctx, sessionId, state, input, method);
+    return { ...paid, position: laterPosition(resumed?.position ?? null, paid.position) };
+  }
+
+  /**
+   * Finishes the session's attempt if it was left unfinished: an attempt without a recorded answer
+   * is asked of the gateway again with its charge ids (the same answer) and the answer recorded; an
+   * approved one's subscription or collection is made. Idempotent; null when there was nothing to do.
+   */
+  async resume(ctx: CommandContext, sessionId: string): Promise<PayResult | null> {
+    const { state } = await this.executor.load(checkoutSessionDecider, checkoutSessionStream(sessionId));
+    if (!state.exists || (!attemptUnanswered(state) && !attemptUnfinished(state))) return null;
+    if (attemptUnanswered(state)) return this.charge(ctx, sessionId, state, null);
+    return this.finish(ctx, sessionId, null, null);
   }
 
   private async methodOf(ctx: CommandContext, input: PayInput): Promise<{ gateway: string; type: string }> {
@@ -88,16 +137,42 @@ export class PayCheckoutSession {
     return this.sources.oneOff(ctx, input.payment_information!, customer);
   }
 
+  /**
+   * A complete session whose asynchronous payment the bank then refused: its collection (made when
+   * the session completed) is paid again, one attempt at a time on the collection; an approval marks
+   * the session paid before `collection.paid` (CheckoutFollowUps.paymentSucceeding).
+   */
+  private async payAgainAfterRefusal(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, input: PayInput): Promise<PayResult> {
+    const source = await this.source(ctx, f.customer!, input);
+    const result = await this.payments.attempt(ctx, f.collection!, { ...source, checkout_session: sessionId }, 'customer');
+    const outcome = await this.outcomeOf(f.subscription, f.collection!, result.failure);
+    const recorded = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'RecordPaymentOutcome', owner: ctx, sessionId, outcome, now }));
+    return { outcome, position: laterPosition(result.position, recorded.position) };
+  }
+
+  /** The ids an attempt will use, its source (naming the session) and the amount the customer was shown. */
+  private plan(sessionId: string, f: CheckoutSessionFields, source: PaymentSource): AttemptPlan | null {
+    if (f.mode === 'setup') return null;
+    return {
+      subscription: f.mode === 'subscription' ? newId('sub') : null,
+      collection: newId('col'),
+      transaction: newId('tx'),
+      charge: newId('ch'),
+      source: { ...source, checkout_session: sessionId },
+      amount: f.total,
+    };
+  }
+
   private async first(ctx: CommandContext, sessionId: string, state: CheckoutSessionState, input: PayInput, method: { gateway: string; type: string }, details: DetailsInput): Promise<PayResult> {
     const f = state.fields!;
-    const subscriptionId = f.mode === 'subscription' ? newId('sub') : null;
-    const collectionId = f.mode === 'payment' ? newId('col') : null;
-    const complete = (now: Date) => ({ type: 'StartCheckoutPayment' as const, owner: ctx, sessionId, details, method, subscriptionId, collectionId, now });
     // Every rule first, nothing written: a refused payment leaves the session open.
-    const decided = checkoutSessionDecider.decide(complete(this.executor.now(ctx)), state);
+    const probe = { type: 'StartCheckoutPayment' as const, owner: ctx, sessionId, details, method, attempt: null, now: this.executor.now(ctx) };
+    const decided = checkoutSessionDecider.decide(probe, state);
     const after = decided.reduce((s, e) => checkoutSessionDecider.evolve(s, e), state).fields!;
     const source = await this.source(ctx, after.customer!, input);
     if (f.mode === 'setup' && !isTokenizable(source.type)) throw invalidParam('payment_information', 'mode setup saves a card or a wallet');
+    const attempt = this.plan(sessionId, after, source);
+    const start = (now: Date) => ({ ...probe, attempt, now });
     // A link's use and the coupons' redemptions are reserved once per session (whichever tab), exactly under
     // concurrency; they count when the session is paid and are given back if it ends unpaid (session-holds.ts).
     if (f.payment_link) {
@@ -105,10 +180,10 @@ export class PayCheckoutSession {
       await this.executor.execute(paymentLinkDecider, paymentLinkStream(linkId), (now) => ({ type: 'ReservePaymentLinkUse' as const, owner: ctx, linkId, sessionId, now }), ctx);
     }
     let position: string | null = null;
-    let completed;
+    let started;
     try {
       position = await this.coupons.reserve(ctx, f.discounts, sessionId, f.currency, 'discounts');
-      completed = await onSession(this.executor, ctx, sessionId, complete);
+      started = await onSession(this.executor, ctx, sessionId, start);
     } catch (error) {
       // Another tab completed it first: it holds the attempt (and the use and redemptions).
       if (error instanceof DomainError && (error.code === 'checkout_session_complete' || error.code === 'payment_in_progress')) throw new DomainError('payment_in_progress', 'This checkout is being paid in another window', null, 409);
@@ -119,48 +194,114 @@ export class PayCheckoutSession {
       }
       throw error;
     }
-    position = laterPosition(position, completed.position);
-    return this.run(ctx, sessionId, completed.state.fields!, completed.state, source, input, position);
+    position = laterPosition(position, started.position);
+    return this.run(ctx, sessionId, started.state, source, position);
   }
 
   private async retry(ctx: CommandContext, sessionId: string, state: CheckoutSessionState, input: PayInput, method: { gateway: string; type: string }): Promise<PayResult> {
     const f = state.fields!;
-    checkoutSessionDecider.decide({ type: 'StartPaymentRetry', owner: ctx, sessionId, method, now: this.executor.now(ctx) }, state);
+    checkoutSessionDecider.decide({ type: 'StartPaymentRetry', owner: ctx, sessionId, method, attempt: null, now: this.executor.now(ctx) }, state);
     const source = await this.source(ctx, f.customer!, input);
-    const started = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'StartPaymentRetry', owner: ctx, sessionId, method, now }));
-    return this.run(ctx, sessionId, started.state.fields!, started.state, source, input, started.position);
+    const attempt = this.plan(sessionId, f, source);
+    const started = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'StartPaymentRetry', owner: ctx, sessionId, method, attempt, now }));
+    return this.run(ctx, sessionId, started.state, source, started.position);
   }
 
-  /** Makes what the session sells (idempotently) and attempts it; records the outcome on the session. */
-  private async run(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource, input: PayInput, position: string | null): Promise<PayResult> {
-    let outcome: PaymentOutcome;
-    // What the attempt wrote, its follow-ups included (the invoice's payment, the subscription's
-    // activation): the answer waits for the last of it, not only for the session's outcome, which a
-    // follow-up may have recorded before the others ran.
-    let attempted: string | null;
+  /** Setup saves the method; a payment asks the gateway, then makes what the session sells if approved. */
+  private async run(ctx: CommandContext, sessionId: string, state: CheckoutSessionState, source: PaymentSource, position: string | null): Promise<PayResult> {
+    const f = state.fields!;
+    if (f.mode !== 'setup') {
+      const charged = await this.charge(ctx, sessionId, state, position);
+      return charged;
+    }
+    let made: PayResult;
     try {
-      // The attempt names the session: its approval completes the session before `collection.paid` (checkout-follow-ups).
-      const charged = { ...source, checkout_session: sessionId };
-      const made = f.mode === 'setup' ? await this.setup(ctx, f, source) : f.mode === 'subscription' ? await this.subscription(ctx, sessionId, f, state, charged) : await this.payment(ctx, sessionId, f, state, charged);
-      outcome = made.outcome;
-      attempted = made.position;
+      made = await this.setup(ctx, f, source);
     } catch (error) {
-      // Nothing was charged (a refusal before the attempt): the session may be paid again.
-      const message = error instanceof Error ? error.message : 'The payment could not be made';
+      // Nothing was saved (a refusal): the session may be submitted again.
+      const message = error instanceof Error ? error.message : 'The payment method could not be saved';
       const code = error instanceof DomainError ? error.code : 'processing_error';
-      const failed: PaymentOutcome = { status: 'declined', collection: f.collection, subscription: f.subscription, payment_method: null, message, failure_code: code, decline_code: null, additional_data: null };
+      const failed: PaymentOutcome = { status: 'declined', collection: null, subscription: f.setup_subscription_id, payment_method: null, message, failure_code: code, decline_code: null, additional_data: null };
       await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'RecordPaymentOutcome', owner: ctx, sessionId, outcome: failed, now }));
       throw error;
     }
-    const recorded = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'RecordPaymentOutcome', owner: ctx, sessionId, outcome, now }));
-    // Nothing decided: the collection's follow-up (checkout-follow-ups.ts) recorded the outcome first.
-    // The answer waits for that event's position, else the session's read model may still say unpaid.
-    const outcomePosition = recorded.position ?? (await this.executor.loadHistory(checkoutSessionDecider, checkoutSessionStream(sessionId))).history.at(-1)?.position ?? null;
-    return { outcome, position: laterPosition(laterPosition(position, attempted), outcomePosition) };
+    const recorded = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'RecordPaymentOutcome', owner: ctx, sessionId, outcome: made.outcome, now }));
+    return { outcome: made.outcome, position: laterPosition(laterPosition(position, made.position), recorded.position) };
   }
 
-  private async subscription(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PayResult> {
-    const subscriptionId = f.subscription!;
+  /**
+   * Asks the gateway for the session's attempt (each of its recorded charge ids, the same answer for
+   * the same id; a retryable technical failure gets one more charge, recorded on the session before
+   * it is made) and records the answer on the session; approved or processing, makes what it pays for.
+   */
+  private async charge(ctx: CommandContext, sessionId: string, state: CheckoutSessionState, position: string | null): Promise<PayResult> {
+    const f = state.fields!;
+    let a = state.attempt!;
+    const answers: Array<{ id: string; outcome: ChargeOutcome | null }> = [];
+    let outcome: ChargeOutcome | null = null;
+    if (new Decimal(a.amount).isZero()) {
+      // Nothing to charge (a free trial's first collection): approved without asking the gateway.
+      outcome = { status: 'succeeded', gateway_reference: 'none' };
+    } else {
+      for (let i = 0; ; i++) {
+        if (i >= a.charges.length) {
+          const chargeId = newId('ch');
+          const retried = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'RetryAttemptCharge', owner: ctx, sessionId, chargeId, now }));
+          position = laterPosition(position, retried.position);
+          a = retried.state.attempt!;
+        }
+        const charge = a.charges[i];
+        outcome = await this.gateway.charge({
+          idempotencyKey: charge.id,
+          tryNumber: charge.try,
+          accountId: ctx.accountId,
+          mode: ctx.mode,
+          gateway: a.source.gateway,
+          method: a.source.type,
+          token: a.source.token,
+          details: a.source.details,
+          amount: a.amount,
+          currency: f.currency,
+          description: `Collection ${a.collection}`,
+        });
+        answers.push({ id: charge.id, outcome });
+        if (!(outcome.status === 'failed' && outcome.retryable && charge.try < 2)) break;
+      }
+    }
+    const paymentMethod = a.source.save_as?.payment_method_id ?? a.source.payment_method ?? null;
+    const answered: PaymentOutcome =
+      outcome!.status === 'succeeded'
+        ? { status: 'paid', collection: a.collection, subscription: a.subscription, payment_method: paymentMethod, message: null, failure_code: null, decline_code: null, additional_data: null }
+        : outcome!.status === 'pending'
+          ? { status: 'processing', collection: a.collection, subscription: a.subscription, payment_method: paymentMethod, message: null, failure_code: null, decline_code: null, additional_data: outcome!.additional_data }
+          : { status: 'declined', collection: null, subscription: null, payment_method: null, message: outcome!.failure_message, failure_code: outcome!.failure_code, decline_code: outcome!.decline_code, additional_data: null };
+    const recorded = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'RecordPaymentOutcome', owner: ctx, sessionId, outcome: answered, now }));
+    position = laterPosition(position, recorded.position);
+    if (answered.status === 'declined') return { outcome: answered, position };
+    return this.finish(ctx, sessionId, answers.length > 0 ? answers : null, position);
+  }
+
+  /**
+   * Makes what an approved (or processing) attempt pays for, with the attempt's ids: the subscription
+   * (its first collection, the charge recorded with the gateway's answer) or the collection; then the
+   * session notes it finished. `answers`: the gateway's answers when this process has them (else the
+   * collection asks the gateway again with the same charge ids).
+   */
+  private async finish(ctx: CommandContext, sessionId: string, answers: Array<{ id: string; outcome: ChargeOutcome | null }> | null, position: string | null): Promise<PayResult> {
+    const { state } = await this.executor.load(checkoutSessionDecider, checkoutSessionStream(sessionId));
+    const a = state.attempt!;
+    const f = state.fields!;
+    const known: KnownAttempt = { transactionId: a.transaction, charges: answers ?? a.charges.map((c) => ({ id: c.id, outcome: null })) };
+    const made = f.mode === 'subscription' ? await this.subscription(ctx, sessionId, f, state, a, known) : await this.payment(ctx, sessionId, f, state, a, known);
+    const finished = await onSession(this.executor, ctx, sessionId, (now) => ({ type: 'FinishAttempt', owner: ctx, sessionId, now }));
+    // What the attempt wrote, its follow-ups included (the invoice's payment, the subscription's
+    // activation): the answer waits for the last of it.
+    return { outcome: made.outcome, position: laterPosition(laterPosition(position, made.position), finished.position) };
+  }
+
+  private async subscription(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, a: SessionAttempt, known: KnownAttempt): Promise<PayResult> {
+    const subscriptionId = a.subscription!;
+    const source = a.source;
     const existing = await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId));
     if (!existing.state.exists) {
       const body = {
@@ -182,17 +323,21 @@ export class PayCheckoutSession {
       const firstCollectionInvoicing = f.invoicing && !f.invoicing.enabled ? ('none' as const) : undefined;
       // Its first-payment window is the session's `expires_at`: while the session is open it can be paid.
       const session = { id: sessionId, expires_at: f.expires_at };
-      const created: CommandResult = await this.commands.execute(new CreateSubscriptionCommand(ctx, body as never, false, { subscriptionId, source, firstCollectionLines, firstCollectionInvoicing, session }));
+      const created: CommandResult = await this.commands.execute(
+        new CreateSubscriptionCommand(ctx, body as never, false, { subscriptionId, source, firstCollectionLines, firstCollectionInvoicing, session, firstCollectionId: a.collection!, attempt: known }),
+      );
       const latest = (await this.executor.load(subscriptionDecider, subscriptionStream(subscriptionId))).state.fields!.latest_collection!;
       return { outcome: await this.outcomeOf(subscriptionId, latest), position: created.position };
     }
+    // Made by an earlier run of this attempt: what is missing of its charge is recorded.
     const collectionId = existing.state.fields!.latest_collection!;
-    const result = await this.payments.attempt(ctx, collectionId, source, 'customer');
+    const result = await this.payments.attempt(ctx, collectionId, source, 'automatic', undefined, known);
     return { outcome: await this.outcomeOf(subscriptionId, collectionId, result.failure), position: result.position };
   }
 
-  private async payment(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, source: PaymentSource): Promise<PayResult> {
-    const collectionId = f.collection!;
+  private async payment(ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, state: CheckoutSessionState, a: SessionAttempt, known: KnownAttempt): Promise<PayResult> {
+    const collectionId = a.collection!;
+    const source = a.source;
     const existing = await this.executor.load(collectionDecider, collectionStream(collectionId));
     if (!existing.state.exists) {
       const customer = await this.executor.load(customerDecider, customerStream(f.customer!));
@@ -233,7 +378,7 @@ export class PayCheckoutSession {
         ctx,
       );
     }
-    const result = await this.payments.attempt(ctx, collectionId, source, 'customer');
+    const result = await this.payments.attempt(ctx, collectionId, source, 'customer', undefined, known);
     return { outcome: await this.outcomeOf(null, collectionId, result.failure), position: result.position };
   }
 

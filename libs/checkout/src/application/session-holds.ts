@@ -21,7 +21,8 @@ import { paymentLinkDecider, paymentLinkStream } from '../domain/payment-link.de
  */
 export async function settleSessionHolds(executor: AggregateExecutor, ctx: CommandContext, sessionId: string, f: CheckoutSessionFields, events: NewEvent[]): Promise<string | null> {
   const paid = f.payment_status === 'paid';
-  const ended = f.status === 'expired';
+  // Expired unpaid, or complete with a payment that failed and lapsed at `expires_at`.
+  const ended = f.status === 'expired' || events.some((e) => e.type === 'checkout_payment.lapsed');
   const removed = events.some((e) => (e.data as { reason?: string })?.reason === 'discount_removed');
   if (!paid && !ended && !removed) return null;
   const current = f.discounts.flatMap((d) => (d.coupon ? [d.coupon] : []));

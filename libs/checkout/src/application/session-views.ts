@@ -7,7 +7,7 @@ import { ReadModels } from '../../../platform/src/read-models.js';
 import { Money, currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
 import type { AccountDoc } from '../../../../projections/accounts.projection.js';
 import type { PaymentMethodDoc } from '../../../../projections/payment-methods.projection.js';
-import { type CheckoutSessionState, EMAIL_CODE_MAX_ATTEMPTS, STALE_PAYMENT_MS, priceSession } from '../domain/checkout-session.decider.js';
+import { type CheckoutSessionState, EMAIL_CODE_MAX_ATTEMPTS, STALE_PAYMENT_MS, payableAfterRefusal, priceSession } from '../domain/checkout-session.decider.js';
 import type { HostedSessionView } from './hosted-checkout.js';
 
 /** `ana@example.com` → `a**@example.com`: enough for the customer to recognise, little for anyone else. */
@@ -87,7 +87,10 @@ export class SessionViews {
     const last = f.last_payment;
     const stale = last?.status === 'in_progress' && now.getTime() - Date.parse(last.started_at) >= STALE_PAYMENT_MS;
     // Open until paid: payable before `expires_at`, unless an attempt is under way (at the gateway, or awaiting a bank or transfer).
-    const canPay = f.status === 'open' && now.getTime() < Date.parse(f.expires_at) && f.payment_status !== 'processing' && (last?.status !== 'in_progress' || stale);
+    // Complete with a payment the bank then refused: its collection may be paid again on the page until `expires_at`.
+    const canPay =
+      (f.status === 'open' && now.getTime() < Date.parse(f.expires_at) && f.payment_status !== 'processing' && (last?.status !== 'in_progress' || stale)) ||
+      (payableAfterRefusal(f) && now.getTime() < Date.parse(f.expires_at));
     return {
       id: sessionId,
       status: f.status,

@@ -12,7 +12,9 @@ import {
   type CheckoutSessionFields,
   type CheckoutSessionState,
   type DetailsInput,
+  type AttemptPlan,
   type LastPayment,
+  type SessionAttempt,
   type SessionDiscount,
   EMAIL_CODE_MAX_ATTEMPTS,
   EMAIL_CODE_TTL_MS,
@@ -119,25 +121,37 @@ const inProgress = (at: Date): LastPayment => ({ status: 'in_progress', started_
 const attemptInFlight = (f: CheckoutSessionFields, now: Date) => f.last_payment?.status === 'in_progress' && now.getTime() - Date.parse(f.last_payment.started_at) < STALE_PAYMENT_MS;
 
 /** Another attempt of an open session whose earlier one was declined (or abandoned): one attempt at a time. */
-function startRetry(f: CheckoutSessionFields, state: CheckoutSessionState, id: string, method: { gateway: string; type: string }, now: Date): CheckoutSessionEvent {
-  if (attemptInFlight(f, now) || f.payment_status === 'processing') throw refuse('payment_in_progress', 'A payment of this checkout is in progress');
+function startRetry(f: CheckoutSessionFields, state: CheckoutSessionState, id: string, method: { gateway: string; type: string }, attempt: AttemptPlan | null, now: Date): CheckoutSessionEvent {
+  if (attemptUnanswered(state) || attemptInFlight(f, now) || f.payment_status === 'processing') throw refuse('payment_in_progress', 'A payment of this checkout is in progress');
   checkReady(f, method, state.lines);
-  return { type: 'checkout_payment.retried', data: { id, last_payment: inProgress(now) } };
+  return { type: 'checkout_payment.retried', data: { id, last_payment: inProgress(now), ...(attempt ? { attempt } : {}) } };
 }
+
+/**
+ * An attempt recorded before its gateway call whose answer is not recorded yet (whatever its age: a
+ * process that stopped after the call may have been approved). It is resumed — the gateway asked
+ * again with the same charge id — before anything else happens to the session.
+ */
+export const attemptUnanswered = (state: CheckoutSessionState) => state.attempt?.status === 'in_progress';
+
+/** An attempt approved (or awaiting the customer's bank) whose subscription or collection is not made yet. */
+export const attemptUnfinished = (state: CheckoutSessionState) => state.attempt !== null && (state.attempt.status === 'paid' || state.attempt.status === 'processing') && !state.attempt.finished;
 
 /**
  * A session completed unpaid under the earlier rule (completion on submitting a payment): its
  * outcome is still recorded as it was then (`checkout_session.payment_updated`).
  */
-function legacyOutcome(f: CheckoutSessionFields, id: string, payment_status: CheckoutSessionFields['payment_status'], last: LastPayment, refs: { collection: string | null; subscription: string | null; payment_method: string | null }, at: string): CheckoutSessionEvent[] {
+function completeOutcome(f: CheckoutSessionFields, id: string, payment_status: CheckoutSessionFields['payment_status'], last: LastPayment, refs: { collection: string | null; subscription: string | null; payment_method: string | null }, at: string): CheckoutSessionEvent[] {
+  // A complete session's payment settles later (a bank, a transfer) or fails: its `payment_status`
+  // follows (internal `checkout_payment.updated`; the collection's own events say it publicly).
   if (f.payment_status === 'paid' || f.payment_status === 'no_payment_required') return [];
-  const same = f.payment_status === payment_status && f.last_payment?.status === last.status && f.collection === refs.collection && f.payment_method === refs.payment_method;
-  if (same && last.status !== 'declined') return [];
-  return [{ type: 'checkout_session.payment_updated', data: { id, payment_status, ...refs, last_payment: last, updated_at: at, meta_data: f.meta_data } }];
+  const same = f.payment_status === payment_status && f.last_payment?.status === last.status && f.last_payment?.message === last.message && f.collection === refs.collection && f.payment_method === refs.payment_method;
+  if (same) return [];
+  return [{ type: 'checkout_payment.updated', data: { id, payment_status, ...refs, last_payment: last, updated_at: at } }];
 }
 
 export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSessionState, CheckoutSessionEvent> = {
-  initialState: { exists: false, owner: null, fields: null, lines: [], signIn: { step: 'email', email: null, customer: null, codeHash: null, expiresAt: null, attempts: 0, codesSent: 0 } },
+  initialState: { exists: false, owner: null, fields: null, lines: [], signIn: { step: 'email', email: null, customer: null, codeHash: null, expiresAt: null, attempts: 0, codesSent: 0 }, attempt: null },
 
   decide(command, state) {
     if (command.type === 'CreateCheckoutSession') return decideCreate(command, state);
@@ -199,7 +213,7 @@ export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSes
       case 'StartCheckoutPayment': {
         requireOpen(f, id, now);
         // An attempt was started already (another tab, or a decline): one at a time; else it is a retry.
-        if (f.last_payment) return [startRetry(f, state, id, command.method, now)];
+        if (f.last_payment) return [startRetry(f, state, id, command.method, command.attempt, now)];
         const { changes, lines } = applyDetails(f, state, command.details, now);
         const after = { ...f, ...changes };
         checkReady(after, command.method, lines ?? state.lines);
@@ -207,16 +221,26 @@ export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSes
         if (Object.keys(changes).length > 0) {
           events.push({ type: 'checkout_session.updated', data: { id, changes: { ...changes, updated_date: at }, updated_at: at, reason: 'details', ...(lines ? { _lines: lines } : {}) } as never });
         }
-        // The session stays open: it completes when the payment is approved (RecordPaymentOutcome).
+        // The session stays open: it completes when the gateway approves the attempt (RecordPaymentOutcome);
+        // nothing is made for the attempt (subscription, collection) before that.
         events.push({
           type: 'checkout_payment.started',
-          data: { id, customer: after.customer!, subscription: command.subscriptionId, collection: command.collectionId, last_payment: inProgress(now), started_at: at },
+          data: { id, customer: after.customer!, subscription: null, collection: null, last_payment: inProgress(now), started_at: at, ...(command.attempt ? { attempt: command.attempt } : {}) },
         });
         return events;
       }
       case 'StartPaymentRetry':
         requireOpen(f, id, now);
-        return [startRetry(f, state, id, command.method, now)];
+        return [startRetry(f, state, id, command.method, command.attempt, now)];
+      case 'RetryAttemptCharge': {
+        const a = state.attempt;
+        if (!a || a.status !== 'in_progress') throw refuse('invalid_state', `Checkout session ${id} has no payment attempt in progress`);
+        if (a.charges.some((c) => c.id === command.chargeId)) return [];
+        return [{ type: 'checkout_payment.charge_retried', data: { id, charge: command.chargeId, try: a.charges.length + 1 } }];
+      }
+      case 'FinishAttempt':
+        if (!attemptUnfinished(state)) return [];
+        return [{ type: 'checkout_payment.finished', data: { id, finished_at: at } }];
       case 'RecordPaymentOutcome': {
         const o = command.outcome;
         const payment_status = o.status === 'paid' ? 'paid' : o.status === 'processing' ? 'processing' : o.status === 'saved' || f.mode === 'setup' ? 'no_payment_required' : 'unpaid';
@@ -228,12 +252,24 @@ export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSes
           decline_code: o.decline_code,
           additional_data: o.additional_data,
         };
-        const collection = o.collection ?? f.collection;
-        const subscription = o.subscription ?? f.subscription;
+        const a = state.attempt;
+        const collection = o.collection ?? f.collection ?? (f.status === 'open' ? (a?.collection ?? null) : null);
+        const subscription = o.subscription ?? f.subscription ?? (f.status === 'open' ? (a?.subscription ?? null) : null);
         const payment_method = o.payment_method ?? f.payment_method;
-        if (f.status === 'complete') return legacyOutcome(f, id, payment_status, last, { collection, subscription, payment_method }, at);
+        if (f.status === 'complete') return completeOutcome(f, id, payment_status, last, { collection, subscription, payment_method }, at);
         // Expired (its collection voided): a late refusal changes nothing.
         if (f.status === 'expired' && payment_status !== 'paid') return [];
+        if (f.status === 'open' && a) {
+          // The gateway's answer to the attempt recorded before its call: recorded once (a resumed
+          // attempt answered twice decides nothing the second time).
+          if (a.status !== 'in_progress') return [];
+          if (o.status === 'declined') {
+            // Nothing was made for it: the session stays open and may be paid again.
+            return [{ type: 'checkout_session.payment_failed', data: { id, payment_status: 'unpaid', payment_method, last_payment: last, updated_at: at, meta_data: f.meta_data } }];
+          }
+          // open → complete, first of the spec's order: paid, or awaiting the customer's bank or transfer.
+          return [{ type: 'checkout_session.completed', data: { id, customer: f.customer!, subscription, collection, payment_status, payment_method, completed_at: at, last_payment: last, meta_data: f.meta_data } }];
+        }
         if (f.status === 'open' && (o.status === 'paid' || o.status === 'saved')) {
           // open → complete: the customer paid (approved; a setup's method saved).
           return [{ type: 'checkout_session.completed', data: { id, customer: f.customer!, subscription, collection, payment_status, payment_method, completed_at: at, last_payment: last, meta_data: f.meta_data } }];
@@ -245,11 +281,17 @@ export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSes
       }
       case 'ExpireCheckoutSession': {
         if (f.status === 'complete' && command.expected !== null && awaitingPayment(f)) {
-          // Completed but never paid under the earlier rule (completion on submitting a payment): at
-          // `expires_at` its life ends like an open session's, and its collection is voided.
+          // Completed, and its payment then failed (a bank's refusal; or completed unpaid under the
+          // earlier rule): at `expires_at` what it left ends (its collection voided, its subscription
+          // expired); the session stays complete (complete is final).
           if (command.expected !== f.expires_at || now.getTime() < Date.parse(f.expires_at)) return [];
           if (attemptInFlight(f, now)) return [];
-          return [{ type: 'checkout_session.expired', data: { id, expired_at: at, collection: f.collection, subscription: f.subscription, meta_data: f.meta_data } }];
+          return [{ type: 'checkout_payment.lapsed', data: { id, lapsed_at: at, collection: f.collection, subscription: f.subscription } }];
+        }
+        // An attempt whose gateway answer is not recorded may have been approved: it is resumed first.
+        if (f.status === 'open' && attemptUnanswered(state)) {
+          if (command.expected === null) throw refuse('payment_in_progress', `Cannot expire checkout session ${id}: a payment of it is in progress`);
+          return [];
         }
         if (f.status !== 'open') {
           if (command.expected === null) throw refuse('invalid_state', `Cannot expire checkout session ${id}: its status is ${f.status}`);
@@ -282,11 +324,36 @@ export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSes
         const lines = event.type === 'checkout_session.updated' && (event.data as { _lines?: CheckoutSessionState['lines'] })._lines;
         const fields = applyCheckoutSessionEvent(state.fields!, event);
         const signIn = fields.customer && state.signIn.step !== 'done' ? { ...state.signIn, step: 'done' as const, codeHash: null } : state.signIn;
-        return { ...state, fields, lines: lines || state.lines, signIn };
+        return { ...state, fields, lines: lines || state.lines, signIn, attempt: nextAttempt(state.attempt, event) };
       }
     }
   },
 };
+
+/** The session's attempt after an event (internal state). */
+function nextAttempt(a: SessionAttempt | null, event: CheckoutSessionEvent): SessionAttempt | null {
+  switch (event.type) {
+    case 'checkout_payment.started':
+    case 'checkout_payment.retried': {
+      const plan = event.data.attempt;
+      if (!plan) return null;
+      const { charge, ...rest } = plan;
+      return { ...rest, charges: [{ id: charge, try: 1 }], status: 'in_progress', finished: false };
+    }
+    case 'checkout_payment.charge_retried':
+      return a ? { ...a, charges: [...a.charges, { id: event.data.charge, try: event.data.try }] } : a;
+    case 'checkout_session.completed':
+      return a ? { ...a, status: event.data.payment_status === 'processing' ? 'processing' : 'paid' } : a;
+    case 'checkout_session.payment_failed':
+      return a ? { ...a, status: 'declined' } : a;
+    case 'checkout_payment.updated':
+      return a && a.status !== 'in_progress' ? { ...a, status: event.data.payment_status === 'paid' ? 'paid' : event.data.payment_status === 'processing' ? 'processing' : 'declined' } : a;
+    case 'checkout_payment.finished':
+      return a ? { ...a, finished: true } : a;
+    default:
+      return a;
+  }
+}
 
 /** The public fields after an event: shared by `evolve` and the checkout sessions projection. */
 export function applyCheckoutSessionEvent(f: CheckoutSessionFields, event: CheckoutSessionEvent): CheckoutSessionFields {
@@ -307,9 +374,15 @@ export function applyCheckoutSessionEvent(f: CheckoutSessionFields, event: Check
         last_payment: event.data.last_payment,
       };
     case 'checkout_payment.started':
-      return { ...f, customer: event.data.customer, subscription: event.data.subscription, collection: event.data.collection, last_payment: event.data.last_payment, updated_date: event.data.started_at };
+      return { ...f, customer: event.data.customer, subscription: event.data.subscription, collection: event.data.collection, last_payment: event.data.last_payment, updated_date: event.data.started_at, ...(event.data.attempt ? { _attempt_pending: true } : {}) };
     case 'checkout_payment.retried':
-      return { ...f, last_payment: event.data.last_payment };
+      return { ...f, last_payment: event.data.last_payment, ...(event.data.attempt ? { _attempt_pending: true } : {}) };
+    case 'checkout_session.payment_failed':
+      return { ...f, payment_status: event.data.payment_status, payment_method: event.data.payment_method, last_payment: event.data.last_payment, updated_date: event.data.updated_at, _attempt_pending: false };
+    case 'checkout_payment.finished':
+      return { ...f, _attempt_pending: false };
+    case 'checkout_payment.lapsed':
+      return { ...f, _lapsed: true };
     case 'checkout_payment.updated':
     case 'checkout_session.payment_updated':
       return {
@@ -333,8 +406,13 @@ export function applyCheckoutSessionEvent(f: CheckoutSessionFields, event: Check
  * and never paid: it still expires at `expires_at` (its collection voided). Sessions complete only
  * when paid now.
  */
+/** Complete, and its asynchronous payment then failed (the bank refused, the voucher lapsed): its collection may be paid again on the page until `expires_at`. */
+export function payableAfterRefusal(f: CheckoutSessionFields): boolean {
+  return awaitingPayment(f) && f.collection !== null && f.last_payment?.status === 'declined';
+}
+
 export function awaitingPayment(f: CheckoutSessionFields): boolean {
-  return f.status === 'complete' && f.mode !== 'setup' && f.payment_status === 'unpaid';
+  return f.status === 'complete' && f.mode !== 'setup' && f.payment_status === 'unpaid' && !f._lapsed;
 }
 
 /**
@@ -343,5 +421,12 @@ export function awaitingPayment(f: CheckoutSessionFields): boolean {
  * (`processing`: money may be in flight; when it fails, the deadline is back, at once if passed).
  */
 export function checkoutSessionDeadline(f: CheckoutSessionFields): { kind: string; at: string } | null {
+  if (f._attempt_pending && f.status !== 'expired') {
+    // An attempt not answered (or approved and not made) a minute after it started: its process
+    // stopped; the deadline resumes it (at once if `expires_at` comes first).
+    const started = Date.parse(f.completed_at ?? f.last_payment?.started_at ?? f.updated_date) + STALE_PAYMENT_MS;
+    const at = f.status === 'open' ? Math.min(started, Date.parse(f.expires_at)) : started;
+    return { kind: 'expire', at: new Date(at).toISOString() };
+  }
   return (f.status === 'open' && f.payment_status !== 'processing') || awaitingPayment(f) ? { kind: 'expire', at: f.expires_at } : null;
 }

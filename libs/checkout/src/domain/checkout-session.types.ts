@@ -3,6 +3,7 @@ import type { MetaData } from '../../../shared/src/meta-data.js';
 import type { Owner } from '../../../shared/src/owner.js';
 import type { Discount, Item, LineInput } from '../../../collections/src/domain/pricing.js';
 import type { BillingAddress } from '../../../customers/src/domain/customer.decider.js';
+import type { PaymentSource } from '../../../collections/src/domain/collection/collection.state.js';
 
 export type CheckoutMode = 'subscription' | 'payment' | 'setup';
 export type CheckoutStatus = 'open' | 'complete' | 'expired';
@@ -81,6 +82,30 @@ export interface LastPayment {
   additional_data: Record<string, unknown> | null;
 }
 
+/**
+ * What an attempt to pay a session will use, recorded on the session before the gateway is called:
+ * the ids of what it makes when approved (subscription or collection, the collection's transaction)
+ * and of its gateway-level charges (each charge id is that charge's idempotency key at the gateway),
+ * the source it charges (a stored or tokenized method, or the details of a method needing customer
+ * action: never card data) and the amount. Internal: never in the session's public object.
+ */
+export interface AttemptPlan {
+  subscription: string | null;
+  collection: string | null;
+  transaction: string;
+  /** The first charge's id: the gateway's idempotency key. */
+  charge: string;
+  source: PaymentSource;
+  amount: string;
+}
+
+export interface SessionAttempt extends Omit<AttemptPlan, 'charge'> {
+  charges: Array<{ id: string; try: number }>;
+  /** `in_progress` until the gateway's answer is recorded; `finished` once what it pays for is made. */
+  status: 'in_progress' | 'paid' | 'processing' | 'declined';
+  finished: boolean;
+}
+
 /** The spec's Checkout session resource (plus `object`, `locale`, `collection`, origin and progress fields). */
 export interface CheckoutSessionFields {
   mode: CheckoutMode;
@@ -124,6 +149,13 @@ export interface CheckoutSessionFields {
   expired_at: string | null;
   last_payment: LastPayment | null;
   test_clock: string | null;
+  /**
+   * Internal (not public): an attempt whose outcome is not recorded yet, or approved but whose
+   * subscription or collection is not made yet — the session's deadline then resumes it.
+   */
+  _attempt_pending?: boolean;
+  /** Internal: a complete session whose payment failed has ended what it left (`checkout_payment.lapsed`). */
+  _lapsed?: boolean;
 }
 
 /** What the handler looked up for a create: priced lines, resolved coupons, the account's gateways, the customer, the subscription to set up. */
@@ -187,10 +219,14 @@ export type CheckoutSessionCommand =
    * The customer pays for the first time: everything required is checked, then the attempt starts
    * (`checkout_payment.started`, internal); the session stays `open` until the payment is approved.
    */
-  | { type: 'StartCheckoutPayment'; owner: Owner; sessionId: string; details: DetailsInput; method: { gateway: string; type: string }; subscriptionId: string | null; collectionId: string | null; now: Date }
+  | { type: 'StartCheckoutPayment'; owner: Owner; sessionId: string; details: DetailsInput; method: { gateway: string; type: string }; attempt: AttemptPlan | null; now: Date }
   /** Pay again after a decline (open session, declined attempt): one attempt at a time. */
-  | { type: 'StartPaymentRetry'; owner: Owner; sessionId: string; method: { gateway: string; type: string }; now: Date }
+  | { type: 'StartPaymentRetry'; owner: Owner; sessionId: string; method: { gateway: string; type: string }; attempt: AttemptPlan | null; now: Date }
+  /** The gateway asked for a second try of the attempt's charge (a technical failure): its charge id, recorded before it is made. */
+  | { type: 'RetryAttemptCharge'; owner: Owner; sessionId: string; chargeId: string; now: Date }
   | { type: 'RecordPaymentOutcome'; owner: Owner; sessionId: string; outcome: PaymentOutcome; now: Date }
+  /** What the approved attempt pays for is made (its subscription or collection, the charge recorded on it). */
+  | { type: 'FinishAttempt'; owner: Owner; sessionId: string; now: Date }
   /** `expected`: the `expires_at` the deadline was set for (null from the API's expire operation). */
   | { type: 'ExpireCheckoutSession'; owner: Owner; sessionId: string; expected: string | null; now: Date };
 
@@ -235,9 +271,24 @@ export type CheckoutSessionExpired = DomainEvent<'checkout_session.expired', { i
 export type CheckoutEmailCodeSent = DomainEvent<'checkout_signin.code_sent', { id: string; email: string; customer: string; code_hash: string; expires_at: string; sent_at: string }>;
 export type CheckoutEmailCodeFailed = DomainEvent<'checkout_signin.code_failed', { id: string; attempts: number }>;
 export type CheckoutNewCustomerAsked = DomainEvent<'checkout_signin.new_customer', { id: string; email: string }>;
-export type CheckoutPaymentRetried = DomainEvent<'checkout_payment.retried', { id: string; last_payment: LastPayment }>;
-/** The first attempt of an open session starts: the customer, and the subscription or collection it makes. */
-export type CheckoutPaymentStarted = DomainEvent<'checkout_payment.started', { id: string; customer: string; subscription: string | null; collection: string | null; last_payment: LastPayment; started_at: string }>;
+export type CheckoutPaymentRetried = DomainEvent<'checkout_payment.retried', { id: string; last_payment: LastPayment; attempt?: AttemptPlan | null }>;
+/**
+ * The first attempt of an open session starts: the customer and the attempt's plan (`attempt`, its
+ * ids and source; older histories named the subscription or collection it made instead).
+ */
+export type CheckoutPaymentStarted = DomainEvent<
+  'checkout_payment.started',
+  { id: string; customer: string; subscription: string | null; collection: string | null; last_payment: LastPayment; started_at: string; attempt?: AttemptPlan | null }
+>;
+export type CheckoutPaymentChargeRetried = DomainEvent<'checkout_payment.charge_retried', { id: string; charge: string; try: number }>;
+export type CheckoutPaymentFinished = DomainEvent<'checkout_payment.finished', { id: string; finished_at: string }>;
+/** A session completed with a payment that then failed (or completed unpaid under the earlier rule): at `expires_at` what it left ends; the session stays complete. */
+export type CheckoutPaymentLapsed = DomainEvent<'checkout_payment.lapsed', { id: string; lapsed_at: string; collection: string | null; subscription: string | null }>;
+/** Public: an attempt of an open session was declined (nothing was made for it); the session stays open and may be paid again. */
+export type CheckoutSessionPaymentFailed = DomainEvent<
+  'checkout_session.payment_failed',
+  { id: string; payment_status: PaymentStatus; payment_method: string | null; last_payment: LastPayment; updated_at: string; meta_data: MetaData }
+>;
 /** An attempt of an open session ended without paying it: declined (`unpaid`), or awaiting the customer's bank or transfer (`processing`). */
 export type CheckoutPaymentUpdated = DomainEvent<
   'checkout_payment.updated',
@@ -255,7 +306,11 @@ export type CheckoutSessionEvent =
   | CheckoutNewCustomerAsked
   | CheckoutPaymentRetried
   | CheckoutPaymentStarted
-  | CheckoutPaymentUpdated;
+  | CheckoutPaymentUpdated
+  | CheckoutPaymentChargeRetried
+  | CheckoutPaymentFinished
+  | CheckoutPaymentLapsed
+  | CheckoutSessionPaymentFailed;
 
 export interface SignIn {
   step: 'email' | 'code' | 'new_customer' | 'done';
@@ -273,6 +328,8 @@ export interface CheckoutSessionState {
   fields: CheckoutSessionFields | null;
   lines: LineInput[];
   signIn: SignIn;
+  /** The session's latest payment attempt (internal), when it was planned with one. */
+  attempt: SessionAttempt | null;
 }
 
 export const checkoutSessionStream = (id: string) => `checkoutsession-${id}`;

@@ -23,6 +23,17 @@ import { PaymentFollowUps } from './payment-follow-ups.js';
 import { STALE_ATTEMPT_MS } from '../domain/collection/collection.state.js';
 export { STALE_ATTEMPT_MS };
 
+/**
+ * An attempt whose gateway answers are already known (a checkout session asks the gateway before it
+ * makes what it sells): its transaction and charge ids, and each charge's outcome. The collection
+ * records them as it would a gateway's answers, without asking again; a charge with no known
+ * outcome is asked of the gateway (with its id as the idempotency key, so the same answer).
+ */
+export interface KnownAttempt {
+  transactionId: string;
+  charges: Array<{ id: string; outcome: ChargeOutcome | null }>;
+}
+
 export interface AttemptResult {
   /** Position of the last event written (for read-your-writes). */
   position: string | null;
@@ -56,13 +67,25 @@ export class CollectionPayments {
     source: PaymentSource,
     initiatedBy: 'merchant' | 'customer' | 'automatic',
     expectedAttempts?: number,
+    known?: KnownAttempt,
   ): Promise<AttemptResult> {
-    const transactionId = newId('tx');
+    const transactionId = known?.transactionId ?? newId('tx');
+    if (known) {
+      // Recorded already (a resumed checkout attempt): only what is missing is recorded.
+      const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
+      const tx = state.transactions.find((t) => t.id === transactionId);
+      if (tx) {
+        const open = tx.charges.find((c) => c.status === 'in_progress');
+        if (open) return this.runCharge(ctx, collectionId, open.id, open.try, state, null, known);
+        const status = state.fields!.status;
+        return { position: null, outcome: status === 'paid' || status === 'refunded' ? 'paid' : status === 'processing' ? 'processing' : 'failed', failure: null, collection: state };
+      }
+    }
     const start = () =>
       this.executor.execute(
         collectionDecider,
         collectionStream(collectionId),
-        (now) => ({ type: 'StartPayment' as const, owner: ctx, collectionId, transactionId, chargeId: newId('ch'), source, initiatedBy, expectedAttempts, now }),
+        (now) => ({ type: 'StartPayment' as const, owner: ctx, collectionId, transactionId, chargeId: known?.charges[0]?.id ?? newId('ch'), source, initiatedBy, expectedAttempts, now }),
         ctx,
       );
     let started;
@@ -75,7 +98,7 @@ export class CollectionPayments {
       started = await start();
     }
     const tx = started.state.transactions.find((t) => t.id === transactionId)!;
-    return this.runCharge(ctx, collectionId, tx.charges[0].id, 1, started.state, started.position);
+    return this.runCharge(ctx, collectionId, tx.charges[0].id, 1, started.state, started.position, known);
   }
 
   /**
@@ -93,12 +116,13 @@ export class CollectionPayments {
   }
 
   /** Calls the gateway for a charge already recorded as started, records the outcome, retries once if retryable. */
-  private async runCharge(ctx: CommandContext, collectionId: string, chargeId: string, tryNumber: number, state: CollectionState, position: string | null): Promise<AttemptResult> {
+  private async runCharge(ctx: CommandContext, collectionId: string, chargeId: string, tryNumber: number, state: CollectionState, position: string | null, known?: KnownAttempt): Promise<AttemptResult> {
     const tx = state.transactions.find((t) => t.charges.some((c) => c.id === chargeId))!;
     // Inside a unit of work (create-subscription) the attempt may only be staged: it is on disk
     // before the gateway is asked (the exactly-one-charge guarantee rests on it).
     position = laterPosition(position, await this.executor.flush(ctx));
-    const outcome = await this.gateway.charge({
+    const answered = known?.charges.find((c) => c.id === chargeId)?.outcome;
+    const outcome = answered ?? await this.gateway.charge({
       idempotencyKey: chargeId,
       tryNumber,
       accountId: ctx.accountId,
@@ -113,12 +137,12 @@ export class CollectionPayments {
     });
     // What follows the gateway's answer (the outcome, a saved card, the customer's default, the
     // subscription's activation…) is one commit on a store that allows it (AggregateExecutor.oneCommit).
-    const section = await this.executor.oneCommit(ctx, () => this.record(ctx, collectionId, chargeId, outcome, position));
+    const section = await this.executor.oneCommit(ctx, () => this.record(ctx, collectionId, chargeId, outcome, position, known));
     return { ...section.result, position: laterPosition(section.result.position, section.position) };
   }
 
   /** Records a charge's outcome (from the gateway, or from the settle/fail test helper) and its follow-ups. */
-  async record(ctx: CommandContext, collectionId: string, chargeId: string, outcome: ChargeOutcome, position: string | null = null): Promise<AttemptResult> {
+  async record(ctx: CommandContext, collectionId: string, chargeId: string, outcome: ChargeOutcome, position: string | null = null, known?: KnownAttempt): Promise<AttemptResult> {
     if (outcome.status === 'succeeded') position = laterPosition(position, await this.followUps.paymentSucceeding(ctx, collectionId, chargeId));
     const recorded = await this.executor.execute(
       collectionDecider,
@@ -134,7 +158,7 @@ export class CollectionPayments {
     const paid = events.find((e): e is CollectionPaid => e.type === 'collection.paid');
     if (outcome.status === 'failed' && !failed && !paid && events.length > 0) {
       // Retryable technical failure: a second gateway-level try inside the same transaction.
-      const retryId = newId('ch');
+      const retryId = known?.charges[tx.charges.length]?.id ?? newId('ch');
       const retried = await this.executor.execute(
         collectionDecider,
         collectionStream(collectionId),
@@ -142,7 +166,7 @@ export class CollectionPayments {
         ctx,
       );
       const charge = retried.state.transactions.find((t) => t.id === tx.id)!.charges.find((c) => c.id === retryId)!;
-      return this.runCharge(ctx, collectionId, retryId, charge.try, retried.state, laterPosition(position, retried.position));
+      return this.runCharge(ctx, collectionId, retryId, charge.try, retried.state, laterPosition(position, retried.position), known);
     }
     if (paid) position = laterPosition(position, await this.afterPaid(ctx, state, paid.data, tx.source));
     if (failed) position = laterPosition(position, await this.followUps.paymentFailed(ctx, collectionId, { failure_code: failed.data.failure_code ?? null, failure_message: failed.data.failure_message ?? null, decline_code: failed.data.decline_code ?? null }));

@@ -8,6 +8,7 @@ import { TestClockTime } from '../../../test-clocks/src/application/test-clock-t
 import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
 import type { PaymentInformation } from '../../../payments/src/gateways/payment-gateway.port.js';
 import type { PaymentSource } from '../../../collections/src/domain/collection.decider.js';
+import type { KnownAttempt } from '../../../collections/src/application/collection-payments.js';
 import type { LineInput } from '../../../collections/src/domain/pricing.js';
 import { type SubscriptionInput, subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { CouponRedemptions } from '../../../coupons/src/application/coupon-redemptions.js';
@@ -34,6 +35,9 @@ export class CreateSubscriptionCommand {
       firstCollectionInvoicing?: 'none';
       /** The session and its `expires_at`: the subscription's first-payment window (the session's expiry ends it). */
       session?: { id: string; expires_at: string };
+      /** The first collection's id and its attempt, already answered by the gateway (the session asked it first). */
+      firstCollectionId?: string;
+      attempt?: KnownAttempt;
     } | null = null,
   ) {}
 }
@@ -64,7 +68,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     const requested = await this.sources.storedIfUsable(ctx, body.customer, body.payment_method);
     const paymentMethods = { customerDefault: customer.default_payment_method, requestedUsable: requested !== null };
     const subscriptionId = checkout?.subscriptionId ?? newId('sub');
-    const firstCollectionId = newId('col');
+    const firstCollectionId = checkout?.firstCollectionId ?? newId('col');
     const discountIds = (body.discounts ?? []).map(() => newId('sd'));
     // `discounts: [{code}]` names a coupon: its amount or percent (and duration) come from it, and it is redeemed below.
     const currency = String(body.currency ?? items.find((i) => i.price?.type === 'recurring')?.price?.currency ?? 'COP').toUpperCase();
@@ -120,7 +124,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
         if (!sub.latest_collection) return position;
         const reason = sub.status === 'trialing' ? 'subscription_trial' : 'subscription_create';
         position = laterPosition(position, await this.billing.createCollection(ctx, subscriptionId, sub, sub.latest_collection, reason, checkout?.firstCollectionLines, checked, checkout?.firstCollectionInvoicing));
-        return laterPosition(position, await this.billing.attempt(ctx, sub, sub.latest_collection, source));
+        return laterPosition(position, await this.billing.attempt(ctx, sub, sub.latest_collection, source, false, checkout?.attempt));
       });
     } catch (error) {
       // The subscription was refused, or the unit's first commit failed: none was written, so its coupons are free again.

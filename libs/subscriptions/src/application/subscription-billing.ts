@@ -6,7 +6,7 @@ import type { Config } from '../../../platform/src/config.js';
 import { CONFIG } from '../../../platform/src/tokens.js';
 import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
 import { CollectionLines } from '../../../collections/src/application/collection-lines.js';
-import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
+import { CollectionPayments, type KnownAttempt } from '../../../collections/src/application/collection-payments.js';
 import { PaymentFollowUps } from '../../../collections/src/application/payment-follow-ups.js';
 import { collectionCheckoutUrl } from '../../../collections/src/application/create-collection.js';
 import { type CollectionPaid, type PaymentSource, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
@@ -153,7 +153,7 @@ export class SubscriptionBilling {
    * the subscription's stored method. A collection that is already paid (total 0) is reported to the
    * subscription instead. Declines are recorded on the collection, not thrown.
    */
-  async attempt(ctx: CommandContext, sub: SubscriptionFields, collectionId: string, source: PaymentSource | null, automatic = false): Promise<string | null> {
+  async attempt(ctx: CommandContext, sub: SubscriptionFields, collectionId: string, source: PaymentSource | null, automatic = false, known?: KnownAttempt): Promise<string | null> {
     const { state } = await this.executor.load(collectionDecider, collectionStream(collectionId));
     const f = state.fields!;
     if (f.status === 'paid') {
@@ -180,7 +180,7 @@ export class SubscriptionBilling {
     }
     const chosen = source ?? (sub.payment_method ? await this.sources.stored(ctx, sub.customer, sub.payment_method) : null);
     if (!chosen) return null;
-    const result = await this.payments.attempt(ctx, collectionId, chosen, 'automatic', f.collection_attempts);
+    const result = await this.payments.attempt(ctx, collectionId, chosen, 'automatic', f.collection_attempts, known);
     return laterPosition(null, result.position);
   }
 
