@@ -274,15 +274,16 @@ async function startService(name: string): Promise<Service> {
   const child = spawn(process.execPath, ['dist/apps/api/src/main.js'], {
     // RATE_LIMIT_MAX=0: the per-key limit (100/s by default) would answer the load with 429s.
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, name), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'inherit', 'pipe'],
   });
   let out = '';
   const key = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
+    // The start-up text (the first start's keys, then "Billing service on …") is on stderr.
+    child.stderr!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const found = /test: (sk_test_\w+)/.exec(out);
-      if (found && out.includes('listening on')) {
+      if (found && out.includes('Billing service on')) {
         clearTimeout(timer);
         resolve(found[1]);
       }

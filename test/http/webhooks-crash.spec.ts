@@ -30,13 +30,14 @@ function startService(dataDir: string, port: number): { child: ChildProcess; rea
   });
   let out = '';
   const ready = new Promise<string | null>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    // The start-up text (the first start's keys, then "Billing service on …") is on stderr; the logs on stdout.
+    child.stderr!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('billing service listening')) resolve(/test: (sk_test_\S+)/.exec(out)?.[1] ?? null);
+      if (out.includes('Billing service on')) resolve(/test: (sk_test_\S+)/.exec(out)?.[1] ?? null);
     });
-    let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => (err = (err + chunk.toString()).slice(-4000)));
-    child.on('exit', (code) => reject(new Error(`service exited (${code}) before listening: ${out.slice(-2000)}\n${err}`)));
+    let logs = '';
+    child.stdout!.on('data', (chunk: Buffer) => (logs = (logs + chunk.toString()).slice(-4000)));
+    child.on('exit', (code) => reject(new Error(`service exited (${code}) before listening: ${out.slice(-2000)}\n${logs}`)));
   });
   return { child, ready };
 }
