@@ -10,7 +10,14 @@ export default {
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json', diagnostics: false }],
   },
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // Relative `.js` specifiers name the `.ts` beside them; subpath imports (package.json "imports") the same way.
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    '^#projections/(.*)\\.js$': '<rootDir>/projections/$1',
+    '^#test/(.*)\\.js$': '<rootDir>/test/$1',
+    '^#(api|cli)/(.*)\\.js$': '<rootDir>/apps/$1/src/$2',
+    '^#([a-z-]+)/(.*)\\.js$': '<rootDir>/libs/$1/src/$2',
+  },
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
   // One temporary directory for the whole run, removed at its end (test/support/global-setup.mjs).
   globalSetup: '<rootDir>/test/support/global-setup.mjs',

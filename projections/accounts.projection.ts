@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../libs/event-store/src/event-store.port.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
 import {
   type AccountCreated,
   type AccountGatewaySets,
@@ -12,10 +12,10 @@ import {
   connectorFor,
   defaultGateways,
   inCatalogueOrder,
-} from '../libs/accounts/src/domain/account.decider.js';
-import type { Mode } from '../libs/accounts/src/domain/api-key.js';
-import type { GatewayId } from '../libs/payments/src/domain/gateways.js';
-import { formatCreatedDate } from '../libs/shared/src/dates.js';
+} from '#accounts/domain/account.decider.js';
+import type { Mode } from '#accounts/domain/api-key.js';
+import type { GatewayId } from '#payments/domain/gateways.js';
+import { formatCreatedDate } from '#shared/dates.js';
 import type { Doc, Projection } from './runtime/projection.js';
 
 /** A configured gateway as recorded: its id and the connector that carries it. */

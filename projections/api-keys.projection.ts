@@ -1,4 +1,4 @@
-import { AccountCreated } from '../libs/accounts/src/domain/account.decider.js';
+import { AccountCreated } from '#accounts/domain/account.decider.js';
 import type { Doc, Projection } from './runtime/projection.js';
 
 export interface ApiKeyDoc extends Doc {

@@ -1,6 +1,6 @@
-import type { CollectionEvent } from '../libs/collections/src/domain/collection.decider.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
-import { currency, formatAmount } from '../libs/shared/src/money.js';
+import type { CollectionEvent } from '#collections/domain/collection.decider.js';
+import type { OwnedDoc } from '#platform/read-models.js';
+import { currency, formatAmount } from '#shared/money.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 

@@ -4,8 +4,8 @@ import {
   type CheckoutSessionFields,
   applyCheckoutSessionEvent,
   checkoutSessionDeadline,
-} from '../libs/checkout/src/domain/checkout-session.decider.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+} from '#checkout/domain/checkout-session.decider.js';
+import type { OwnedDoc } from '#platform/read-models.js';
 import { DEADLINE_INDEX, type DeadlineFields, deadlineFields } from './deadlines.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 import type { Projection } from './runtime/projection.js';

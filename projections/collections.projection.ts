@@ -4,9 +4,9 @@ import {
   applyCollectionEvent,
   collectionDeadline,
   STALE_ATTEMPT_MS,
-} from '../libs/collections/src/domain/collection.decider.js';
-import { currency as currencyOf, formatAmount } from '../libs/shared/src/money.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+} from '#collections/domain/collection.decider.js';
+import { currency as currencyOf, formatAmount } from '#shared/money.js';
+import type { OwnedDoc } from '#platform/read-models.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 import { DEADLINE_INDEX, type DeadlineFields, deadlinesFields } from './deadlines.js';

@@ -1,5 +1,5 @@
-import { type CouponCreated, type CouponEvent, type CouponFields, applyCouponEvent } from '../libs/coupons/src/domain/coupon.decider.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+import { type CouponCreated, type CouponEvent, type CouponFields, applyCouponEvent } from '#coupons/domain/coupon.decider.js';
+import type { OwnedDoc } from '#platform/read-models.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 import type { Projection } from './runtime/projection.js';
 

@@ -4,8 +4,8 @@ import {
   type CustomerFields,
   applyCustomerChanges,
   emailKey,
-} from '../libs/customers/src/domain/customer.decider.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+} from '#customers/domain/customer.decider.js';
+import type { OwnedDoc } from '#platform/read-models.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../libs/event-store/src/event-store.port.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { FEED_COLLECTION, withFeedEntries, withinHorizon } from './event-feed.js';
 import { productsProjection } from './products.projection.js';
 import { publicResourceProjections } from './public-resources.js';

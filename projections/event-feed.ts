@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../libs/event-store/src/event-store.port.js';
-import type { CollectionSpec, DocumentWrite, ReadStore } from '../libs/read-store/src/read-store.port.js';
-import { eventIdFromUuid } from '../libs/shared/src/ids.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { CollectionSpec, DocumentWrite, ReadStore } from '#read-store/read-store.port.js';
+import { eventIdFromUuid } from '#shared/ids.js';
 import { publicResourceProjections } from './public-resources.js';
 import { type Doc, type Projection, toPublic } from './runtime/projection.js';
 

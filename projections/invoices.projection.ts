@@ -5,8 +5,8 @@ import {
   applyCreditNoteEvent,
   applyInvoiceEvent,
   invoiceDeadline,
-} from '../libs/invoicing/src/domain/invoice.decider.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+} from '#invoicing/domain/invoice.decider.js';
+import type { OwnedDoc } from '#platform/read-models.js';
 import type { Projection } from './runtime/projection.js';
 import { DEADLINE_INDEX, type DeadlineFields, NO_DEADLINE, deadlineFields } from './deadlines.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';

@@ -1,5 +1,5 @@
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
-import { formatCreatedDate } from '../libs/shared/src/dates.js';
+import type { OwnedDoc } from '#platform/read-models.js';
+import { formatCreatedDate } from '#shared/dates.js';
 
 /** The index every tenant-owned collection has: lists filter by account, mode, deletion, sort by creation. */
 export const TENANT_INDEXES = [{ fields: ['_account', 'is_test', '_deleted', '_created'] }];

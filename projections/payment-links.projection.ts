@@ -1,6 +1,6 @@
-import { type PaymentLinkCreated, type PaymentLinkEvent, type PaymentLinkFields, applyPaymentLinkEvent } from '../libs/checkout/src/domain/payment-link.decider.js';
-import type { StorefrontCreated, StorefrontEvent, StorefrontFields } from '../libs/checkout/src/domain/storefront.decider.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+import { type PaymentLinkCreated, type PaymentLinkEvent, type PaymentLinkFields, applyPaymentLinkEvent } from '#checkout/domain/payment-link.decider.js';
+import type { StorefrontCreated, StorefrontEvent, StorefrontFields } from '#checkout/domain/storefront.decider.js';
+import type { OwnedDoc } from '#platform/read-models.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 import type { Projection } from './runtime/projection.js';
 

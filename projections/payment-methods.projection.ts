@@ -2,8 +2,8 @@ import {
   type PaymentMethodEvent,
   type PaymentMethodFields,
   applyPaymentMethodChanges,
-} from '../libs/payments/src/domain/payment-method.decider.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+} from '#payments/domain/payment-method.decider.js';
+import type { OwnedDoc } from '#platform/read-models.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 

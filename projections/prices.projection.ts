@@ -1,5 +1,5 @@
-import { type PriceCreated, type PriceEvent, type PriceFields, applyPriceChanges } from '../libs/catalog/src/domain/price.decider.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+import { type PriceCreated, type PriceEvent, type PriceFields, applyPriceChanges } from '#catalog/domain/price.decider.js';
+import type { OwnedDoc } from '#platform/read-models.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 

@@ -1,6 +1,6 @@
-import { ProductCreated, ProductEvent, type ProductFields, applyProductChanges } from '../libs/catalog/src/domain/product.decider.js';
+import { ProductCreated, ProductEvent, type ProductFields, applyProductChanges } from '#catalog/domain/product.decider.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+import type { OwnedDoc } from '#platform/read-models.js';
 import type { Projection } from './runtime/projection.js';
 
 export type ProductDoc = OwnedDoc & ProductFields & { object: 'product'; created_date: string };

@@ -1,8 +1,8 @@
-import type { SubscriptionEvent, SubscriptionItem } from '../libs/subscriptions/src/domain/subscription.decider.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+import type { SubscriptionEvent, SubscriptionItem } from '#subscriptions/domain/subscription.decider.js';
+import type { OwnedDoc } from '#platform/read-models.js';
 import type { Projection } from './runtime/projection.js';
 import { TENANT_INDEXES } from './owned-doc.js';
-import { formatCreatedDate } from '../libs/shared/src/dates.js';
+import { formatCreatedDate } from '#shared/dates.js';
 
 export type SubscriptionItemDoc = OwnedDoc &
   Omit<SubscriptionItem, 'id'> & { object: 'subscription_item'; subscription: string; created_date: string };

@@ -3,9 +3,9 @@ import {
   type SubscriptionFields,
   applySubscriptionEvent,
   subscriptionDeadline,
-} from '../libs/subscriptions/src/domain/subscription.decider.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
-import type { RecordedEvent } from '../libs/event-store/src/event-store.port.js';
+} from '#subscriptions/domain/subscription.decider.js';
+import type { OwnedDoc } from '#platform/read-models.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 import { DEADLINE_INDEX, type DeadlineFields, deadlinesFields } from './deadlines.js';

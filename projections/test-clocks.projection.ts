@@ -3,8 +3,8 @@ import {
   type TestClockEvent,
   type TestClockFields,
   applyTestClockEvent,
-} from '../libs/test-clocks/src/domain/test-clock.decider.js';
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+} from '#test-clocks/domain/test-clock.decider.js';
+import type { OwnedDoc } from '#platform/read-models.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 

@@ -1,12 +1,12 @@
-import type { OwnedDoc } from '../libs/platform/src/read-models.js';
+import type { OwnedDoc } from '#platform/read-models.js';
 import {
   rotateSecrets,
   type SigningSecret,
   type WebhookEndpointCreated,
   type WebhookEndpointEvent,
   type WebhookEndpointFields,
-} from '../libs/webhooks/src/domain/webhook-endpoint.decider.js';
-import { eventIdFromUuid } from '../libs/shared/src/ids.js';
+} from '#webhooks/domain/webhook-endpoint.decider.js';
+import { eventIdFromUuid } from '#shared/ids.js';
 import type { Projection } from './runtime/projection.js';
 import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
 

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { EventBrief, EventStore } from '../../libs/event-store/src/event-store.port.js';
+import type { EventBrief, EventStore } from '#event-store/event-store.port.js';
 import type { ParkedProjection, PipelineOptions } from './projection-pipeline.js';
 import { type LaneState, PositionWaiters } from './position-waiters.js';
 

@@ -7,8 +7,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EventEmitter } from 'node:events';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite-event-store.js';
-import { SqliteReadStore } from '../../libs/read-store/src/sqlite-read-store.js';
+import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
+import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { allProjections } from '../index.js';
 import { ProjectionPipeline, type PipelineOptions, type PipelineSource } from './projection-pipeline.js';
 import type { FromPipelineThread, ThreadRequest, ToPipelineThread } from './pipeline-thread.js';

@@ -1,7 +1,7 @@
-import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
-import type { CollectionSpec, ReadStore } from '../../libs/read-store/src/read-store.port.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import type { CollectionSpec, ReadStore } from '#read-store/read-store.port.js';
 import { LEGACY_FEED } from '../event-feed.js';
-import { ApiError } from '../../libs/shared/src/errors.js';
+import { ApiError } from '#shared/errors.js';
 import type { Projection } from './projection.js';
 import { type ParkedProjection, type PipelineOptions, PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';
 import { type LivePipeline, PipelineThread, type PipelineThreadFiles } from './pipeline-thread.js';

@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite-event-store.js';
-import { SqliteReadStore } from '../../libs/read-store/src/sqlite-read-store.js';
+import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
+import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import type { Projection } from './projection.js';
 import { ProjectionEngine, ReadModelParkedError } from './projection-engine.js';
 import { PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';

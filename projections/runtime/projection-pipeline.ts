@@ -1,7 +1,7 @@
-import type { EventStore, RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
-import type { Checkpoint, DocumentWrite, ReadStore } from '../../libs/read-store/src/read-store.port.js';
+import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import type { Checkpoint, DocumentWrite, ReadStore } from '#read-store/read-store.port.js';
 import { APPLIED_AT, type Doc, type Projection } from './projection.js';
-import { isStoreUnavailable } from '../../libs/shared/src/store-unavailable.js';
+import { isStoreUnavailable } from '#shared/store-unavailable.js';
 import { PositionWaiters } from './position-waiters.js';
 
 /** Where a parked projection's reason is kept (one document per parked projection, `id` = its name). */

@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite-event-store.js';
-import { SqliteReadStore } from '../../libs/read-store/src/sqlite-read-store.js';
+import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
+import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import type { Projection } from './projection.js';
 import { ProjectionEngine } from './projection-engine.js';
 

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
-import type { CollectionSpec, DocumentWrite } from '../../libs/read-store/src/read-store.port.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { CollectionSpec, DocumentWrite } from '#read-store/read-store.port.js';
 
 /** A read-model document. `_`-prefixed fields are internal and never leave the service. */
 export type Doc = Record<string, unknown> & { id: string };

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../../apps/cli/src/cli.js';
+import { runCli } from '#cli/cli.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { startTestApp } from '../support/test-app.js';
 import { readModelSnapshot } from '../faults/support/crash-harness.js';

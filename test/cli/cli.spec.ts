@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, UsageError } from '../../apps/cli/src/cli.js';
+import { runCli, UsageError } from '#cli/cli.js';
 import { startTestApp } from '../support/test-app.js';
 
 function cli(args: string[], dataDir: string) {

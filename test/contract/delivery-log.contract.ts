@@ -1,5 +1,5 @@
-import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
-import { DeliveryLog, type DeliveryDoc, deliveryId } from '../../libs/webhooks/src/application/delivery-log.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import { DeliveryLog, type DeliveryDoc, deliveryId } from '#webhooks/application/delivery-log.js';
 
 /**
  * The webhook delivery log on a ReadStore adapter: cursor and deliveries move together, pending

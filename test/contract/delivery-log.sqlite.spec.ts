@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteReadStore } from '../../libs/read-store/src/sqlite-read-store.js';
+import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { deliveryLogContract } from './delivery-log.contract.js';
 
 describe('webhook delivery log contract: embedded SQLite', () => {

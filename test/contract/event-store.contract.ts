@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type EventStore, type ExpectedRevision, expectedRevisionAfter, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '../../libs/event-store/src/event-store.port.js';
+import { type EventStore, type ExpectedRevision, expectedRevisionAfter, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '#event-store/event-store.port.js';
 
 export interface EventStoreContractOptions {
   /**

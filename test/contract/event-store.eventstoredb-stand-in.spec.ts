@@ -1,5 +1,5 @@
 import { binaryEvent } from '@eventstore/db-client';
-import { EventStoreDbEventStore } from '../../libs/event-store/src/eventstoredb-event-store.js';
+import { EventStoreDbEventStore } from '#event-store/eventstoredb-event-store.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

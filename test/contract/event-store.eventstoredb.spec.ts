@@ -1,6 +1,6 @@
 import { BACKWARDS, END, EventStoreDBClient, binaryEvent } from '@eventstore/db-client';
 import { randomUUID } from 'node:crypto';
-import { EventStoreDbEventStore } from '../../libs/event-store/src/eventstoredb-event-store.js';
+import { EventStoreDbEventStore } from '#event-store/eventstoredb-event-store.js';
 import { eventStoreContract } from './event-store.contract.js';
 import { gatedSuite, PROBE_TIMEOUT_MS, withTimeout } from './server-gate.js';
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
-import { WrongExpectedRevisionError } from '../../libs/event-store/src/event-store.port.js';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite-event-store.js';
+import { WrongExpectedRevisionError } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
 import { eventStoreContract } from './event-store.contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'es-contract-'));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type DocumentWrite, type ReadStore, UniqueConstraintError, UnstorableDocumentError } from '../../libs/read-store/src/read-store.port.js';
+import { type DocumentWrite, type ReadStore, UniqueConstraintError, UnstorableDocumentError } from '#read-store/read-store.port.js';
 
 export interface ReadStoreContractOptions {
   /**

@@ -1,4 +1,4 @@
-import { MongoReadStore } from '../../libs/read-store/src/mongo-read-store.js';
+import { MongoReadStore } from '#read-store/mongo-read-store.js';
 import { mongoGatedSuite } from '../support/mongo-gate.js';
 import { readStoreContract } from './read-store.contract.js';
 

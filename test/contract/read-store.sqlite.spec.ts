@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteReadStore } from '../../libs/read-store/src/sqlite-read-store.js';
+import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { readStoreContract } from './read-store.contract.js';
 
 const file = join(mkdtempSync(join(tmpdir(), 'rs-contract-')), 'read.sqlite');

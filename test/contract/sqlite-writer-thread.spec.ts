@@ -4,11 +4,11 @@ import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { WrongExpectedRevisionError } from '../../libs/event-store/src/event-store.port.js';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite-event-store.js';
-import { SqliteReadStore } from '../../libs/read-store/src/sqlite-read-store.js';
-import { UniqueConstraintError } from '../../libs/read-store/src/read-store.port.js';
-import { isStoreUnavailable } from '../../libs/shared/src/store-unavailable.js';
+import { WrongExpectedRevisionError } from '#event-store/event-store.port.js';
+import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
+import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
+import { UniqueConstraintError } from '#read-store/read-store.port.js';
+import { isStoreUnavailable } from '#shared/store-unavailable.js';
 
 /**
  * The embedded stores' writer thread (SQLITE_WRITER=thread, the default for a file): what it must keep
@@ -221,9 +221,9 @@ describe('the service on the embedded stores', () => {
     ['the projection pipeline on the event loop, committing in the read store writer thread (PROJECTIONS_THREAD=inline)', { PROJECTIONS_THREAD: 'inline' }, 'writer'],
   ] as const)('commits in threads with %s, and a request reads its own writes (the projection batch committed before it answers)', async (_, env, readModels) => {
     const { startTestApp } = await import('../support/test-app.js');
-    const { EVENT_STORE, READ_STORE } = await import('../../libs/platform/src/tokens.js');
-    const { ProjectionEngine } = await import('../../projections/runtime/projection-engine.js');
-    const { PipelineThread } = await import('../../projections/runtime/pipeline-thread.js');
+    const { EVENT_STORE, READ_STORE } = await import('#platform/tokens.js');
+    const { ProjectionEngine } = await import('#projections/runtime/projection-engine.js');
+    const { PipelineThread } = await import('#projections/runtime/pipeline-thread.js');
     const t = await startTestApp({ embedded: true, env });
     try {
       const api = t.as((await t.account()).test_key);

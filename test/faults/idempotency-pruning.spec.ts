@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
-import { IdempotencyPruner } from '../../libs/http/src/idempotency-pruner.js';
-import { EVENT_STORE } from '../../libs/platform/src/tokens.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { IdempotencyPruner } from '#http/idempotency-pruner.js';
+import { EVENT_STORE } from '#platform/tokens.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { inStore } from './support/crash-harness.js';
 

@@ -1,5 +1,5 @@
-import { AccountGateways } from '../../libs/accounts/src/application/account-gateways.js';
-import { ALL_GATEWAYS, GATEWAY_METHODS } from '../../libs/payments/src/domain/gateways.js';
+import { AccountGateways } from '#accounts/application/account-gateways.js';
+import { ALL_GATEWAYS, GATEWAY_METHODS } from '#payments/domain/gateways.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;

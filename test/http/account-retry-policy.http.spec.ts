@@ -1,4 +1,4 @@
-import { AccountRetryPolicy } from '../../libs/accounts/src/application/account-retry-policy.js';
+import { AccountRetryPolicy } from '#accounts/application/account-retry-policy.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;

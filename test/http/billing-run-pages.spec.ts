@@ -1,11 +1,11 @@
 import { jest } from '@jest/globals';
-import { AggregateExecutor } from '../../libs/platform/src/aggregate-executor.js';
-import { Scheduler } from '../../libs/scheduling/src/scheduler.js';
-import { DeadlineActions } from '../../libs/scheduling/src/deadline-actions.js';
-import { READ_STORE } from '../../libs/platform/src/tokens.js';
-import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
-import { subscriptionStream } from '../../libs/subscriptions/src/domain/subscription.decider.js';
-import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import { Scheduler } from '#scheduling/scheduler.js';
+import { DeadlineActions } from '#scheduling/deadline-actions.js';
+import { READ_STORE } from '#platform/tokens.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import { subscriptionStream } from '#subscriptions/domain/subscription.decider.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { feed } from '../support/subscription-helpers.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

@@ -1,8 +1,8 @@
 import { jest } from '@jest/globals';
-import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
-import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
-import { EVENT_STORE, READ_STORE } from '../../libs/platform/src/tokens.js';
-import { Scheduler } from '../../libs/scheduling/src/scheduler.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
+import { Scheduler } from '#scheduling/scheduler.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 

@@ -1,7 +1,7 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { HostedCheckout } from '../../libs/checkout/src/application/hosted-checkout.js';
-import { CreateSubscriptionCommand } from '../../libs/subscriptions/src/application/create-subscription.js';
-import { PAYMENT_GATEWAY, type ChargeRequest, type PaymentGateway } from '../../libs/payments/src/gateways/payment-gateway.port.js';
+import { HostedCheckout } from '#checkout/application/hosted-checkout.js';
+import { CreateSubscriptionCommand } from '#subscriptions/application/create-subscription.js';
+import { PAYMENT_GATEWAY, type ChargeRequest, type PaymentGateway } from '#payments/gateways/payment-gateway.port.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { advance, clockAndCustomer } from '../support/lifecycle.js';
 import { feed, lastEventId } from '../support/subscription-helpers.js';

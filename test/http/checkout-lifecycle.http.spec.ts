@@ -1,4 +1,4 @@
-import { HostedCheckout } from '../../libs/checkout/src/application/hosted-checkout.js';
+import { HostedCheckout } from '#checkout/application/hosted-checkout.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { advance, clockAndCustomer, decliningMethod } from '../support/lifecycle.js';
 import { feed, lastEventId } from '../support/subscription-helpers.js';

@@ -1,7 +1,7 @@
-import { HostedCheckout } from '../../libs/checkout/src/application/hosted-checkout.js';
-import { CheckoutMailFallback } from '../../libs/checkout/src/application/hosted-checkout.service.js';
-import type { Config } from '../../libs/platform/src/config.js';
-import { CONFIG } from '../../libs/platform/src/tokens.js';
+import { HostedCheckout } from '#checkout/application/hosted-checkout.js';
+import { CheckoutMailFallback } from '#checkout/application/hosted-checkout.service.js';
+import type { Config } from '#platform/config.js';
+import { CONFIG } from '#platform/tokens.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { expectApiError, feed, lastEventId } from '../support/subscription-helpers.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

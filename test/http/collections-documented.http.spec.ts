@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
-import { AggregateExecutor } from '../../libs/platform/src/aggregate-executor.js';
-import { loadConfig } from '../../libs/platform/src/config.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import { loadConfig } from '#platform/config.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { advance, clockAndCustomer, getSub } from '../support/lifecycle.js';

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../libs/platform/src/config.js';
+import { loadConfig } from '#platform/config.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup, card, CARDS } from '../support/billing-fixtures.js';
 

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
-import type { EventStore, StreamAppend } from '../../libs/event-store/src/event-store.port.js';
-import { EVENT_STORE } from '../../libs/platform/src/tokens.js';
+import type { EventStore, StreamAppend } from '#event-store/event-store.port.js';
+import { EVENT_STORE } from '#platform/tokens.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 

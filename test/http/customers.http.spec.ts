@@ -1,7 +1,7 @@
-import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
-import { EVENT_STORE } from '../../libs/platform/src/tokens.js';
-import { newEventUuid } from '../../libs/shared/src/ids.js';
-import { CLAIM_GRACE_MS, customerEmailStream } from '../../libs/customers/src/domain/customer-email.decider.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { EVENT_STORE } from '#platform/tokens.js';
+import { newEventUuid } from '#shared/ids.js';
+import { CLAIM_GRACE_MS, customerEmailStream } from '#customers/domain/customer-email.decider.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;

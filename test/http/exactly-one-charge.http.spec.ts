@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
-import { PAYMENT_GATEWAY, type PaymentGateway } from '../../libs/payments/src/gateways/payment-gateway.port.js';
+import { PAYMENT_GATEWAY, type PaymentGateway } from '#payments/gateways/payment-gateway.port.js';
 
 /**
  * The guarantee: however many pay requests race on one collection, at most one attempt runs at a

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { EVENT_STORE } from '../../libs/platform/src/tokens.js';
-import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
+import { EVENT_STORE } from '#platform/tokens.js';
+import type { EventStore } from '#event-store/event-store.port.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup } from '../support/billing-fixtures.js';
 

@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function eventHead(): Promise<string | null> {
-  const { EVENT_STORE } = await import('../../libs/platform/src/tokens.js');
+  const { EVENT_STORE } = await import('#platform/tokens.js');
   return t.app.get(EVENT_STORE).headPosition();
 }
 

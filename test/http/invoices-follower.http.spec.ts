@@ -1,9 +1,9 @@
 import { invoicingApp } from '../support/invoicing-app.js';
 import { clockAndCustomer } from '../support/lifecycle.js';
-import { PaymentFollowUps } from '../../libs/collections/src/application/payment-follow-ups.js';
-import { Invoicing } from '../../libs/invoicing/src/application/invoicing.js';
-import { InvoicingFollower } from '../../libs/invoicing/src/application/invoicing-follower.js';
-import { EVENT_STORE, READ_STORE } from '../../libs/platform/src/tokens.js';
+import { PaymentFollowUps } from '#collections/application/payment-follow-ups.js';
+import { Invoicing } from '#invoicing/application/invoicing.js';
+import { InvoicingFollower } from '#invoicing/application/invoicing-follower.js';
+import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
 
 /**
  * Issue 13: invoicing is crash-safe. The inline step after a collection's write is skipped here (as

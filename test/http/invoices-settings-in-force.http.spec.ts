@@ -1,11 +1,11 @@
 import { invoicingApp } from '../support/invoicing-app.js';
 import { card } from '../support/billing-fixtures.js';
 import { clockAndCustomer } from '../support/lifecycle.js';
-import type { EventStore, RecordedEvent } from '../../libs/event-store/src/event-store.port.js';
-import { Invoicing } from '../../libs/invoicing/src/application/invoicing.js';
-import { InvoicingFollower } from '../../libs/invoicing/src/application/invoicing-follower.js';
-import { EVENT_STORE } from '../../libs/platform/src/tokens.js';
-import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
+import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import { Invoicing } from '#invoicing/application/invoicing.js';
+import { InvoicingFollower } from '#invoicing/application/invoicing-follower.js';
+import { EVENT_STORE } from '#platform/tokens.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
 
 /**
  * Whether a collection is invoiced depends on the account's invoicing settings in force when it was

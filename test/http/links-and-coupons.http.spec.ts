@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { HostedCheckout } from '../../libs/checkout/src/application/hosted-checkout.js';
+import { HostedCheckout } from '#checkout/application/hosted-checkout.js';
 import { csrfOf } from '../support/hosted-page.js';
 import { feed, lastEventId } from '../support/subscription-helpers.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';

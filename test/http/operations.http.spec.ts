@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import request from 'supertest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteReadStore } from '../../libs/read-store/src/sqlite-read-store.js';
-import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
-import { retryWithBackoff } from '../../libs/platform/src/retry.js';
-import { mayReadMetrics } from '../../apps/api/src/metrics.controller.js';
+import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import { retryWithBackoff } from '#platform/retry.js';
+import { mayReadMetrics } from '#api/metrics.controller.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('rate limits', () => {
@@ -95,8 +95,8 @@ describe('start-up', () => {
         };
       },
     }) as ReadStore;
-    const { createApp } = await import('../../apps/api/src/create-app.js');
-    const { loadConfig } = await import('../../libs/platform/src/config.js');
+    const { createApp } = await import('#api/create-app.js');
+    const { loadConfig } = await import('#platform/config.js');
     const app = await createApp({ config: loadConfig({ DATA_DIR: dataDir, SCHEDULER: 'off', RATE_LIMIT_MAX: '0' }), readStore: flaky });
     try {
       expect(failures).toBe(3);

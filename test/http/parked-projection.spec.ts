@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
-import { productsProjection } from '../../projections/products.projection.js';
-import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
+import { productsProjection } from '#projections/products.projection.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**

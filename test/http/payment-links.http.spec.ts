@@ -1,6 +1,6 @@
-import { HostedCheckout } from '../../libs/checkout/src/application/hosted-checkout.js';
-import type { Config } from '../../libs/platform/src/config.js';
-import { CONFIG } from '../../libs/platform/src/tokens.js';
+import { HostedCheckout } from '#checkout/application/hosted-checkout.js';
+import type { Config } from '#platform/config.js';
+import { CONFIG } from '#platform/tokens.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { expectApiError } from '../support/subscription-helpers.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { EVENT_PATTERNS, PUBLIC_EVENT_PREFIXES, PUBLIC_EVENT_TYPES } from '../../libs/events/src/public-event-types.js';
-import { publicResourceProjections } from '../../projections/public-resources.js';
+import { EVENT_PATTERNS, PUBLIC_EVENT_PREFIXES, PUBLIC_EVENT_TYPES } from '#events/public-event-types.js';
+import { publicResourceProjections } from '#projections/public-resources.js';
 
 /**
  * The catalog of public event types (libs/events/src/public-event-types.ts) is complete and exact.

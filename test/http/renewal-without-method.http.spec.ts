@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { CONFIG } from '../../libs/platform/src/tokens.js';
-import { Scheduler } from '../../libs/scheduling/src/scheduler.js';
+import { CONFIG } from '#platform/tokens.js';
+import { Scheduler } from '#scheduling/scheduler.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { history } from '../support/subscription-helpers.js';
 import { advance, clockAndCustomer, collectionsOf, count, getCol, getSub, historyTypes } from '../support/lifecycle.js';

@@ -1,9 +1,9 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
-import { AggregateExecutor } from '../../libs/platform/src/aggregate-executor.js';
-import { collectionDecider, collectionStream } from '../../libs/collections/src/domain/collection.decider.js';
-import { subscriptionDecider, subscriptionStream } from '../../libs/subscriptions/src/domain/subscription.decider.js';
-import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import { collectionDecider, collectionStream } from '#collections/domain/collection.decider.js';
+import { subscriptionDecider, subscriptionStream } from '#subscriptions/domain/subscription.decider.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
 
 let t: TestApp;
 let key: string;

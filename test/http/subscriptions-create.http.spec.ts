@@ -1,5 +1,5 @@
-import type { Config } from '../../libs/platform/src/config.js';
-import { CONFIG } from '../../libs/platform/src/tokens.js';
+import type { Config } from '#platform/config.js';
+import { CONFIG } from '#platform/tokens.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { expectApiError, feed, history, lastEventId, plusDays, plusHours } from '../support/subscription-helpers.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

@@ -1,9 +1,9 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { jest } from '@jest/globals';
-import { Scheduler } from '../../libs/scheduling/src/scheduler.js';
-import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
-import { DeadlineActions } from '../../libs/scheduling/src/deadline-actions.js';
+import { Scheduler } from '#scheduling/scheduler.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { DeadlineActions } from '#scheduling/deadline-actions.js';
 
 let t: TestApp;
 let key: string;

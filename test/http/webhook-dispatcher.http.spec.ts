@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { feed } from '../support/subscription-helpers.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { WebhookDispatcher } from '../../libs/webhooks/src/application/webhook-dispatcher.js';
+import { WebhookDispatcher } from '#webhooks/application/webhook-dispatcher.js';
 
 /**
  * The dispatcher reads the endpoint list when the pipeline has committed an endpoint's event, not

@@ -4,7 +4,7 @@ import { billingSetup, card } from '../support/billing-fixtures.js';
 import { feed, history } from '../support/subscription-helpers.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { advance, clockAndCustomer } from '../support/lifecycle.js';
-import { WebhookDispatcher } from '../../libs/webhooks/src/application/webhook-dispatcher.js';
+import { WebhookDispatcher } from '#webhooks/application/webhook-dispatcher.js';
 
 /**
  * Webhook endpoints and delivery with real receivers on 127.0.0.1, each verifying with the

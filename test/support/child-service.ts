@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
@@ -25,6 +25,9 @@ export function buildService(): string {
     const src = join(ROOT, 'libs', lib, 'src');
     if (existsSync(src)) for (const file of readdirSync(src)) if (file.endsWith('.mjs')) cpSync(join(src, file), join(dir, 'libs', lib, 'src', file));
   }
+  // Its subpath imports (`#shared/money.js`) resolve inside the build, as dist/package.json does for dist/.
+  const { imports } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ type: 'module', private: true, imports }, null, 2)}\n`);
   return dir;
 }
 

@@ -1,5 +1,5 @@
 import { type AnyBulkWriteOperation, type Document, MongoBulkWriteError, MongoServerError } from 'mongodb';
-import { MongoReadStore, TOMBSTONE } from '../../libs/read-store/src/mongo-read-store.js';
+import { MongoReadStore, TOMBSTONE } from '#read-store/mongo-read-store.js';
 
 /**
  * An in-memory stand-in for the MongoDB driver's `Db`, for the operation shapes MongoReadStore sends,

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EventStoreDbEventStore } from '../../libs/event-store/src/eventstoredb-event-store.js';
-import { laterPosition } from '../../libs/event-store/src/positions.js';
-import type { ReadStore } from '../../libs/read-store/src/read-store.port.js';
+import { EventStoreDbEventStore } from '#event-store/eventstoredb-event-store.js';
+import { laterPosition } from '#event-store/positions.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
 import { EventStoreDbStandIn } from './eventstoredb-stand-in.js';
 import { MongoStandIn, mongoReadStoreOn } from './mongo-stand-in.js';
 import {
@@ -15,7 +15,7 @@ import {
   type RecordedEvent,
   type StreamAppend,
   WrongExpectedRevisionError,
-} from '../../libs/event-store/src/event-store.port.js';
+} from '#event-store/event-store.port.js';
 
 /**
  * The production stores for the HTTP tests, chosen by the same variables as the service and the

@@ -4,12 +4,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { createApp } from '../../apps/api/src/create-app.js';
-import { CreateAccountCommand, type CreatedAccount } from '../../libs/accounts/src/application/create-account.js';
-import { loadConfig } from '../../libs/platform/src/config.js';
-import { FixedClock } from '../../libs/shared/src/clock.js';
-import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
-import { type RunResult, Scheduler } from '../../libs/scheduling/src/scheduler.js';
+import { createApp } from '#api/create-app.js';
+import { CreateAccountCommand, type CreatedAccount } from '#accounts/application/create-account.js';
+import { loadConfig } from '#platform/config.js';
+import { FixedClock } from '#shared/clock.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { type RunResult, Scheduler } from '#scheduling/scheduler.js';
 import { productionStores } from './production-stores.js';
 
 export interface TestApp {

@@ -17,7 +17,8 @@ export async function resolve(specifier, context, next) {
   try {
     return await next(specifier, context);
   } catch (error) {
-    if (specifier.endsWith('.js') && /^(\.|\/|file:)/.test(specifier)) return next(`${specifier.slice(0, -3)}.ts`, context);
+    // A relative, absolute or subpath (`#shared/money.js`) specifier of a `.ts` file written with `.js`.
+    if (specifier.endsWith('.js') && /^(\.|\/|file:|#)/.test(specifier)) return next(`${specifier.slice(0, -3)}.ts`, context);
     throw error;
   }
 }

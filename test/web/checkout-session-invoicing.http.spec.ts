@@ -3,10 +3,10 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { csrfOf, openSession } from '../support/hosted-page.js';
 import { billingSetup } from '../support/billing-fixtures.js';
 import { advance, clockAndCustomer, getSub } from '../support/lifecycle.js';
-import { SimulatedInvoicingProvider } from '../../libs/invoicing/src/provider/simulated-invoicing-provider.js';
-import type { IssueInvoiceRequest } from '../../libs/invoicing/src/provider/invoicing-provider.port.js';
-import { invoiceStream } from '../../libs/invoicing/src/domain/invoice/invoice.state.js';
-import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
+import { SimulatedInvoicingProvider } from '#invoicing/provider/simulated-invoicing-provider.js';
+import type { IssueInvoiceRequest } from '#invoicing/provider/invoicing-provider.port.js';
+import { invoiceStream } from '#invoicing/domain/invoice/invoice.state.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
 
 /**
  * Issue 13 with issue 10: a checkout session's `invoicing` in subscription mode — `enabled: false`

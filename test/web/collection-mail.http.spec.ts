@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup } from '../support/billing-fixtures.js';
 import { advance, clockAndCustomer } from '../support/lifecycle.js';
 import { outboxFor } from '../support/outbox.js';
-import { SmtpMail } from '../../libs/mail/src/smtp-mail.js';
+import { SmtpMail } from '#mail/smtp-mail.js';
 
 /** Issue 10 §2: customers are told — collection.sent and collection.reminder e-mails, through the outbox. */
 let t: TestApp;

@@ -1,5 +1,5 @@
-import { EVENT_STORE } from '../../libs/platform/src/tokens.js';
-import type { EventStore } from '../../libs/event-store/src/event-store.port.js';
+import { EVENT_STORE } from '#platform/tokens.js';
+import type { EventStore } from '#event-store/event-store.port.js';
 import { pageVisitor } from '../support/page-session.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import request from 'supertest';
-import { createApp } from '../../apps/api/src/create-app.js';
-import { CreateAccountCommand, type CreatedAccount } from '../../libs/accounts/src/application/create-account.js';
-import { loadConfig } from '../../libs/platform/src/config.js';
-import { ProjectionEngine } from '../../projections/runtime/projection-engine.js';
+import { createApp } from '#api/create-app.js';
+import { CreateAccountCommand, type CreatedAccount } from '#accounts/application/create-account.js';
+import { loadConfig } from '#platform/config.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
 
 test('a card posted on the collection page (declined or approved) appears in no log line', async () => {
   const stream = new PassThrough();

@@ -1,20 +1,20 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { handleClientError } from '../../../libs/http/src/client-error.js';
+import { handleClientError } from '#http/client-error.js';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { newId } from '../../../libs/shared/src/ids.js';
-import { toApiError } from '../../../libs/http/src/api-exception.filter.js';
-import { httpRequestDuration } from '../../../libs/platform/src/metrics.js';
-import { finishDocument } from '../../../libs/http/src/openapi-document.js';
-import { registerRateLimit } from '../../../libs/http/src/rate-limit.js';
-import { registerJsonBody } from '../../../libs/http/src/json-body.js';
-import { registerHandlerTimeout } from '../../../libs/http/src/handler-timeout.js';
-import { registerMethodNotAllowed } from '../../../libs/http/src/method-not-allowed.js';
-import type { PlatformOptions } from '../../../libs/platform/src/platform.module.js';
+import { newId } from '#shared/ids.js';
+import { toApiError } from '#http/api-exception.filter.js';
+import { httpRequestDuration } from '#platform/metrics.js';
+import { finishDocument } from '#http/openapi-document.js';
+import { registerRateLimit } from '#http/rate-limit.js';
+import { registerJsonBody } from '#http/json-body.js';
+import { registerHandlerTimeout } from '#http/handler-timeout.js';
+import { registerMethodNotAllowed } from '#http/method-not-allowed.js';
+import type { PlatformOptions } from '#platform/platform.module.js';
 import { AppModule } from './app.module.js';
 import { PinoNestLogger } from './pino-nest-logger.js';
-import { registerWebPlatform } from '../../../libs/web/src/web-platform.js';
+import { registerWebPlatform } from '#web/web-platform.js';
 
 export interface CreateAppOptions extends PlatformOptions {
   /** JSON request logs (pino, through Fastify); off in tests. */

@@ -1,12 +1,12 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { PlatformLifecycle } from '../../../libs/platform/src/platform.module.js';
-import { Public } from '../../../libs/accounts/src/http/basic-auth.guard.js';
-import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
-import type { ReadStore } from '../../../libs/read-store/src/read-store.port.js';
-import { EVENT_STORE, READ_STORE } from '../../../libs/platform/src/tokens.js';
-import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
+import { PlatformLifecycle } from '#platform/platform.module.js';
+import { Public } from '#accounts/http/basic-auth.guard.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
 
 @ApiTags('health')
 @Controller()

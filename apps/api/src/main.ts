@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { loadConfig, redactUrl } from '../../../libs/platform/src/config.js';
-import { EnsureDefaultAccount, UNNAMED_ACCOUNT } from '../../../libs/accounts/src/application/ensure-default-account.js';
-import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
+import { loadConfig, redactUrl } from '#platform/config.js';
+import { EnsureDefaultAccount, UNNAMED_ACCOUNT } from '#accounts/application/ensure-default-account.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
 import { createApp } from './create-app.js';
 
 /**

@@ -1,19 +1,19 @@
 import { Controller, Get, Header, Inject, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Config } from '../../../libs/platform/src/config.js';
-import { ApiError } from '../../../libs/shared/src/errors.js';
+import type { Config } from '#platform/config.js';
+import { ApiError } from '#shared/errors.js';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Public } from '../../../libs/accounts/src/http/basic-auth.guard.js';
-import type { EventStore } from '../../../libs/event-store/src/event-store.port.js';
-import { decodePosition } from '../../../libs/event-store/src/positions.js';
-import type { ReadStore } from '../../../libs/read-store/src/read-store.port.js';
-import { metricsRegistry, projectionCaughtUp, projectionLag, reportParkedProjections, schedulerBacklog } from '../../../libs/platform/src/metrics.js';
-import { EVENT_STORE, READ_STORE, CLOCK, CONFIG } from '../../../libs/platform/src/tokens.js';
-import type { Clock } from '../../../libs/shared/src/clock.js';
-import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
-import { Scheduler } from '../../../libs/scheduling/src/scheduler.js';
-import { NO_DEADLINE } from '../../../projections/deadlines.js';
+import { Public } from '#accounts/http/basic-auth.guard.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { decodePosition } from '#event-store/positions.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import { metricsRegistry, projectionCaughtUp, projectionLag, reportParkedProjections, schedulerBacklog } from '#platform/metrics.js';
+import { EVENT_STORE, READ_STORE, CLOCK, CONFIG } from '#platform/tokens.js';
+import type { Clock } from '#shared/clock.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { Scheduler } from '#scheduling/scheduler.js';
+import { NO_DEADLINE } from '#projections/deadlines.js';
 
 const BACKLOG_CAP = 10_000;
 

@@ -1,4 +1,4 @@
-import type { Catalog } from '../../web/src/i18n.js';
+import type { Catalog } from '#web/i18n.js';
 
 /** Wording of the collection, payment and simulated-bank pages (es-CO first, en). */
 export const CHECKOUT_MESSAGES: Catalog = {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { CommandContext } from '../../platform/src/command-context.js';
-import { assetDir, PageRenderer } from '../../web/src/page-renderer.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { assetDir, PageRenderer } from '#web/page-renderer.js';
 import { CHECKOUT_MESSAGES } from './messages.js';
 import { SESSION_MESSAGES } from './session-messages.js';
 

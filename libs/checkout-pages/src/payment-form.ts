@@ -1,6 +1,6 @@
-import { GATEWAY_METHODS, OFFLINE_GATEWAY, type SimulatedGateway } from '../../payments/src/domain/gateways.js';
-import type { PaymentInformation } from '../../payments/src/gateways/payment-gateway.port.js';
-import type { Translate } from '../../web/src/i18n.js';
+import { GATEWAY_METHODS, OFFLINE_GATEWAY, type SimulatedGateway } from '#payments/domain/gateways.js';
+import type { PaymentInformation } from '#payments/gateways/payment-gateway.port.js';
+import type { Translate } from '#web/i18n.js';
 
 /**
  * Methods a person can pick on a page, in display order. `offline` names (free-form, e.g. a bank

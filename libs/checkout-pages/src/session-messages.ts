@@ -1,4 +1,4 @@
-import type { Catalog } from '../../web/src/i18n.js';
+import type { Catalog } from '#web/i18n.js';
 
 /** Wording of the checkout session, payment link and storefront pages. */
 export const SESSION_MESSAGES: Catalog = {

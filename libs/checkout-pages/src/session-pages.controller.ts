@@ -2,17 +2,17 @@ import { Controller, Get, Inject, Param, Post, Req, Res, UseFilters, UseGuards }
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { readFileSync } from 'node:fs';
-import { Public } from '../../accounts/src/http/basic-auth.guard.js';
-import { CheckoutTokenError, type CheckoutDetailsInput, HostedCheckout, type HostedSessionView, type PageRequest } from '../../checkout/src/application/hosted-checkout.js';
-import type { Config } from '../../platform/src/config.js';
-import { CONFIG } from '../../platform/src/tokens.js';
-import { ApiError } from '../../shared/src/errors.js';
-import { CsrfGuard } from '../../web/src/csrf.guard.js';
-import { formFields } from '../../web/src/form.js';
-import { type Locale, resolveLocale } from '../../web/src/i18n.js';
-import { PageError, PageErrorFilter } from '../../web/src/page-errors.js';
-import { assetDir } from '../../web/src/page-renderer.js';
-import { csrfToken } from '../../web/src/security.js';
+import { Public } from '#accounts/http/basic-auth.guard.js';
+import { CheckoutTokenError, type CheckoutDetailsInput, HostedCheckout, type HostedSessionView, type PageRequest } from '#checkout/application/hosted-checkout.js';
+import type { Config } from '#platform/config.js';
+import { CONFIG } from '#platform/tokens.js';
+import { ApiError } from '#shared/errors.js';
+import { CsrfGuard } from '#web/csrf.guard.js';
+import { formFields } from '#web/form.js';
+import { type Locale, resolveLocale } from '#web/i18n.js';
+import { PageError, PageErrorFilter } from '#web/page-errors.js';
+import { assetDir } from '#web/page-renderer.js';
+import { csrfToken } from '#web/security.js';
 import { declineMessage, pageMethods, paymentInformationFrom, PSE_BANKS } from './payment-form.js';
 import { checkoutPages, withLocale } from './pages.js';
 

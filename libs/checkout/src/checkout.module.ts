@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { AccountsModule } from '../../accounts/src/accounts.module.js';
-import { CouponsModule } from '../../coupons/src/coupons.module.js';
-import { SchedulingModule } from '../../scheduling/src/scheduling.module.js';
-import { SubscriptionsModule } from '../../subscriptions/src/subscriptions.module.js';
+import { AccountsModule } from '#accounts/accounts.module.js';
+import { CouponsModule } from '#coupons/coupons.module.js';
+import { SchedulingModule } from '#scheduling/scheduling.module.js';
+import { SubscriptionsModule } from '#subscriptions/subscriptions.module.js';
 import { CheckoutFollowUps } from './application/checkout-follow-ups.js';
 import { ExpireCheckoutSessionHandler, GetCheckoutSessionHandler, ListCheckoutSessionsHandler } from './application/checkout-session-queries.js';
 import { CheckoutTokens } from './application/checkout-tokens.js';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import type { Config } from '../../platform/src/config.js';
-import { CONFIG } from '../../platform/src/tokens.js';
-import { PaymentsModule } from '../../payments/src/payments.module.js';
+import type { Config } from '#platform/config.js';
+import { CONFIG } from '#platform/tokens.js';
+import { PaymentsModule } from '#payments/payments.module.js';
 import { CollectionLines } from './application/collection-lines.js';
 import { CollectionPayments } from './application/collection-payments.js';
 import { CreateCollectionHandler } from './application/create-collection.js';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AccountsModule } from '../../accounts/src/accounts.module.js';
-import { PortalModule } from '../../portal/src/portal.module.js';
-import { WebModule } from '../../web/src/web.module.js';
+import { AccountsModule } from '#accounts/accounts.module.js';
+import { PortalModule } from '#portal/portal.module.js';
+import { WebModule } from '#web/web.module.js';
 import { DashboardSignIn } from './application/dashboard-sign-in.js';
 import { DashboardPagesController } from './http/dashboard-pages.controller.js';
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteReadStore } from '../../read-store/src/sqlite-read-store.js';
+import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { CheckpointedFollower, type FollowerOptions } from './checkpointed-follower.js';
 import type { EventStore, ReadAllOptions, RecordedEvent } from './event-store.port.js';
 import { SqliteEventStore } from './sqlite-event-store.js';

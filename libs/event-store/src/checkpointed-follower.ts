@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { ReadStore } from '../../read-store/src/read-store.port.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
 import type { EventStore, RecordedEvent } from './event-store.port.js';
 import { BEFORE_FIRST_POSITION, isAtOrAfter } from './positions.js';
 

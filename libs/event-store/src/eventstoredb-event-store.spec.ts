@@ -1,8 +1,8 @@
 import { NO_STREAM, type EventStoreDBClient } from '@eventstore/db-client';
 import { assertSupportedServer, EventStoreDbEventStore } from './eventstoredb-event-store.js';
-import { AggregateExecutor } from '../../platform/src/aggregate-executor.js';
-import { FixedClock } from '../../shared/src/clock.js';
-import type { Decider } from '../../shared/src/decider.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import { FixedClock } from '#shared/clock.js';
+import type { Decider } from '#shared/decider.js';
 
 /**
  * The EventStoreDB adapter against a fake with the client's shape (no server can run in CI):

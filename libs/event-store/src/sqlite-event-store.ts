@@ -5,8 +5,8 @@ import { dirname } from 'node:path';
 import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from './event-store.port.js';
 import { decodePosition, encodePosition } from './positions.js';
 import { type AppendedRow, RecentAppends } from './recent-appends.js';
-import { isStoreUnavailable } from '../../shared/src/store-unavailable.js';
-import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '../../shared/src/sqlite-writer-thread.js';
+import { isStoreUnavailable } from '#shared/store-unavailable.js';
+import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '#shared/sqlite-writer-thread.js';
 
 /** How often a listened-to store checks for another connection's commits. */
 const WATCH_MS = 100;

@@ -1,9 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../shared/src/errors.js';
-import { isStoreUnavailable } from '../../shared/src/store-unavailable.js';
-import { isPagePath } from '../../web/src/web-platform.js';
-import { sendErrorPage } from '../../web/src/page-errors.js';
+import { ApiError } from '#shared/errors.js';
+import { isStoreUnavailable } from '#shared/store-unavailable.js';
+import { isPagePath } from '#web/web-platform.js';
+import { sendErrorPage } from '#web/page-errors.js';
 
 /** Maps every failure to `{"error": {"type", "code", "message", "param"}}`; only real bugs are 5xx. */
 @Catch()

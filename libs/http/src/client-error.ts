@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { ApiError } from '../../shared/src/errors.js';
+import { ApiError } from '#shared/errors.js';
 
 /**
  * What Node's HTTP parser refuses before Fastify routes anything (headers over its 16 KiB limit, a

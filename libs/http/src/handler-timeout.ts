@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../shared/src/errors.js';
+import { ApiError } from '#shared/errors.js';
 
 /** 503 `handler_timeout`: the answer took too long; the work may still finish (retry with the same Idempotency-Key). */
 export const handlerTimeout = (ms: number) =>

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { EventStore } from '../../event-store/src/event-store.port.js';
-import type { Config } from '../../platform/src/config.js';
-import { CONFIG, EVENT_STORE } from '../../platform/src/tokens.js';
-import { type Clock, CLOCK } from '../../shared/src/clock.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import type { Config } from '#platform/config.js';
+import { CONFIG, EVENT_STORE } from '#platform/tokens.js';
+import { type Clock, CLOCK } from '#shared/clock.js';
 import { IDEMPOTENCY_STREAM_PREFIX, KEY_TTL_MS } from './idempotency.js';
 
 /** Kept past the 24 hours promised, so a key is never pruned while a retry may still expect it. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../shared/src/errors.js';
+import { ApiError } from '#shared/errors.js';
 import { ValidationApiError } from './validation.js';
 
 /** Deepest nesting of objects and arrays a body may have (the deepest DTO needs 5). */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../shared/src/errors.js';
+import { ApiError } from '#shared/errors.js';
 
 /**
  * 405 with `Allow` for a method the path does not have (PUT/PATCH on `/v1/products/{id}`), instead of

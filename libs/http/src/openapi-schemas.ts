@@ -8,7 +8,7 @@
  * fields added later, Stripe's rule); test/http/openapi-schemas.http.spec.ts validates real answers
  * against them with undeclared fields refused, so a field the service returns is a field listed here.
  */
-import { PUBLIC_EVENT_TYPES } from '../../events/src/public-event-types.js';
+import { PUBLIC_EVENT_TYPES } from '#events/public-event-types.js';
 
 type Schema = Record<string, unknown>;
 

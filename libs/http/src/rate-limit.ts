@@ -1,8 +1,8 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
-import type { Config } from '../../platform/src/config.js';
-import { ApiError } from '../../shared/src/errors.js';
+import type { Config } from '#platform/config.js';
+import { ApiError } from '#shared/errors.js';
 
 /** The API key of a request (Basic user name or Bearer token), or null. */
 function apiKeyOf(request: FastifyRequest): string | null {

@@ -1,7 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { CommandContext } from '../../platform/src/command-context.js';
-import type { Principal } from '../../accounts/src/application/authenticate-api-key.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { Principal } from '#accounts/application/authenticate-api-key.js';
 
 export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
 

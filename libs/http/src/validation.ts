@@ -1,5 +1,5 @@
 import { type ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ApiError } from '../../shared/src/errors.js';
+import { ApiError } from '#shared/errors.js';
 import { memoizeValidationMetadata } from './validation-metadata-cache.js';
 
 /** A request that failed validation before any command ran (its result is never stored for idempotency). */

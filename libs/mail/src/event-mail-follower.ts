@@ -1,7 +1,7 @@
-import type { EventStore, RecordedEvent } from '../../event-store/src/event-store.port.js';
-import type { ReadStore } from '../../read-store/src/read-store.port.js';
+import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
 import type { MailMessage, MailPort } from './mail.port.js';
-import { CheckpointedFollower } from '../../event-store/src/checkpointed-follower.js';
+import { CheckpointedFollower } from '#event-store/checkpointed-follower.js';
 
 export interface EventMailHandler {
   /** Checkpoint name in the read store (e.g. `mail:collections`). */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { ReadStore } from '../../read-store/src/read-store.port.js';
-import type { Clock } from '../../shared/src/clock.js';
-import { randomBase62 } from '../../shared/src/ids.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import type { Clock } from '#shared/clock.js';
+import { randomBase62 } from '#shared/ids.js';
 import type { MailMessage, MailPort, SentMail } from './mail.port.js';
 
 export const OUTBOX_COLLECTION = 'mail_outbox';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AccountsModule } from '../../accounts/src/accounts.module.js';
-import type { Config } from '../../platform/src/config.js';
-import { CONFIG } from '../../platform/src/tokens.js';
+import { AccountsModule } from '#accounts/accounts.module.js';
+import type { Config } from '#platform/config.js';
+import { CONFIG } from '#platform/tokens.js';
 import { DeletePaymentMethodHandler } from './application/delete-payment-method.js';
 import { GetPaymentMethodHandler } from './application/get-payment-method.js';
 import { MigratePaymentMethodHandler } from './application/migrate-payment-method.js';

@@ -1,10 +1,10 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { SqliteEventStore } from '../../event-store/src/sqlite-event-store.js';
-import { SqliteReadStore } from '../../read-store/src/sqlite-read-store.js';
-import { FixedClock } from '../../shared/src/clock.js';
-import type { Decider, DomainEvent } from '../../shared/src/decider.js';
-import { DomainError } from '../../shared/src/errors.js';
+import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
+import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
+import { FixedClock } from '#shared/clock.js';
+import type { Decider, DomainEvent } from '#shared/decider.js';
+import { DomainError } from '#shared/errors.js';
 import { AggregateExecutor, SNAPSHOT_EVERY, SNAPSHOTS } from './aggregate-executor.js';
 import type { CommandContext } from './command-context.js';
 
@@ -133,7 +133,7 @@ describe('aggregate executor', () => {
       const { mkdtempSync } = await import('node:fs');
       const { join } = await import('node:path');
       const { tmpdir } = await import('node:os');
-      const { ProjectionPipeline } = await import('../../../projections/runtime/projection-pipeline.js');
+      const { ProjectionPipeline } = await import('#projections/runtime/projection-pipeline.js');
       const dir = mkdtempSync(join(tmpdir(), 'executor-watch-'));
       const clock = new FixedClock(new Date('2026-01-01T00:00:00.000Z'));
       const make = (name: string) => {

@@ -1,9 +1,9 @@
 import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { EventStore } from '../../event-store/src/event-store.port.js';
-import type { ReadStore } from '../../read-store/src/read-store.port.js';
-import { type Clock, CLOCK, SystemClock } from '../../shared/src/clock.js';
-import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
-import { allProjections } from '../../../projections/index.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import { type Clock, CLOCK, SystemClock } from '#shared/clock.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { allProjections } from '#projections/index.js';
 import { AggregateExecutor } from './aggregate-executor.js';
 import { type Config, redactUrl } from './config.js';
 import { applyHeapPolicy } from './heap-policy.js';

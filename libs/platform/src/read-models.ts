@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Owner } from '../../shared/src/owner.js';
-import type { ReadStore, Scalar } from '../../read-store/src/read-store.port.js';
-import { toPublic } from '../../../projections/runtime/projection.js';
-import { invalidParam, notFound } from '../../shared/src/errors.js';
-import { type ListPage, listPage } from '../../http/src/list.js';
+import type { Owner } from '#shared/owner.js';
+import type { ReadStore, Scalar } from '#read-store/read-store.port.js';
+import { toPublic } from '#projections/runtime/projection.js';
+import { invalidParam, notFound } from '#shared/errors.js';
+import { type ListPage, listPage } from '#http/list.js';
 import { READ_STORE } from './tokens.js';
 
 /** Fields every tenant-owned read-model document carries. */
@@ -17,7 +17,7 @@ export interface OwnedDoc {
   [key: string]: unknown;
 }
 
-export type { Owner } from '../../shared/src/owner.js';
+export type { Owner } from '#shared/owner.js';
 
 /**
  * Reads of tenant-owned documents: another account's object, or the other mode's, is "not found".

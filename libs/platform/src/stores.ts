@@ -1,11 +1,11 @@
-import type { EventStore } from '../../event-store/src/event-store.port.js';
-import { EventStoreDbEventStore } from '../../event-store/src/eventstoredb-event-store.js';
-import { SqliteEventStore } from '../../event-store/src/sqlite-event-store.js';
-import { MongoReadStore } from '../../read-store/src/mongo-read-store.js';
-import type { ReadStore } from '../../read-store/src/read-store.port.js';
-import { SqliteReadStore } from '../../read-store/src/sqlite-read-store.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { EventStoreDbEventStore } from '#event-store/eventstoredb-event-store.js';
+import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
+import { MongoReadStore } from '#read-store/mongo-read-store.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { type Config, eventStoreFile, readStoreFile } from './config.js';
-import type { PipelineThreadFiles } from '../../../projections/runtime/pipeline-thread.js';
+import type { PipelineThreadFiles } from '#projections/runtime/pipeline-thread.js';
 
 /** The event store chosen by configuration: EventStoreDB when EVENTSTORE_URL is set, else embedded. */
 export function createEventStore(config: Config): EventStore {

@@ -2,4 +2,4 @@
 export const EVENT_STORE = Symbol('EventStore');
 export const READ_STORE = Symbol('ReadStore');
 export const CONFIG = Symbol('Config');
-export { CLOCK } from '../../shared/src/clock.js';
+export { CLOCK } from '#shared/clock.js';

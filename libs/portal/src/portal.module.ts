@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AccountsModule } from '../../accounts/src/accounts.module.js';
-import { SubscriptionsModule } from '../../subscriptions/src/subscriptions.module.js';
-import { WebModule } from '../../web/src/web.module.js';
+import { AccountsModule } from '#accounts/accounts.module.js';
+import { SubscriptionsModule } from '#subscriptions/subscriptions.module.js';
+import { WebModule } from '#web/web.module.js';
 import { CreatePortalSession } from './application/create-portal-session.js';
 import { CustomerPortal } from './application/customer-portal.js';
 import { PageSessionSigning } from './application/portal-signing.js';

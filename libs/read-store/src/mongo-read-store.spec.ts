@@ -1,9 +1,9 @@
 import type { Document } from 'mongodb';
-import { MongoStandIn, mongoReadStoreOn } from '../../../test/support/mongo-stand-in.js';
+import { MongoStandIn, mongoReadStoreOn } from '#test/support/mongo-stand-in.js';
 import { randomUUID } from 'node:crypto';
-import { SqliteEventStore } from '../../event-store/src/sqlite-event-store.js';
-import type { Projection } from '../../../projections/runtime/projection.js';
-import { ProjectionPipeline } from '../../../projections/runtime/projection-pipeline.js';
+import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
+import type { Projection } from '#projections/runtime/projection.js';
+import { ProjectionPipeline } from '#projections/runtime/projection-pipeline.js';
 import { planCommit, TOMBSTONE } from './mongo-read-store.js';
 
 /**

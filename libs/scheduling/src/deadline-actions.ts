@@ -1,18 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { laterPosition } from '../../event-store/src/positions.js';
-import type { Config } from '../../platform/src/config.js';
-import { CONFIG } from '../../platform/src/tokens.js';
-import { AggregateExecutor } from '../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../platform/src/command-context.js';
-import { DomainError } from '../../shared/src/errors.js';
-import { newId } from '../../shared/src/ids.js';
-import { ResolvePaymentSource } from '../../payments/src/application/resolve-payment-source.js';
-import { CollectionPayments } from '../../collections/src/application/collection-payments.js';
-import { type CollectionEvent, collectionDecider, collectionStream } from '../../collections/src/domain/collection.decider.js';
-import { SubscriptionBilling } from '../../subscriptions/src/application/subscription-billing.js';
-import { type SubscriptionCommand, type SubscriptionEvent, type SubscriptionState, subscriptionDecider, subscriptionStream } from '../../subscriptions/src/domain/subscription.decider.js';
-import type { SubscriptionDoc } from '../../../projections/subscriptions.projection.js';
-import type { CollectionDoc } from '../../../projections/collections.projection.js';
+import { laterPosition } from '#event-store/positions.js';
+import type { Config } from '#platform/config.js';
+import { CONFIG } from '#platform/tokens.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { DomainError } from '#shared/errors.js';
+import { newId } from '#shared/ids.js';
+import { ResolvePaymentSource } from '#payments/application/resolve-payment-source.js';
+import { CollectionPayments } from '#collections/application/collection-payments.js';
+import { type CollectionEvent, collectionDecider, collectionStream } from '#collections/domain/collection.decider.js';
+import { SubscriptionBilling } from '#subscriptions/application/subscription-billing.js';
+import { type SubscriptionCommand, type SubscriptionEvent, type SubscriptionState, subscriptionDecider, subscriptionStream } from '#subscriptions/domain/subscription.decider.js';
+import type { SubscriptionDoc } from '#projections/subscriptions.projection.js';
+import type { CollectionDoc } from '#projections/collections.projection.js';
 
 /** The usage-reporting wait of `usage_based` renewals (the spec's "about 5 minutes"; env USAGE_WAIT_MS). */
 export const DEFAULT_USAGE_WAIT_MS = 5 * 60_000;

@@ -1,5 +1,5 @@
-import type { DeadlineFields } from '../../../projections/deadlines.js';
-import type { CommandContext } from '../../platform/src/command-context.js';
+import type { DeadlineFields } from '#projections/deadlines.js';
+import type { CommandContext } from '#platform/command-context.js';
 
 /** A read-model document time acts on: its id, owner and deadline fields (projections/deadlines.ts). */
 export interface DeadlineDoc extends DeadlineFields {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { Config } from '../../platform/src/config.js';
-import { CLOCK, type Clock } from '../../shared/src/clock.js';
-import { CONFIG } from '../../platform/src/tokens.js';
+import type { Config } from '#platform/config.js';
+import { CLOCK, type Clock } from '#shared/clock.js';
+import { CONFIG } from '#platform/tokens.js';
 import { Scheduler } from './scheduler.js';
 
 /**

@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { laterPosition } from '../../event-store/src/positions.js';
-import { ProjectionEngine } from '../../../projections/runtime/projection-engine.js';
-import type { CollectionDoc } from '../../../projections/collections.projection.js';
-import type { SubscriptionDoc } from '../../../projections/subscriptions.projection.js';
-import { NO_DEADLINE } from '../../../projections/deadlines.js';
-import type { CommandContext } from '../../platform/src/command-context.js';
-import { EVENT_STORE, READ_STORE } from '../../platform/src/tokens.js';
-import type { EventStore } from '../../event-store/src/event-store.port.js';
-import type { ReadStore } from '../../read-store/src/read-store.port.js';
+import { laterPosition } from '#event-store/positions.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import type { CollectionDoc } from '#projections/collections.projection.js';
+import type { SubscriptionDoc } from '#projections/subscriptions.projection.js';
+import { NO_DEADLINE } from '#projections/deadlines.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
 import { DeadlineActions } from './deadline-actions.js';
 import type { DeadlineDoc, DeadlineSource } from './deadline-source.js';
 

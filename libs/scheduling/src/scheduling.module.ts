@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { SubscriptionsModule } from '../../subscriptions/src/subscriptions.module.js';
+import { SubscriptionsModule } from '#subscriptions/subscriptions.module.js';
 import { DeadlineActions } from './deadline-actions.js';
 import { Scheduler } from './scheduler.js';
 import { SchedulerWorker } from './scheduler-worker.js';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AccountsModule } from '../../accounts/src/accounts.module.js';
-import { CollectionsModule } from '../../collections/src/collections.module.js';
-import { CouponsModule } from '../../coupons/src/coupons.module.js';
+import { AccountsModule } from '#accounts/accounts.module.js';
+import { CollectionsModule } from '#collections/collections.module.js';
+import { CouponsModule } from '#coupons/coupons.module.js';
 import { CancelSubscriptionHandler } from './application/cancel-subscription.js';
 import { ChangeSubscriptionItemHandler } from './application/change-subscription-item.js';
 import { CreateSubscriptionHandler } from './application/create-subscription.js';

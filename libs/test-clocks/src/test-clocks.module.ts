@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { SchedulingModule } from '../../scheduling/src/scheduling.module.js';
+import { SchedulingModule } from '#scheduling/scheduling.module.js';
 import { AdvanceTestClockHandler } from './application/advance-test-clock.js';
 import { ClockAdvances } from './application/clock-advances.js';
 import { CreateTestClockHandler } from './application/create-test-clock.js';

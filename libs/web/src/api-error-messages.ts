@@ -1,4 +1,4 @@
-import type { ApiError } from '../../shared/src/errors.js';
+import type { ApiError } from '#shared/errors.js';
 import { formatDate } from './format.js';
 import type { Catalog, Locale, Translate } from './i18n.js';
 

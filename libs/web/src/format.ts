@@ -1,5 +1,5 @@
-import { currency as currencyOf, Money } from '../../shared/src/money.js';
-import { ACCOUNT_TIME_ZONE } from '../../shared/src/dates.js';
+import { currency as currencyOf, Money } from '#shared/money.js';
+import { ACCOUNT_TIME_ZONE } from '#shared/dates.js';
 import type { Locale } from './i18n.js';
 
 /**

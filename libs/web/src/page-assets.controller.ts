@@ -1,7 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../../accounts/src/http/basic-auth.guard.js';
+import { Public } from '#accounts/http/basic-auth.guard.js';
 import { FAVICON_SVG, PAGES_CSS } from './page-renderer.js';
 
 /** The pages' stylesheet (one file, no build step), served under each page prefix, and their icon. */

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../shared/src/errors.js';
+import { ApiError } from '#shared/errors.js';
 import { type Locale, mergeCatalogs, resolveLocale, type Translate } from './i18n.js';
 import { API_ERROR_MESSAGES, apiErrorText } from './api-error-messages.js';
 import { STATUS_MESSAGES } from './status-messages.js';

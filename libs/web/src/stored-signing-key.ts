@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type EventStore, WrongExpectedRevisionError } from '../../event-store/src/event-store.port.js';
-import { newEventUuid } from '../../shared/src/ids.js';
+import { type EventStore, WrongExpectedRevisionError } from '#event-store/event-store.port.js';
+import { newEventUuid } from '#shared/ids.js';
 
 /**
  * A signing key for what the pages sign (checkout tokens, portal and dashboard cookies): the value of

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { eventIdFromUuid } from '../../../libs/shared/src/ids.js';
-import { publicResourceProjections } from '../../../projections/public-resources.js';
+import { eventIdFromUuid } from '#shared/ids.js';
+import { publicResourceProjections } from '#projections/public-resources.js';
 
 /**
  * What the fault tests (SIGKILL of a child service, restart, then invariants) share: an HTTP client

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import { DomainError } from '../../../shared/src/errors.js';
-import { gatewayNotConfiguredMessage } from '../../../payments/src/domain/gateways.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import { DomainError } from '#shared/errors.js';
+import { gatewayNotConfiguredMessage } from '#payments/domain/gateways.js';
 import { accountDecider, accountStream, configuredGateways } from '../domain/account.decider.js';
 import type { Mode } from '../domain/api-key.js';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import { accountDecider, accountStream, type RetryPolicy, retryPolicyOf } from '../domain/account.decider.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import type { RecordedEvent } from '../../../event-store/src/event-store.port.js';
-import { SqliteReadStore } from '../../../read-store/src/sqlite-read-store.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { issueApiKey } from '../domain/api-key.js';
 import { AuthenticateApiKey, type KeyChangeSource } from './authenticate-api-key.js';
 

@@ -1,6 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import { newId } from '../../../shared/src/ids.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import { newId } from '#shared/ids.js';
 import { accountDecider, accountStream } from '../domain/account.decider.js';
 import { issueApiKey } from '../domain/api-key.js';
 

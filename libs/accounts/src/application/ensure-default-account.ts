@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { type EventStore, WrongExpectedRevisionError } from '../../../event-store/src/event-store.port.js';
-import { type Clock, CLOCK } from '../../../shared/src/clock.js';
-import { newEventUuid } from '../../../shared/src/ids.js';
-import { EVENT_STORE } from '../../../platform/src/tokens.js';
+import { type EventStore, WrongExpectedRevisionError } from '#event-store/event-store.port.js';
+import { type Clock, CLOCK } from '#shared/clock.js';
+import { newEventUuid } from '#shared/ids.js';
+import { EVENT_STORE } from '#platform/tokens.js';
 import { CreateAccountCommand, type CreatedAccount } from './create-account.js';
 
 /** The first account's name when the merchant did not give one (ACCOUNT_NAME); `accounts rename` changes it. */

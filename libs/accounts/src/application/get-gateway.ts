@@ -1,7 +1,7 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import { DomainError } from '../../../shared/src/errors.js';
-import { gatewayNotConfiguredMessage } from '../../../payments/src/domain/gateways.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import { DomainError } from '#shared/errors.js';
+import { gatewayNotConfiguredMessage } from '#payments/domain/gateways.js';
 import { type GatewayObject, readConfiguredGateways } from './list-gateways.js';
 
 export class GetGatewayQuery {

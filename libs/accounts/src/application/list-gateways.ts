@@ -1,10 +1,10 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import type { ReadStore } from '../../../read-store/src/read-store.port.js';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import { type ListPage, listPage } from '../../../http/src/list.js';
-import { notFound } from '../../../shared/src/errors.js';
-import { GATEWAY_METHODS, type SimulatedGateway } from '../../../payments/src/domain/gateways.js';
-import { type AccountDoc, type ConfiguredGatewayEntry, defaultGatewayEntries } from '../../../../projections/accounts.projection.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import { type ListPage, listPage } from '#http/list.js';
+import { notFound } from '#shared/errors.js';
+import { GATEWAY_METHODS, type SimulatedGateway } from '#payments/domain/gateways.js';
+import { type AccountDoc, type ConfiguredGatewayEntry, defaultGatewayEntries } from '#projections/accounts.projection.js';
 import type { Mode } from '../domain/api-key.js';
 
 export const GATEWAYS_URL = '/v1/account/gateways';

@@ -1,5 +1,5 @@
-import { given } from '../../../shared/src/testing/given.js';
-import { ALL_GATEWAYS } from '../../../payments/src/domain/gateways.js';
+import { given } from '#shared/testing/given.js';
+import { ALL_GATEWAYS } from '#payments/domain/gateways.js';
 import {
   type AccountCommand,
   type AccountEvent,

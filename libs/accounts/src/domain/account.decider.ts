@@ -1,12 +1,12 @@
-import { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { alreadyExists, DomainError, invalidParam, notFound } from '../../../shared/src/errors.js';
+import { Decider, DomainEvent } from '#shared/decider.js';
+import { alreadyExists, DomainError, invalidParam, notFound } from '#shared/errors.js';
 import {
   ALL_GATEWAYS,
   type GatewayId,
   gatewayNotConfiguredMessage,
   isGatewayId,
   OFFLINE_GATEWAY,
-} from '../../../payments/src/domain/gateways.js';
+} from '#payments/domain/gateways.js';
 import type { Mode } from './api-key.js';
 
 export interface ApiKeyRecord {

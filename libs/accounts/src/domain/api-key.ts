@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { randomBase62 } from '../../../shared/src/ids.js';
+import { randomBase62 } from '#shared/ids.js';
 
 export type Mode = 'test' | 'live';
 

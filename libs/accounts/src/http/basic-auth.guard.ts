@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiError } from '../../../shared/src/errors.js';
-import type { AuthenticatedRequest } from '../../../http/src/request-context.js';
+import { ApiError } from '#shared/errors.js';
+import type { AuthenticatedRequest } from '#http/request-context.js';
 import { AuthenticateApiKey } from '../application/authenticate-api-key.js';
 
 export const PUBLIC_ROUTE = 'billing:public-route';

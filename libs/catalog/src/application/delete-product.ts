@@ -1,8 +1,8 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { ReadModels } from '../../../platform/src/read-models.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { ReadModels } from '#platform/read-models.js';
+import type { CommandResult } from '#platform/write-then-read.js';
 import { productDecider, productStream } from '../domain/product.decider.js';
 
 export class DeleteProductCommand {

@@ -1,8 +1,8 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import type { ListPage } from '../../../http/src/list.js';
-import type { Scalar } from '../../../read-store/src/read-store.port.js';
-import type { PriceDoc } from '../../../../projections/prices.projection.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import type { ListPage } from '#http/list.js';
+import type { Scalar } from '#read-store/read-store.port.js';
+import type { PriceDoc } from '#projections/prices.projection.js';
 import type { PriceType } from '../domain/price.decider.js';
 
 export interface PriceFilter {

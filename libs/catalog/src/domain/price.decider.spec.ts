@@ -1,5 +1,5 @@
-import { given } from '../../../shared/src/testing/given.js';
-import type { Owner } from '../../../shared/src/owner.js';
+import { given } from '#shared/testing/given.js';
+import type { Owner } from '#shared/owner.js';
 import {
   type PriceCreated,
   type PriceEvent,

@@ -1,8 +1,8 @@
-import { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
-import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
-import { type Currency, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString, parseDecimal } from '../../../shared/src/money.js';
-import type { Owner } from '../../../shared/src/owner.js';
+import { Decider, DomainEvent } from '#shared/decider.js';
+import { invalidParam, invalidState, missingParam, notFound } from '#shared/errors.js';
+import { type MetaData, checkMetaData, mergeMetaData } from '#shared/meta-data.js';
+import { type Currency, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString, parseDecimal } from '#shared/money.js';
+import type { Owner } from '#shared/owner.js';
 
 export const PRICE_TYPES = ['recurring', 'one_time'] as const;
 export const BILLING_PERIODS = ['day', 'week', 'month', 'year'] as const;

@@ -1,4 +1,4 @@
-import { given } from '../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { type ProductCommand, type ProductEvent, productDecider } from './product.decider.js';
 
 const owner: { accountId: string; mode: 'test' | 'live' } = { accountId: 'acct_1', mode: 'test' };

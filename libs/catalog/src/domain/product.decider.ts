@@ -1,9 +1,9 @@
-import { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { invalidParam, invalidState, notFound } from '../../../shared/src/errors.js';
-import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
-import { isDecimalString, parseDecimal } from '../../../shared/src/money.js';
-import type { Owner } from '../../../shared/src/owner.js';
+import { Decider, DomainEvent } from '#shared/decider.js';
+import { ownedBy } from '#shared/owner.js';
+import { invalidParam, invalidState, notFound } from '#shared/errors.js';
+import { type MetaData, checkMetaData, mergeMetaData } from '#shared/meta-data.js';
+import { isDecimalString, parseDecimal } from '#shared/money.js';
+import type { Owner } from '#shared/owner.js';
 
 export type ProductStatus = 'active' | 'inactive';
 

@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { WriteThenRead } from '../../../platform/src/write-then-read.js';
-import { Ctx } from '../../../http/src/request-context.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { WriteThenRead } from '#platform/write-then-read.js';
+import { Ctx } from '#http/request-context.js';
 import { CreatePriceCommand } from '../application/create-price.js';
 import { DeletePriceCommand } from '../application/delete-price.js';
 import { GetPriceQuery } from '../application/get-price.js';

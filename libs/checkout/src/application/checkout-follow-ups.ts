@@ -1,15 +1,15 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { PaymentFollowUps, type CollectionPaidNotice } from '../../../collections/src/application/payment-follow-ups.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { ReadModels } from '../../../platform/src/read-models.js';
-import { Scheduler } from '../../../scheduling/src/scheduler.js';
-import type { DeadlineDoc } from '../../../scheduling/src/deadline-source.js';
-import type { CheckoutSessionDoc } from '../../../../projections/checkout-sessions.projection.js';
+import { PaymentFollowUps, type CollectionPaidNotice } from '#collections/application/payment-follow-ups.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { ReadModels } from '#platform/read-models.js';
+import { Scheduler } from '#scheduling/scheduler.js';
+import type { DeadlineDoc } from '#scheduling/deadline-source.js';
+import type { CheckoutSessionDoc } from '#projections/checkout-sessions.projection.js';
 import { onSession } from './checkout-session-command.js';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
-import { subscriptionDecider, subscriptionStream } from '../../../subscriptions/src/domain/subscription.decider.js';
+import { laterPosition } from '#event-store/positions.js';
+import { collectionDecider, collectionStream } from '#collections/domain/collection.decider.js';
+import { subscriptionDecider, subscriptionStream } from '#subscriptions/domain/subscription.decider.js';
 import type { CheckoutPaymentLapsed, CheckoutSessionExpired } from '../domain/checkout-session.decider.js';
 import { PayCheckoutSession } from './pay-checkout-session.js';
 

@@ -1,9 +1,9 @@
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { notFound } from '../../../shared/src/errors.js';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { notFound } from '#shared/errors.js';
+import { ownedBy } from '#shared/owner.js';
+import { laterPosition } from '#event-store/positions.js';
+import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
 import { type CheckoutSessionCommand, type CheckoutSessionState, checkoutSessionDecider, checkoutSessionStream } from '../domain/checkout-session.decider.js';
 import { settleSessionHolds } from './session-holds.js';
 

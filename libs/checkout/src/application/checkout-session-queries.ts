@@ -1,11 +1,11 @@
 import { CommandHandler, ICommandHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import type { ListPage } from '../../../http/src/list.js';
-import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
-import type { CheckoutSessionDoc } from '../../../../projections/checkout-sessions.projection.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import type { ListPage } from '#http/list.js';
+import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
+import type { CheckoutSessionDoc } from '#projections/checkout-sessions.projection.js';
 import { loadSession, onSession } from './checkout-session-command.js';
 
 export class GetCheckoutSessionQuery {

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { EventStore } from '../../../event-store/src/event-store.port.js';
-import { StoredSigningKey } from '../../../web/src/stored-signing-key.js';
-import { EVENT_STORE } from '../../../platform/src/tokens.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { StoredSigningKey } from '#web/stored-signing-key.js';
+import { EVENT_STORE } from '#platform/tokens.js';
 import { CheckoutTokenError } from './hosted-checkout.js';
 
 /** Where the signing key lives when CHECKOUT_SIGNING_SECRET is not set: one stream, written once, shared by every process. */

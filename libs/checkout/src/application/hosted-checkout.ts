@@ -26,10 +26,10 @@
  *   customer_required (pay before identifying), payment_method_not_allowed.
  * A declined card is NOT an error: `pay` returns `{ status: 'declined', … }`.
  */
-import type { PaymentInformation } from '../../../payments/src/gateways/payment-gateway.port.js';
-import type { Discount, Item } from '../../../collections/src/domain/pricing.js';
-import type { BillingAddress } from '../../../customers/src/domain/customer.decider.js';
-import { ApiError } from '../../../shared/src/errors.js';
+import type { PaymentInformation } from '#payments/gateways/payment-gateway.port.js';
+import type { Discount, Item } from '#collections/domain/pricing.js';
+import type { BillingAddress } from '#customers/domain/customer.decider.js';
+import { ApiError } from '#shared/errors.js';
 
 /** The token could not be trusted (tampered, unknown, foreign, expired): show the error page. */
 export class CheckoutTokenError extends ApiError {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { invalidParam, notFound } from '../../../shared/src/errors.js';
-import { Money, currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
-import { ProjectionEngine } from '../../../../projections/runtime/projection-engine.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { invalidParam, notFound } from '#shared/errors.js';
+import { Money, currency as currencyOf, formatAmount } from '#shared/money.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
 import { linkClosedError, linkClosedReason, paymentLinkDecider, paymentLinkStream } from '../domain/payment-link.decider.js';
 import { storefrontDecider, storefrontStream } from '../domain/storefront.decider.js';
 import { OpenCheckoutSession } from './create-checkout-session.js';

@@ -1,8 +1,8 @@
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { couponDecider, couponStream } from '../../../coupons/src/domain/coupon.decider.js';
-import type { NewEvent } from '../../../event-store/src/event-store.port.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
+import { laterPosition } from '#event-store/positions.js';
+import { couponDecider, couponStream } from '#coupons/domain/coupon.decider.js';
+import type { NewEvent } from '#event-store/event-store.port.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
 import { type CheckoutSessionFields, checkoutSessionDecider, checkoutSessionStream } from '../domain/checkout-session.decider.js';
 import { paymentLinkDecider, paymentLinkStream } from '../domain/payment-link.decider.js';
 

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { AccountGateways } from '../../../accounts/src/application/account-gateways.js';
-import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
-import { GATEWAY_METHODS, OFFLINE_GATEWAY } from '../../../payments/src/domain/gateways.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import { ReadModels } from '../../../platform/src/read-models.js';
-import { Money, currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
-import type { AccountDoc } from '../../../../projections/accounts.projection.js';
-import type { PaymentMethodDoc } from '../../../../projections/payment-methods.projection.js';
+import { AccountGateways } from '#accounts/application/account-gateways.js';
+import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
+import { GATEWAY_METHODS, OFFLINE_GATEWAY } from '#payments/domain/gateways.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import { ReadModels } from '#platform/read-models.js';
+import { Money, currency as currencyOf, formatAmount } from '#shared/money.js';
+import type { AccountDoc } from '#projections/accounts.projection.js';
+import type { PaymentMethodDoc } from '#projections/payment-methods.projection.js';
 import { type CheckoutSessionState, EMAIL_CODE_MAX_ATTEMPTS, STALE_PAYMENT_MS, payableAfterRefusal, priceSession } from '../domain/checkout-session.decider.js';
 import type { HostedSessionView } from './hosted-checkout.js';
 

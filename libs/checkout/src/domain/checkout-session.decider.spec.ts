@@ -1,7 +1,7 @@
-import { fold } from '../../../shared/src/decider.js';
-import { given } from '../../../shared/src/testing/given.js';
-import { priceSnapshot } from '../../../collections/src/domain/testing/price-snapshot.js';
-import type { LineInput } from '../../../collections/src/domain/pricing.js';
+import { fold } from '#shared/decider.js';
+import { given } from '#shared/testing/given.js';
+import { priceSnapshot } from '#collections/domain/testing/price-snapshot.js';
+import type { LineInput } from '#collections/domain/pricing.js';
 import { type CheckoutSessionCommand, type CheckoutSessionEvent, type CreateCheckoutSessionInput, checkoutSessionDeadline, checkoutSessionDecider } from './checkout-session.decider.js';
 
 const owner = { accountId: 'acct_1', mode: 'test' as const };

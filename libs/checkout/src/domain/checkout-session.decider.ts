@@ -1,10 +1,10 @@
-import { Decider } from '../../../shared/src/decider.js';
-import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
-import { currency as currencyOf, decimalPlaces, formatAmount } from '../../../shared/src/money.js';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { checkNtpAmount } from '../../../collections/src/domain/pricing.js';
-import { COUNTRY_CODES } from '../../../customers/src/domain/customer.decider.js';
-import { gatewayOffers, isGatewayId, isTokenizable } from '../../../payments/src/domain/gateways.js';
+import { Decider } from '#shared/decider.js';
+import { DomainError, invalidParam, missingParam, notFound } from '#shared/errors.js';
+import { currency as currencyOf, decimalPlaces, formatAmount } from '#shared/money.js';
+import { ownedBy } from '#shared/owner.js';
+import { checkNtpAmount } from '#collections/domain/pricing.js';
+import { COUNTRY_CODES } from '#customers/domain/customer.decider.js';
+import { gatewayOffers, isGatewayId, isTokenizable } from '#payments/domain/gateways.js';
 import { decideCreate, priceSession } from './create-checkout-session.js';
 import {
   type CheckoutSessionCommand,

@@ -1,9 +1,9 @@
-import type { DomainEvent } from '../../../shared/src/decider.js';
-import type { MetaData } from '../../../shared/src/meta-data.js';
-import type { Owner } from '../../../shared/src/owner.js';
-import type { Discount, Item, LineInput } from '../../../collections/src/domain/pricing.js';
-import type { BillingAddress } from '../../../customers/src/domain/customer.decider.js';
-import type { PaymentSource } from '../../../collections/src/domain/collection/collection.state.js';
+import type { DomainEvent } from '#shared/decider.js';
+import type { MetaData } from '#shared/meta-data.js';
+import type { Owner } from '#shared/owner.js';
+import type { Discount, Item, LineInput } from '#collections/domain/pricing.js';
+import type { BillingAddress } from '#customers/domain/customer.decider.js';
+import type { PaymentSource } from '#collections/domain/collection/collection.state.js';
 
 export type CheckoutMode = 'subscription' | 'payment' | 'setup';
 export type CheckoutStatus = 'open' | 'complete' | 'expired';

@@ -1,11 +1,11 @@
-import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
-import { checkMetaData } from '../../../shared/src/meta-data.js';
-import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString, type Currency } from '../../../shared/src/money.js';
-import { checkNtpAmount, type LineInput } from '../../../collections/src/domain/pricing.js';
-import { checkDiscounts, normalizeDiscount, priceCollection } from '../../../collections/src/domain/collection.decider.js';
-import { COUNTRY_CODES } from '../../../customers/src/domain/customer.decider.js';
-import { gatewayNotConfiguredMessage, gatewayOffers, isGatewayId, isTokenizable } from '../../../payments/src/domain/gateways.js';
-import { MESSAGES } from '../../../subscriptions/src/domain/subscription.decider.js';
+import { DomainError, invalidParam, missingParam, notFound } from '#shared/errors.js';
+import { checkMetaData } from '#shared/meta-data.js';
+import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString, type Currency } from '#shared/money.js';
+import { checkNtpAmount, type LineInput } from '#collections/domain/pricing.js';
+import { checkDiscounts, normalizeDiscount, priceCollection } from '#collections/domain/collection.decider.js';
+import { COUNTRY_CODES } from '#customers/domain/customer.decider.js';
+import { gatewayNotConfiguredMessage, gatewayOffers, isGatewayId, isTokenizable } from '#payments/domain/gateways.js';
+import { MESSAGES } from '#subscriptions/domain/subscription.decider.js';
 import {
   type CheckoutSessionCommand,
   type CheckoutSessionEvent,

@@ -1,5 +1,5 @@
-import { given } from '../../../shared/src/testing/given.js';
-import { priceSnapshot } from '../../../collections/src/domain/testing/price-snapshot.js';
+import { given } from '#shared/testing/given.js';
+import { priceSnapshot } from '#collections/domain/testing/price-snapshot.js';
 import { type LinkItem, type PaymentLinkCommand, type PaymentLinkEvent, paymentLinkDecider } from './payment-link.decider.js';
 
 const owner = { accountId: 'acct_1', mode: 'test' as const };

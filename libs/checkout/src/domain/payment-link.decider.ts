@@ -1,8 +1,8 @@
-import { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
-import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
-import { type Owner, ownedBy } from '../../../shared/src/owner.js';
-import type { PriceSnapshot, ProductSnapshot } from '../../../collections/src/domain/pricing.js';
+import { Decider, DomainEvent } from '#shared/decider.js';
+import { DomainError, invalidParam, missingParam, notFound } from '#shared/errors.js';
+import { type MetaData, checkMetaData, mergeMetaData } from '#shared/meta-data.js';
+import { type Owner, ownedBy } from '#shared/owner.js';
+import type { PriceSnapshot, ProductSnapshot } from '#collections/domain/pricing.js';
 import { checkPriceMix } from './create-checkout-session.js';
 import { CTA_TEXTS, type CtaText } from './checkout-session.types.js';
 

@@ -1,8 +1,8 @@
-import { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
-import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
-import { type Owner, ownedBy } from '../../../shared/src/owner.js';
-import { MESSAGES } from '../../../subscriptions/src/domain/subscription.decider.js';
+import { Decider, DomainEvent } from '#shared/decider.js';
+import { DomainError, invalidParam, missingParam, notFound } from '#shared/errors.js';
+import { type MetaData, checkMetaData, mergeMetaData } from '#shared/meta-data.js';
+import { type Owner, ownedBy } from '#shared/owner.js';
+import { MESSAGES } from '#subscriptions/domain/subscription.decider.js';
 import { CTA_TEXTS, type CtaText } from './checkout-session.types.js';
 import type { LinkItem, LinkSessionSettings } from './payment-link.decider.js';
 

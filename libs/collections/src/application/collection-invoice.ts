@@ -1,5 +1,5 @@
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import { Money, currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import { Money, currency as currencyOf, formatAmount } from '#shared/money.js';
 import { type CollectionFields, type InvoiceFigures, collectionDecider, collectionStream } from '../domain/collection.decider.js';
 
 /** How many links of a `balance_of` chain are followed at most (a guard; chains are short). */

@@ -1,10 +1,10 @@
-import type { RecordedEvent } from '../../../event-store/src/event-store.port.js';
-import type { ReadStore } from '../../../read-store/src/read-store.port.js';
-import type { EventMailHandler } from '../../../mail/src/event-mail-follower.js';
-import type { MailMessage } from '../../../mail/src/mail.port.js';
-import { formatDate, formatMoney } from '../../../web/src/format.js';
-import { eventIdFromUuid } from '../../../shared/src/ids.js';
-import type { ProjectionEngine } from '../../../../projections/runtime/projection-engine.js';
+import type { RecordedEvent } from '#event-store/event-store.port.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import type { EventMailHandler } from '#mail/event-mail-follower.js';
+import type { MailMessage } from '#mail/mail.port.js';
+import { formatDate, formatMoney } from '#web/format.js';
+import { eventIdFromUuid } from '#shared/ids.js';
+import type { ProjectionEngine } from '#projections/runtime/projection-engine.js';
 
 /** Statuses in which a collection still waits for the customer's payment. */
 const AWAITING = ['pending', 'past_due'];

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { DomainError } from '../../../shared/src/errors.js';
-import { newId } from '../../../shared/src/ids.js';
-import { isTokenizable } from '../../../payments/src/domain/gateways.js';
-import { PAYMENT_GATEWAY, type PaymentGateway } from '../../../payments/src/gateways/payment-gateway.port.js';
-import { SavePaymentMethod } from '../../../payments/src/application/save-payment-method.js';
+import { laterPosition } from '#event-store/positions.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { DomainError } from '#shared/errors.js';
+import { newId } from '#shared/ids.js';
+import { isTokenizable } from '#payments/domain/gateways.js';
+import { PAYMENT_GATEWAY, type PaymentGateway } from '#payments/gateways/payment-gateway.port.js';
+import { SavePaymentMethod } from '#payments/application/save-payment-method.js';
 import {
   type ChargeOutcome,
   type CollectionEvent,

@@ -1,22 +1,22 @@
 import { Inject } from '@nestjs/common';
-import { ownedBy } from '../../../shared/src/owner.js';
+import { ownedBy } from '#shared/owner.js';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { Config } from '../../../platform/src/config.js';
-import { CONFIG } from '../../../platform/src/tokens.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { newId } from '../../../shared/src/ids.js';
-import { invalidParam } from '../../../shared/src/errors.js';
-import { currency as currencyOf } from '../../../shared/src/money.js';
-import type { MetaData } from '../../../shared/src/meta-data.js';
-import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
-import { notFound } from '../../../shared/src/errors.js';
-import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { Config } from '#platform/config.js';
+import { CONFIG } from '#platform/tokens.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { newId } from '#shared/ids.js';
+import { invalidParam } from '#shared/errors.js';
+import { currency as currencyOf } from '#shared/money.js';
+import type { MetaData } from '#shared/meta-data.js';
+import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
+import { notFound } from '#shared/errors.js';
+import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
 import { type CollectionMethod, type InvoiceRetentions, type InvoiceSettings, collectionDecider, collectionStream } from '../domain/collection.decider.js';
 import { CollectionLines, type ItemRequest } from './collection-lines.js';
 import { PaymentFollowUps } from './payment-follow-ups.js';
-import { laterPosition } from '../../../event-store/src/positions.js';
+import { laterPosition } from '#event-store/positions.js';
 
 export interface CreateCollectionBody {
   customer: string;

@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import type { ChargeDoc } from '../../../../projections/charges.projection.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import type { ChargeDoc } from '#projections/charges.projection.js';
 
 export class GetChargeQuery {
   constructor(

@@ -1,18 +1,18 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { DomainError, invalidParam, notFound, paymentFailed } from '../../../shared/src/errors.js';
-import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
-import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
-import { OFFLINE_GATEWAY } from '../../../payments/src/domain/gateways.js';
-import type { PaymentInformation } from '../../../payments/src/gateways/payment-gateway.port.js';
+import { ownedBy } from '#shared/owner.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { DomainError, invalidParam, notFound, paymentFailed } from '#shared/errors.js';
+import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
+import { ResolvePaymentSource } from '#payments/application/resolve-payment-source.js';
+import { OFFLINE_GATEWAY } from '#payments/domain/gateways.js';
+import type { PaymentInformation } from '#payments/gateways/payment-gateway.port.js';
 import { type PaymentSource, collectionDecider, collectionStream } from '../domain/collection.decider.js';
 import { type AttemptResult, CollectionPayments } from './collection-payments.js';
 import { onCollection } from './collection-command.js';
-import { ProjectionEngine } from '../../../../projections/runtime/projection-engine.js';
-import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
 
 export interface PayCollectionBody {
   payment_method?: string;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
+import { laterPosition } from '#event-store/positions.js';
+import type { CommandContext } from '#platform/command-context.js';
 
 /** What other contexts learn when a collection is paid. */
 export interface CollectionPaidNotice {

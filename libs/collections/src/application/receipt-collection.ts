@@ -1,6 +1,6 @@
-import type { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { BillingAddress } from '../../../customers/src/domain/customer.decider.js';
+import type { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { BillingAddress } from '#customers/domain/customer.decider.js';
 import { type AppliedPayment, collectionDecider, collectionStream } from '../domain/collection.decider.js';
 
 export interface ReceiptInput {

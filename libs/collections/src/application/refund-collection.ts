@@ -1,14 +1,14 @@
 import { Inject } from '@nestjs/common';
 import { PaymentFollowUps } from './payment-follow-ups.js';
-import { laterPosition } from '../../../event-store/src/positions.js';
+import { laterPosition } from '#event-store/positions.js';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
 import { atCollectionTime } from './collection-command.js';
-import { randomBase62 } from '../../../shared/src/ids.js';
-import { PAYMENT_GATEWAY, type PaymentGateway } from '../../../payments/src/gateways/payment-gateway.port.js';
+import { randomBase62 } from '#shared/ids.js';
+import { PAYMENT_GATEWAY, type PaymentGateway } from '#payments/gateways/payment-gateway.port.js';
 import { type CollectionRefunded, collectionDecider, collectionStream } from '../domain/collection.decider.js';
 
 export class RefundCollectionCommand {

@@ -1,19 +1,19 @@
 import { Inject } from '@nestjs/common';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { ownedBy } from '../../../shared/src/owner.js';
+import { laterPosition } from '#event-store/positions.js';
+import { ownedBy } from '#shared/owner.js';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { Config } from '../../../platform/src/config.js';
-import { ReadModels } from '../../../platform/src/read-models.js';
-import { CONFIG } from '../../../platform/src/tokens.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
-import { type BillingAddress, customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
-import { ApiError, DomainError, invalidParam, notFound } from '../../../shared/src/errors.js';
-import { newId } from '../../../shared/src/ids.js';
-import { type Currency, Money, currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
-import type { CollectionDoc } from '../../../../projections/collections.projection.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { Config } from '#platform/config.js';
+import { ReadModels } from '#platform/read-models.js';
+import { CONFIG } from '#platform/tokens.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
+import { type BillingAddress, customerDecider, customerStream } from '#customers/domain/customer.decider.js';
+import { ApiError, DomainError, invalidParam, notFound } from '#shared/errors.js';
+import { newId } from '#shared/ids.js';
+import { type Currency, Money, currency as currencyOf, formatAmount } from '#shared/money.js';
+import type { CollectionDoc } from '#projections/collections.projection.js';
 import {
   type AppliedPayment,
   type CollectionPaid,

@@ -1,11 +1,11 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { DomainError, notFound } from '../../../shared/src/errors.js';
+import { ownedBy } from '#shared/owner.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { DomainError, notFound } from '#shared/errors.js';
 import { collectionDecider, collectionStream, refusedInState } from '../domain/collection.decider.js';
-import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
 import { CollectionPayments } from './collection-payments.js';
 
 export class SettleProcessingPaymentCommand {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { collectionDecider } from './collection.decider.js';
 import { create, card, start, history } from './testing/collection-fixtures.js';
 

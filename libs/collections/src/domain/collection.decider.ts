@@ -3,9 +3,9 @@
  * function (collection/decide/<command>.ts, specs beside them) and folds events with
  * collection/collection.evolve.ts. The public names of the aggregate are re-exported from here.
  */
-import { ownedBy } from '../../../shared/src/owner.js';
-import type { Decider } from '../../../shared/src/decider.js';
-import { notFound } from '../../../shared/src/errors.js';
+import { ownedBy } from '#shared/owner.js';
+import type { Decider } from '#shared/decider.js';
+import { notFound } from '#shared/errors.js';
 import type { CollectionCommand } from './collection/collection.commands.js';
 import type { CollectionEvent } from './collection/collection.events.js';
 import type { CollectionState } from './collection/collection.state.js';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { priceSnapshot } from './testing/price-snapshot.js';
-import { DomainError } from '../../../shared/src/errors.js';
-import { currency } from '../../../shared/src/money.js';
+import { DomainError } from '#shared/errors.js';
+import { currency } from '#shared/money.js';
 import type { ExchangeRate } from '../exchange-rates/exchange-rates.port.js';
 import { type Discount, type Item, type LineInput, type PriceSnapshot, checkNtpAmount, linePrice, priceLine, totals } from './pricing.js';
 

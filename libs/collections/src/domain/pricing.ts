@@ -1,6 +1,6 @@
-import { invalidParam } from '../../../shared/src/errors.js';
-import { type Currency, Money, formatAmount, isDecimalString } from '../../../shared/src/money.js';
-import type { PriceFields } from '../../../catalog/src/domain/price.decider.js';
+import { invalidParam } from '#shared/errors.js';
+import { type Currency, Money, formatAmount, isDecimalString } from '#shared/money.js';
+import type { PriceFields } from '#catalog/domain/price.decider.js';
 import type { ExchangeRate } from '../exchange-rates/exchange-rates.port.js';
 
 /** A price as the collection needs it (a snapshot of the public price object). */

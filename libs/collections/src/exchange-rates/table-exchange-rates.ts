@@ -1,4 +1,4 @@
-import { Money } from '../../../shared/src/money.js';
+import { Money } from '#shared/money.js';
 import type { ExchangeRate, ExchangeRates } from './exchange-rates.port.js';
 
 /** Rates to COP used when EXCHANGE_RATES is not set (indicative; configure real ones). */

@@ -1,8 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { Ctx } from '../../../http/src/request-context.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { Ctx } from '#http/request-context.js';
 import { GetChargeQuery } from '../application/get-charge.js';
 import { GetTransactionQuery } from '../application/get-transaction.js';
 import { ListChargesQuery } from '../application/list-charges.js';

@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { WriteThenRead } from '../../../platform/src/write-then-read.js';
-import { DomainError } from '../../../shared/src/errors.js';
-import { Ctx } from '../../../http/src/request-context.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { WriteThenRead } from '#platform/write-then-read.js';
+import { DomainError } from '#shared/errors.js';
+import { Ctx } from '#http/request-context.js';
 import { GetCollectionQuery } from '../application/get-collection.js';
 import { PayCollectionCommand } from '../application/pay-collection.js';
 import { SettleProcessingPaymentCommand } from '../application/settle-processing-payment.js';

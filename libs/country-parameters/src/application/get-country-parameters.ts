@@ -1,5 +1,5 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { notFound } from '../../../shared/src/errors.js';
+import { notFound } from '#shared/errors.js';
 import { CO_DEPARTMENTS, CO_DOCUMENT_TYPES, CO_MUNICIPALITIES, CO_RETENTION_CONCEPTS, CO_TAXES } from '../data/co.parameters.js';
 
 export class GetCountryParametersQuery {

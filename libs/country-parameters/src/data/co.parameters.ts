@@ -21,7 +21,7 @@
  *   (invoicing settings) or per subscription (`invoice_retentions`).
  */
 
-import { RETENTION_UNITS, type RetentionUnit } from '../../../shared/src/retentions.js';
+import { RETENTION_UNITS, type RetentionUnit } from '#shared/retentions.js';
 
 export interface DocumentTypeEntry {
   /** The code customers use (`document_type`). */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { DomainError } from '../../../shared/src/errors.js';
+import { DomainError } from '#shared/errors.js';
 import { readFileSync } from 'node:fs';
 import { CO_DEPARTMENTS, CO_MUNICIPALITIES } from '../data/co.parameters.js';
 import { checkColombianCustomer, departmentCode, municipalitiesNamed } from './co-parameters.js';

@@ -1,4 +1,4 @@
-import { invalidParam } from '../../../shared/src/errors.js';
+import { invalidParam } from '#shared/errors.js';
 import { CO_DEPARTMENTS, CO_DOCUMENT_TYPES, CO_MUNICIPALITIES, CO_MUNICIPALITY_ALIASES } from '../data/co.parameters.js';
 
 /** Names compared as people write them: case, accents, dots, commas and extra spaces ignored. */

@@ -1,11 +1,11 @@
 import { CommandHandler, ICommandHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import type { ListPage } from '../../../http/src/list.js';
-import { newId } from '../../../shared/src/ids.js';
-import type { CouponDoc } from '../../../../projections/coupons.projection.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import type { ListPage } from '#http/list.js';
+import { newId } from '#shared/ids.js';
+import type { CouponDoc } from '#projections/coupons.projection.js';
 import { type CouponChanges, type CouponInput, couponCodeDecider, couponCodeStream, couponDecider, couponStream } from '../domain/coupon.decider.js';
 
 export class CreateCouponCommand {

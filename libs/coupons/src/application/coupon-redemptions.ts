@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { DomainError, invalidParam } from '../../../shared/src/errors.js';
-import { ownedBy } from '../../../shared/src/owner.js';
+import { laterPosition } from '#event-store/positions.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { DomainError, invalidParam } from '#shared/errors.js';
+import { ownedBy } from '#shared/owner.js';
 import { type CouponFields, type CouponState, couponCodeDecider, couponCodeStream, couponDecider, couponStream, redeemRefusal } from '../domain/coupon.decider.js';
 
 /** A discount as requests send it: a coupon `code` (its amount or percent then come from the coupon), or an ad-hoc amount/percent. */

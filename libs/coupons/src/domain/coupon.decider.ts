@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
-import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
-import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString } from '../../../shared/src/money.js';
-import { type Owner, ownedBy } from '../../../shared/src/owner.js';
+import { Decider, DomainEvent } from '#shared/decider.js';
+import { DomainError, invalidParam, missingParam, notFound } from '#shared/errors.js';
+import { type MetaData, checkMetaData, mergeMetaData } from '#shared/meta-data.js';
+import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString } from '#shared/money.js';
+import { type Owner, ownedBy } from '#shared/owner.js';
 
 /**
  * A coupon: a discount a merchant defines once and customers redeem by `code` (checkout sessions,

@@ -1,8 +1,8 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import type { ListPage } from '../../../http/src/list.js';
-import type { CustomerDoc } from '../../../../projections/customers.projection.js';
-import type { PaymentMethodDoc } from '../../../../projections/payment-methods.projection.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import type { ListPage } from '#http/list.js';
+import type { CustomerDoc } from '#projections/customers.projection.js';
+import type { PaymentMethodDoc } from '#projections/payment-methods.projection.js';
 
 export class ListCustomerPaymentMethodsQuery {
   constructor(

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { CLAIM_GRACE_MS, type CustomerEmailEvent, customerEmailDecider, customerEmailStream } from './customer-email.decider.js';
 
 const t0 = new Date('2026-11-23T10:00:00.000Z');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { alreadyExists } from '../../../shared/src/errors.js';
-import type { Owner } from '../../../shared/src/owner.js';
+import { Decider, DomainEvent } from '#shared/decider.js';
+import { alreadyExists } from '#shared/errors.js';
+import type { Owner } from '#shared/owner.js';
 import { emailKey } from './customer.decider.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { type CustomerCreated, type CustomerEvent, customerDecider, emailKey } from './customer.decider.js';
 
 const now = new Date('2026-11-23T10:00:00.000Z');

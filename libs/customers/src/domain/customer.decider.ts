@@ -1,9 +1,9 @@
-import { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
-import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
-import type { Owner } from '../../../shared/src/owner.js';
-import { checkColombianCustomer } from '../../../country-parameters/src/domain/co-parameters.js';
+import { Decider, DomainEvent } from '#shared/decider.js';
+import { ownedBy } from '#shared/owner.js';
+import { invalidParam, invalidState, missingParam, notFound } from '#shared/errors.js';
+import { type MetaData, checkMetaData, mergeMetaData } from '#shared/meta-data.js';
+import type { Owner } from '#shared/owner.js';
+import { checkColombianCustomer } from '#country-parameters/domain/co-parameters.js';
 
 /** Identification document types: Colombia's (DIAN's table, see libs/country-parameters) plus DNI, RUT for other countries. */
 export const DOCUMENT_TYPES = ['CC', 'CE', 'NIT', 'PP', 'TI', 'DNI', 'RUT', 'OTHER', 'RC', 'TE', 'PEP', 'PPT', 'NITE', 'NUIP'] as const;

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AuthenticateApiKey } from '../../../accounts/src/application/authenticate-api-key.js';
-import { parseApiKey } from '../../../accounts/src/domain/api-key.js';
-import type { ReadStore } from '../../../read-store/src/read-store.port.js';
-import { READ_STORE } from '../../../platform/src/tokens.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { PageSessionSigning } from '../../../portal/src/application/portal-signing.js';
+import { AuthenticateApiKey } from '#accounts/application/authenticate-api-key.js';
+import { parseApiKey } from '#accounts/domain/api-key.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import { READ_STORE } from '#platform/tokens.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { PageSessionSigning } from '#portal/application/portal-signing.js';
 
 /** A signed-in dashboard visitor: the account and mode of the secret key they signed in with. */
 export interface DashboardVisitor {

@@ -1,5 +1,5 @@
-import type { Catalog } from '../../../web/src/i18n.js';
-import { STATUS_MESSAGES } from '../../../web/src/status-messages.js';
+import type { Catalog } from '#web/i18n.js';
+import { STATUS_MESSAGES } from '#web/status-messages.js';
 
 /**
  * The dashboard's words, Spanish (Colombia) first, English on request. Field labels are keyed by the

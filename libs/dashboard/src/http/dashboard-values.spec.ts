@@ -1,4 +1,4 @@
-import { translator } from '../../../web/src/i18n.js';
+import { translator } from '#web/i18n.js';
 import { DASHBOARD_MESSAGES } from './dashboard-messages.js';
 import { valueLabel } from './dashboard-values.js';
 

@@ -1,4 +1,4 @@
-import type { Translate } from '../../../web/src/i18n.js';
+import type { Translate } from '#web/i18n.js';
 
 /** Fields whose values (the API's enumerations) the dashboard shows in the page's language; and every true or false. */
 const WORDED_FIELDS = new Set(['status', 'collection_method', 'type', 'billing_period', 'cancel_at']);

@@ -1,10 +1,10 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { newId } from '../../../shared/src/ids.js';
-import { notFound } from '../../../shared/src/errors.js';
-import { ownedBy } from '../../../shared/src/owner.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { laterPosition } from '#event-store/positions.js';
+import { newId } from '#shared/ids.js';
+import { notFound } from '#shared/errors.js';
+import { ownedBy } from '#shared/owner.js';
 import { type InvoiceCommand, invoiceDecider } from '../domain/invoice.decider.js';
 import { Invoicing } from './invoicing.js';
 import { InvoiceTime } from './invoice-time.js';

@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { ApiError, DomainError } from '../../../shared/src/errors.js';
-import { Money, currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
-import { type CollectionFields, PAYABLE, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
-import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
-import { chainFrom, loadChainMember } from '../../../collections/src/application/collection-invoice.js';
+import { laterPosition } from '#event-store/positions.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { ApiError, DomainError } from '#shared/errors.js';
+import { Money, currency as currencyOf, formatAmount } from '#shared/money.js';
+import { type CollectionFields, PAYABLE, collectionDecider, collectionStream } from '#collections/domain/collection.decider.js';
+import { CollectionPayments } from '#collections/application/collection-payments.js';
+import { chainFrom, loadChainMember } from '#collections/application/collection-invoice.js';
 import type { InvoiceFields } from '../domain/invoice.decider.js';
 
 /** Rounds of placing a credit: the first, and two more after a concurrent payment or credit changed a collection. */

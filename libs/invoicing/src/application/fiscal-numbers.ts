@@ -1,5 +1,5 @@
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
 import { invoiceDecider, invoiceStream } from '../domain/invoice.decider.js';
 import { type FiscalDocumentKind, type NumberHolderObservation, invoiceNumberDecider, invoiceNumberStream } from '../domain/invoice-number.decider.js';
 

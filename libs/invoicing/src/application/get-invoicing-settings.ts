@@ -1,5 +1,5 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { CommandContext } from '#platform/command-context.js';
 import { InvoicingSettingsOf } from './invoicing-settings-of.js';
 
 export class GetInvoicingSettingsQuery {

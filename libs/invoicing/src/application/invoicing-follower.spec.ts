@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteEventStore } from '../../../event-store/src/sqlite-event-store.js';
-import { SqliteReadStore } from '../../../read-store/src/sqlite-read-store.js';
+import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
+import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { InvoicingFollower, type InvoicingEventType } from './invoicing-follower.js';
 
 /** The crash-safe invoicing follower on the embedded stores: what it hands over, from where, and how it survives failures. */

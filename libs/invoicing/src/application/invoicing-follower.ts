@@ -1,7 +1,7 @@
-import type { EventStore, RecordedEvent } from '../../../event-store/src/event-store.port.js';
-import { CheckpointedFollower } from '../../../event-store/src/checkpointed-follower.js';
-import type { ReadStore } from '../../../read-store/src/read-store.port.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
+import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
+import { CheckpointedFollower } from '#event-store/checkpointed-follower.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import type { CommandContext } from '#platform/command-context.js';
 
 /** The collection events invoicing acts on, and what it does with each (every action is idempotent). */
 export const INVOICING_EVENT_TYPES = ['collection.created', 'collection.paid', 'collection.voided', 'collection.payment_applied'] as const;

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import type { EventStore } from '../../../event-store/src/event-store.port.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { EVENT_STORE } from '../../../platform/src/tokens.js';
-import { DomainError } from '../../../shared/src/errors.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { EVENT_STORE } from '#platform/tokens.js';
+import { DomainError } from '#shared/errors.js';
 import { type InvoicingSettings, invoicingSettingsDecider, invoicingSettingsStream, settingsInForceAt } from '../domain/invoicing-settings.decider.js';
 import { claimFiscalNumber } from './fiscal-numbers.js';
 

@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import type { InvoiceDoc } from '../../../../projections/invoices.projection.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import type { InvoiceDoc } from '#projections/invoices.projection.js';
 
 export class ListInvoicePaymentsQuery {
   constructor(

@@ -1,11 +1,11 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { ReadModels } from '../../../platform/src/read-models.js';
-import { invalidParam } from '../../../shared/src/errors.js';
-import { endOfCalendarDay, isCalendarDay, startOfCalendarDay } from '../../../shared/src/dates.js';
-import { listPage } from '../../../http/src/list.js';
-import type { Scalar } from '../../../read-store/src/read-store.port.js';
-import type { InvoiceDoc } from '../../../../projections/invoices.projection.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { ReadModels } from '#platform/read-models.js';
+import { invalidParam } from '#shared/errors.js';
+import { endOfCalendarDay, isCalendarDay, startOfCalendarDay } from '#shared/dates.js';
+import { listPage } from '#http/list.js';
+import type { Scalar } from '#read-store/read-store.port.js';
+import type { InvoiceDoc } from '#projections/invoices.projection.js';
 import { InvoiceTime } from './invoice-time.js';
 
 export interface ListInvoicesParams {

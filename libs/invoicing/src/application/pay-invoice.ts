@@ -1,15 +1,15 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { DomainError, notFound } from '../../../shared/src/errors.js';
-import { newId } from '../../../shared/src/ids.js';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { Money, currency as currencyOf, formatAmount } from '../../../shared/src/money.js';
-import { collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
-import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
-import { createReceipt } from '../../../collections/src/application/receipt-collection.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { laterPosition } from '#event-store/positions.js';
+import { DomainError, notFound } from '#shared/errors.js';
+import { newId } from '#shared/ids.js';
+import { ownedBy } from '#shared/owner.js';
+import { Money, currency as currencyOf, formatAmount } from '#shared/money.js';
+import { collectionDecider, collectionStream } from '#collections/domain/collection.decider.js';
+import { CollectionPayments } from '#collections/application/collection-payments.js';
+import { createReceipt } from '#collections/application/receipt-collection.js';
 import { Invoicing } from './invoicing.js';
 import { InvoiceTime } from './invoice-time.js';
 

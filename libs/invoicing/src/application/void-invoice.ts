@@ -1,12 +1,12 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { notFound } from '../../../shared/src/errors.js';
-import { ownedBy } from '../../../shared/src/owner.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { notFound } from '#shared/errors.js';
+import { ownedBy } from '#shared/owner.js';
 import { Invoicing } from './invoicing.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import { laterPosition } from '#event-store/positions.js';
+import { collectionDecider, collectionStream } from '#collections/domain/collection.decider.js';
 import { InvoiceTime } from './invoice-time.js';
 
 export class VoidInvoiceCommand {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { currency } from '../../../shared/src/money.js';
+import { currency } from '#shared/money.js';
 import { invoiceAmounts } from './invoice-amounts.js';
 
 const COP = currency('COP')!;

@@ -1,5 +1,5 @@
-import { type Currency, Money, formatAmount } from '../../../shared/src/money.js';
-import { RETENTION_TYPES, type RetentionType, retentionOf } from '../../../shared/src/retentions.js';
+import { type Currency, Money, formatAmount } from '#shared/money.js';
+import { RETENTION_TYPES, type RetentionType, retentionOf } from '#shared/retentions.js';
 
 export { RETENTION_TYPES, type RetentionType };
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { invoicingSettingsDecider } from './invoicing-settings.decider.js';
 import { NUMBER_CLAIM_GRACE_MS, type InvoiceNumberEvent, invoiceNumberDecider, invoiceNumberStream } from './invoice-number.decider.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { DomainError } from '../../../shared/src/errors.js';
-import type { Owner } from '../../../shared/src/owner.js';
+import type { Decider, DomainEvent } from '#shared/decider.js';
+import { DomainError } from '#shared/errors.js';
+import type { Owner } from '#shared/owner.js';
 
 /**
  * How long a claim protects its number even when its document does not (yet) exist: the time

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { fold } from '../../../shared/src/decider.js';
-import { given } from '../../../shared/src/testing/given.js';
+import { fold } from '#shared/decider.js';
+import { given } from '#shared/testing/given.js';
 import { type InvoiceCommand, type InvoiceEvent, type InvoiceInput, invoiceDecider } from './invoice.decider.js';
 
 const now = new Date('2026-03-01T10:00:00.000Z');

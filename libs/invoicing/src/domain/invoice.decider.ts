@@ -3,9 +3,9 @@
  * invoice/decide/<command>.ts; credit notes are entities of their invoice's stream, so "a credit
  * never takes the balance below zero" is decided in one stream with its expected revision.
  */
-import { ownedBy } from '../../../shared/src/owner.js';
-import type { Decider } from '../../../shared/src/decider.js';
-import { notFound } from '../../../shared/src/errors.js';
+import { ownedBy } from '#shared/owner.js';
+import type { Decider } from '#shared/decider.js';
+import { notFound } from '#shared/errors.js';
 import type { InvoiceCommand } from './invoice/invoice.commands.js';
 import type { InvoiceEvent } from './invoice/invoice.events.js';
 import type { InvoiceState } from './invoice/invoice.state.js';

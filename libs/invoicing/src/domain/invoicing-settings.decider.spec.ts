@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { encodePosition } from '../../../event-store/src/positions.js';
+import { encodePosition } from '#event-store/positions.js';
 import { DEFAULT_INVOICING_SETTINGS, type InvoicingSettingsEvent, invoicingSettingsDecider, settingsInForceAt } from './invoicing-settings.decider.js';
 
 const now = new Date('2026-03-01T10:00:00.000Z');

@@ -1,7 +1,7 @@
-import type { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { DomainError, invalidParam } from '../../../shared/src/errors.js';
-import { Money } from '../../../shared/src/money.js';
-import { RETENTION_TYPES, type RetentionType, checkRetentionRate } from '../../../shared/src/retentions.js';
+import type { Decider, DomainEvent } from '#shared/decider.js';
+import { DomainError, invalidParam } from '#shared/errors.js';
+import { Money } from '#shared/money.js';
+import { RETENTION_TYPES, type RetentionType, checkRetentionRate } from '#shared/retentions.js';
 import type { RetentionRates } from './invoice-amounts.js';
 
 /**

@@ -1,12 +1,12 @@
 import { Controller, Get, Inject, Param, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../../../accounts/src/http/basic-auth.guard.js';
-import { READ_STORE } from '../../../platform/src/tokens.js';
-import type { ReadStore } from '../../../read-store/src/read-store.port.js';
-import { calendarDayOf } from '../../../shared/src/dates.js';
-import { PageError, PageErrorFilter } from '../../../web/src/page-errors.js';
-import type { CreditNoteDoc, InvoiceDoc } from '../../../../projections/invoices.projection.js';
+import { Public } from '#accounts/http/basic-auth.guard.js';
+import { READ_STORE } from '#platform/tokens.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import { calendarDayOf } from '#shared/dates.js';
+import { PageError, PageErrorFilter } from '#web/page-errors.js';
+import type { CreditNoteDoc, InvoiceDoc } from '#projections/invoices.projection.js';
 import { creditNoteXml, documentPdf, type FiscalDocument, type FiscalParty, invoiceXml } from '../provider/simulator-documents.js';
 
 type CustomerDoc = { name?: string | null; email?: string | null; document_type?: string | null; document_number?: string | null; billing_address?: FiscalParty['address'] };

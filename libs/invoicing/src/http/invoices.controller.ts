@@ -1,11 +1,11 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { WriteThenRead } from '../../../platform/src/write-then-read.js';
-import { Ctx } from '../../../http/src/request-context.js';
-import { ListQuery } from '../../../http/src/list.js';
-import { TestModeOnlyGuard } from '../../../test-clocks/src/http/test-mode-only.guard.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { WriteThenRead } from '#platform/write-then-read.js';
+import { Ctx } from '#http/request-context.js';
+import { ListQuery } from '#http/list.js';
+import { TestModeOnlyGuard } from '#test-clocks/http/test-mode-only.guard.js';
 import { CreateCreditNoteCommand } from '../application/create-credit-note.js';
 import { GetCreditNoteQuery } from '../application/get-credit-note.js';
 import { GetInvoiceQuery } from '../application/get-invoice.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { currency as currencyOf } from '../../../shared/src/money.js';
+import { currency as currencyOf } from '#shared/money.js';
 import { invoiceAmounts } from '../domain/invoice-amounts.js';
 import {
   type InvoicingProvider,

@@ -1,10 +1,10 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
-import { ACCOUNT_TIME_ZONE, calendarDayOf } from '../../../shared/src/dates.js';
-import { Money } from '../../../shared/src/money.js';
-import { CO_DEPARTMENTS, CO_DOCUMENT_TYPES } from '../../../country-parameters/src/data/co.parameters.js';
-import { departmentCode, municipalitiesNamed } from '../../../country-parameters/src/domain/co-parameters.js';
-import { formatDate, formatMoney } from '../../../web/src/format.js';
+import { ACCOUNT_TIME_ZONE, calendarDayOf } from '#shared/dates.js';
+import { Money } from '#shared/money.js';
+import { CO_DEPARTMENTS, CO_DOCUMENT_TYPES } from '#country-parameters/data/co.parameters.js';
+import { departmentCode, municipalitiesNamed } from '#country-parameters/domain/co-parameters.js';
+import { formatDate, formatMoney } from '#web/format.js';
 import type { InvoiceLine, RetentionLine, RetentionType } from '../domain/invoice-amounts.js';
 
 /**

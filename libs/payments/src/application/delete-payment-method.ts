@@ -1,8 +1,8 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
 import { paymentMethodDecider, paymentMethodStream } from '../domain/payment-method.decider.js';
 
 export class DeletePaymentMethodCommand {

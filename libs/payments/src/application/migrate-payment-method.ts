@@ -1,13 +1,13 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { AccountGateways } from '../../../accounts/src/application/account-gateways.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { newId } from '../../../shared/src/ids.js';
-import { invalidParam, notFound } from '../../../shared/src/errors.js';
-import type { MetaData } from '../../../shared/src/meta-data.js';
-import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
+import { ownedBy } from '#shared/owner.js';
+import { AccountGateways } from '#accounts/application/account-gateways.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { newId } from '#shared/ids.js';
+import { invalidParam, notFound } from '#shared/errors.js';
+import type { MetaData } from '#shared/meta-data.js';
+import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
 import { type CardDetails, paymentMethodDecider, paymentMethodStream } from '../domain/payment-method.decider.js';
 
 export interface MigratePaymentMethodBody {

@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { AccountGateways } from '../../../accounts/src/application/account-gateways.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
-import { newId } from '../../../shared/src/ids.js';
-import type { PaymentSource } from '../../../collections/src/domain/collection.decider.js';
+import { ownedBy } from '#shared/owner.js';
+import { AccountGateways } from '#accounts/application/account-gateways.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { DomainError, invalidParam, missingParam, notFound } from '#shared/errors.js';
+import { newId } from '#shared/ids.js';
+import type { PaymentSource } from '#collections/domain/collection.decider.js';
 import { gatewayOffers, isGatewayId, isTokenizable } from '../domain/gateways.js';
 import { NO_PAYMENT_METHOD, type Unattemptable, cardExpired } from '../domain/automatic-charge.js';
 import { paymentMethodDecider, paymentMethodStream } from '../domain/payment-method.decider.js';
-import { ReadModels } from '../../../platform/src/read-models.js';
-import type { PaymentMethodDoc } from '../../../../projections/payment-methods.projection.js';
+import { ReadModels } from '#platform/read-models.js';
+import type { PaymentMethodDoc } from '#projections/payment-methods.projection.js';
 import { PAYMENT_GATEWAY, type PaymentGateway, type PaymentInformation } from '../gateways/payment-gateway.port.js';
 
 /**

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
-import type { PaymentSource } from '../../../collections/src/domain/collection.decider.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
+import type { PaymentSource } from '#collections/domain/collection.decider.js';
 import { type CardDetails, paymentMethodDecider, paymentMethodStream } from '../domain/payment-method.decider.js';
 
 /**

@@ -1,9 +1,9 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { invalidParam } from '../../../shared/src/errors.js';
-import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { invalidParam } from '#shared/errors.js';
+import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
 import { type PaymentMethodChanges, paymentMethodDecider, paymentMethodStream } from '../domain/payment-method.decider.js';
 
 export class UpdatePaymentMethodCommand {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { fold } from '../../../shared/src/decider.js';
-import { given } from '../../../shared/src/testing/given.js';
+import { fold } from '#shared/decider.js';
+import { given } from '#shared/testing/given.js';
 import { type PaymentMethodCommand, type PaymentMethodCreated, type PaymentMethodEvent, paymentMethodDecider } from './payment-method.decider.js';
 
 const now = new Date('2026-01-31T10:00:00.000Z');

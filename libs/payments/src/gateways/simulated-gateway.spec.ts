@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { DomainError } from '../../../shared/src/errors.js';
+import { DomainError } from '#shared/errors.js';
 import type { ChargeRequest, PaymentInformation } from './payment-gateway.port.js';
 import { SimulatedGateway, TEST_CARDS } from './simulated-gateway.js';
 

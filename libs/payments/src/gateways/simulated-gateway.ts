@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { DomainError, invalidParam } from '../../../shared/src/errors.js';
-import { randomBase62 } from '../../../shared/src/ids.js';
+import { DomainError, invalidParam } from '#shared/errors.js';
+import { randomBase62 } from '#shared/ids.js';
 import { isTokenizable } from '../domain/gateways.js';
 import type { ChargeOutcome, ChargeRequest, PaymentGateway, PaymentInformation, RefundRequest, Tokenized } from './payment-gateway.port.js';
 

@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { WriteThenRead } from '../../../platform/src/write-then-read.js';
-import { Ctx } from '../../../http/src/request-context.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { WriteThenRead } from '#platform/write-then-read.js';
+import { Ctx } from '#http/request-context.js';
 import { DeletePaymentMethodCommand } from '../application/delete-payment-method.js';
 import { GetPaymentMethodQuery } from '../application/get-payment-method.js';
 import { MigratePaymentMethodCommand } from '../application/migrate-payment-method.js';

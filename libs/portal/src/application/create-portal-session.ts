@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { Config } from '../../../platform/src/config.js';
-import { CONFIG } from '../../../platform/src/tokens.js';
-import { notFound } from '../../../shared/src/errors.js';
-import { ownedBy } from '../../../shared/src/owner.js';
+import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { Config } from '#platform/config.js';
+import { CONFIG } from '#platform/tokens.js';
+import { notFound } from '#shared/errors.js';
+import { ownedBy } from '#shared/owner.js';
 import { portalSessionDecider, portalSessionStream } from '../domain/portal-session.decider.js';
 import { newPortalLink } from './portal-signing.js';
 

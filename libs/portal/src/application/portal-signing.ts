@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { signerFactory } from '@fastify/cookie';
-import type { EventStore } from '../../../event-store/src/event-store.port.js';
-import { StoredSigningKey } from '../../../web/src/stored-signing-key.js';
-import { EVENT_STORE } from '../../../platform/src/tokens.js';
-import { randomBase62 } from '../../../shared/src/ids.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { StoredSigningKey } from '#web/stored-signing-key.js';
+import { EVENT_STORE } from '#platform/tokens.js';
+import { randomBase62 } from '#shared/ids.js';
 
 /** Where the signing key lives when PAGES_SIGNING_SECRET is not set: one stream, written once, read by every process. */
 const KEY_STREAM = 'pagessigningkey-default';

@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { AccountGateways } from '../../../accounts/src/application/account-gateways.js';
-import { CollectionPayments } from '../../../collections/src/application/collection-payments.js';
-import { collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
-import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
-import { SavePaymentMethod } from '../../../payments/src/application/save-payment-method.js';
-import { gatewayOffers } from '../../../payments/src/domain/gateways.js';
-import type { CardInput } from '../../../payments/src/gateways/payment-gateway.port.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { DomainError, invalidParam } from '../../../shared/src/errors.js';
-import { UpdateSubscriptionCommand } from '../../../subscriptions/src/application/update-subscription.js';
-import { subscriptionDecider, subscriptionStream } from '../../../subscriptions/src/domain/subscription.decider.js';
+import { laterPosition } from '#event-store/positions.js';
+import { AccountGateways } from '#accounts/application/account-gateways.js';
+import { CollectionPayments } from '#collections/application/collection-payments.js';
+import { collectionDecider, collectionStream } from '#collections/domain/collection.decider.js';
+import { ResolvePaymentSource } from '#payments/application/resolve-payment-source.js';
+import { SavePaymentMethod } from '#payments/application/save-payment-method.js';
+import { gatewayOffers } from '#payments/domain/gateways.js';
+import type { CardInput } from '#payments/gateways/payment-gateway.port.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { DomainError, invalidParam } from '#shared/errors.js';
+import { UpdateSubscriptionCommand } from '#subscriptions/application/update-subscription.js';
+import { subscriptionDecider, subscriptionStream } from '#subscriptions/domain/subscription.decider.js';
 
 export interface ReplaceResult extends CommandResult {
   payment_method: string;

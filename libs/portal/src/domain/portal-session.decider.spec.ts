@@ -1,4 +1,4 @@
-import { given } from '../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { type PortalSessionEvent, portalSessionDecider } from './portal-session.decider.js';
 
 const owner = { accountId: 'acct_1', mode: 'test' as const };

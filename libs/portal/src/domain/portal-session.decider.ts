@@ -1,6 +1,6 @@
-import type { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { DomainError, invalidParam, notFound } from '../../../shared/src/errors.js';
-import { type Owner, ownedBy } from '../../../shared/src/owner.js';
+import type { Decider, DomainEvent } from '#shared/decider.js';
+import { DomainError, invalidParam, notFound } from '#shared/errors.js';
+import { type Owner, ownedBy } from '#shared/owner.js';
 
 /** How long a portal link can be opened after it is created (it opens once). */
 export const PORTAL_LINK_TTL_MS = 15 * 60 * 1000;

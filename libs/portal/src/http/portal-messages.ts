@@ -1,5 +1,5 @@
-import type { Catalog } from '../../../web/src/i18n.js';
-import { STATUS_MESSAGES } from '../../../web/src/status-messages.js';
+import type { Catalog } from '#web/i18n.js';
+import { STATUS_MESSAGES } from '#web/status-messages.js';
 
 /** The portal's words, Spanish (Colombia) first. The API's refusals are worded by their code (libs/web/src/api-error-messages.ts). */
 export const PORTAL_MESSAGES: Catalog = {

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { Ctx } from '../../../http/src/request-context.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { Ctx } from '#http/request-context.js';
 import { CreatePortalSession } from '../application/create-portal-session.js';
 import { CreatePortalSessionDto } from './dto/portal-session.dto.js';
 

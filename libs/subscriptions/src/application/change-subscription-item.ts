@@ -1,11 +1,11 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { notFound } from '../../../shared/src/errors.js';
-import type { SubscriptionItemDoc } from '../../../../projections/subscription-items.projection.js';
-import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { notFound } from '#shared/errors.js';
+import type { SubscriptionItemDoc } from '#projections/subscription-items.projection.js';
+import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
 import { subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { type ItemRequest, SubscriptionInputs } from './subscription-inputs.js';
 import { onSubscription } from './subscription-command.js';

@@ -1,9 +1,9 @@
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import type { ListPage } from '../../../http/src/list.js';
-import type { PublicEvent } from '../../../../projections/event-feed.js';
-import type { SubscriptionDoc } from '../../../../projections/subscriptions.projection.js';
-import { ListEventsQuery } from '../../../events/src/application/list-events.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import type { ListPage } from '#http/list.js';
+import type { PublicEvent } from '#projections/event-feed.js';
+import type { SubscriptionDoc } from '#projections/subscriptions.projection.js';
+import { ListEventsQuery } from '#events/application/list-events.js';
 
 export class GetSubscriptionHistoryQuery {
   constructor(

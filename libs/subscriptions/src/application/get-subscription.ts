@@ -1,12 +1,12 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { Inject } from '@nestjs/common';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import { EVENT_STORE } from '../../../platform/src/tokens.js';
-import type { EventStore } from '../../../event-store/src/event-store.port.js';
-import { invalidParam, notFound } from '../../../shared/src/errors.js';
-import type { FeedEntry } from '../../../../projections/event-feed.js';
-import { toPublic } from '../../../../projections/runtime/projection.js';
-import { type SubscriptionDoc, projectSubscription } from '../../../../projections/subscriptions.projection.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import { EVENT_STORE } from '#platform/tokens.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { invalidParam, notFound } from '#shared/errors.js';
+import type { FeedEntry } from '#projections/event-feed.js';
+import { toPublic } from '#projections/runtime/projection.js';
+import { type SubscriptionDoc, projectSubscription } from '#projections/subscriptions.projection.js';
 import { subscriptionStream } from '../domain/subscription.decider.js';
 
 export class GetSubscriptionQuery {

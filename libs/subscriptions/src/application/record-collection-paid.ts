@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { type CollectionPaidListener, type CollectionPaidNotice, PaymentFollowUps } from '../../../collections/src/application/payment-follow-ups.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { type CollectionPaidListener, type CollectionPaidNotice, PaymentFollowUps } from '#collections/application/payment-follow-ups.js';
 import { subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 
 /**

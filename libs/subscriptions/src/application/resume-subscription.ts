@@ -1,8 +1,8 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
 import { onSubscription } from './subscription-command.js';
 
 export class ResumeSubscriptionCommand {

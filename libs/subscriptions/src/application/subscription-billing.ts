@@ -1,20 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { Config } from '../../../platform/src/config.js';
-import { CONFIG } from '../../../platform/src/tokens.js';
-import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
-import { CollectionLines } from '../../../collections/src/application/collection-lines.js';
-import { CollectionPayments, type KnownAttempt } from '../../../collections/src/application/collection-payments.js';
-import { PaymentFollowUps } from '../../../collections/src/application/payment-follow-ups.js';
-import { collectionCheckoutUrl } from '../../../collections/src/application/create-collection.js';
-import { type CollectionPaid, type PaymentSource, collectionDecider, collectionStream } from '../../../collections/src/domain/collection.decider.js';
-import type { LineInput } from '../../../collections/src/domain/pricing.js';
-import { newId } from '../../../shared/src/ids.js';
-import { AccountRetryPolicy } from '../../../accounts/src/application/account-retry-policy.js';
-import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
-import { isTokenizable } from '../../../payments/src/domain/gateways.js';
+import { laterPosition } from '#event-store/positions.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { Config } from '#platform/config.js';
+import { CONFIG } from '#platform/tokens.js';
+import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
+import { CollectionLines } from '#collections/application/collection-lines.js';
+import { CollectionPayments, type KnownAttempt } from '#collections/application/collection-payments.js';
+import { PaymentFollowUps } from '#collections/application/payment-follow-ups.js';
+import { collectionCheckoutUrl } from '#collections/application/create-collection.js';
+import { type CollectionPaid, type PaymentSource, collectionDecider, collectionStream } from '#collections/domain/collection.decider.js';
+import type { LineInput } from '#collections/domain/pricing.js';
+import { newId } from '#shared/ids.js';
+import { AccountRetryPolicy } from '#accounts/application/account-retry-policy.js';
+import { ResolvePaymentSource } from '#payments/application/resolve-payment-source.js';
+import { isTokenizable } from '#payments/domain/gateways.js';
 import { type SubscriptionFields, discountsForNextCollection } from '../domain/subscription.decider.js';
 
 /** A collection decided by checkCollection (not written): its id and the command that creates it. */

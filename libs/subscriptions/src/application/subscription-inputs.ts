@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { notFound, invalidParam } from '../../../shared/src/errors.js';
-import { newId } from '../../../shared/src/ids.js';
-import { customerDecider, customerStream } from '../../../customers/src/domain/customer.decider.js';
-import { CollectionLines } from '../../../collections/src/application/collection-lines.js';
-import { ResolvePaymentSource } from '../../../payments/src/application/resolve-payment-source.js';
+import { ownedBy } from '#shared/owner.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { notFound, invalidParam } from '#shared/errors.js';
+import { newId } from '#shared/ids.js';
+import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
+import { CollectionLines } from '#collections/application/collection-lines.js';
+import { ResolvePaymentSource } from '#payments/application/resolve-payment-source.js';
 import { type ItemInput, type ItemNaming, ITEMS_LIST, type PaymentMethodFacts } from '../domain/subscription.decider.js';
 
 /** An item as a request sends it: a new one (`price`), or a change to an existing one (`id`). */

@@ -1,15 +1,15 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { newId } from '../../../shared/src/ids.js';
-import { notFound } from '../../../shared/src/errors.js';
-import { TestClockTime } from '../../../test-clocks/src/application/test-clock-time.js';
+import { ownedBy } from '#shared/owner.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { newId } from '#shared/ids.js';
+import { notFound } from '#shared/errors.js';
+import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
 import { type SubscriptionChanges, subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { type ItemRequest, SubscriptionInputs } from './subscription-inputs.js';
 import { onSubscription } from './subscription-command.js';
-import { CouponRedemptions } from '../../../coupons/src/application/coupon-redemptions.js';
+import { CouponRedemptions } from '#coupons/application/coupon-redemptions.js';
 
 export type UpdateSubscriptionBody = Omit<SubscriptionChanges, 'items'> & { items?: ItemRequest[] };
 

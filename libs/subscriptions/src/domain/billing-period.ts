@@ -1,4 +1,4 @@
-import type { BillingPeriod } from '../../../catalog/src/domain/price.decider.js';
+import type { BillingPeriod } from '#catalog/domain/price.decider.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
-import { priceSnapshot } from '../../../collections/src/domain/testing/price-snapshot.js';
-import { fold } from '../../../shared/src/decider.js';
-import { given } from '../../../shared/src/testing/given.js';
-import type { PriceSnapshot } from '../../../collections/src/domain/pricing.js';
+import { priceSnapshot } from '#collections/domain/testing/price-snapshot.js';
+import { fold } from '#shared/decider.js';
+import { given } from '#shared/testing/given.js';
+import type { PriceSnapshot } from '#collections/domain/pricing.js';
 import {
   FIRST_PAYMENT_WINDOW_HOURS,
   MESSAGES,

@@ -1,16 +1,16 @@
 import { addDays, addHours } from 'date-fns';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { DomainError, invalidParam, missingParam, notFound } from '../../../shared/src/errors.js';
-import { type MetaData, checkMetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
-import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString } from '../../../shared/src/money.js';
-import type { Owner } from '../../../shared/src/owner.js';
-import type { BillingPeriod } from '../../../catalog/src/domain/price.decider.js';
-import { type Discount, type PriceSnapshot, type ProductSnapshot, checkNtpAmount } from '../../../collections/src/domain/pricing.js';
-import { CHECKOUT_INVOICE_SETTINGS, checkDiscounts, normalizeDiscount, type InvoiceSettings, type InvoiceRetentions } from '../../../collections/src/domain/collection.decider.js';
-import { gatewayOffers, isGatewayId } from '../../../payments/src/domain/gateways.js';
+import { ownedBy } from '#shared/owner.js';
+import { Decider, DomainEvent } from '#shared/decider.js';
+import { DomainError, invalidParam, missingParam, notFound } from '#shared/errors.js';
+import { type MetaData, checkMetaData, mergeMetaData } from '#shared/meta-data.js';
+import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString } from '#shared/money.js';
+import type { Owner } from '#shared/owner.js';
+import type { BillingPeriod } from '#catalog/domain/price.decider.js';
+import { type Discount, type PriceSnapshot, type ProductSnapshot, checkNtpAmount } from '#collections/domain/pricing.js';
+import { CHECKOUT_INVOICE_SETTINGS, checkDiscounts, normalizeDiscount, type InvoiceSettings, type InvoiceRetentions } from '#collections/domain/collection.decider.js';
+import { gatewayOffers, isGatewayId } from '#payments/domain/gateways.js';
 import { cycleBoundary } from './billing-period.js';
-import { RETENTION_TYPES, checkRetentionRate } from '../../../shared/src/retentions.js';
+import { RETENTION_TYPES, checkRetentionRate } from '#shared/retentions.js';
 
 export const SUBSCRIPTION_STATUSES = [
   'incomplete',

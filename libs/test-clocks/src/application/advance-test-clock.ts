@@ -1,9 +1,9 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { laterPosition } from '../../../event-store/src/positions.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
-import { Scheduler } from '../../../scheduling/src/scheduler.js';
+import { laterPosition } from '#event-store/positions.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import { Scheduler } from '#scheduling/scheduler.js';
 import { parseFrozenTime, testClockDecider, testClockStream } from '../domain/test-clock.decider.js';
 import { ClockAdvances } from './clock-advances.js';
 

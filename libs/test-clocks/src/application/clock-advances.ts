@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { invalidState } from '../../../shared/src/errors.js';
+import { invalidState } from '#shared/errors.js';
 
 /**
  * The advances under way in this process. A second advance (or a delete) of a clock this process is

@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import type { TestClockDoc } from '../../../../projections/test-clocks.projection.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import type { TestClockDoc } from '#projections/test-clocks.projection.js';
 
 export class GetTestClockQuery {
   constructor(

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { invalidParam, notFound } from '../../../shared/src/errors.js';
+import { ownedBy } from '#shared/owner.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { invalidParam, notFound } from '#shared/errors.js';
 import { type TestClockState, testClockDecider, testClockStream } from '../domain/test-clock.decider.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../shared/src/testing/given.js';
-import { fold } from '../../../shared/src/decider.js';
+import { given } from '#shared/testing/given.js';
+import { fold } from '#shared/decider.js';
 import { type TestClockCommand, type TestClockEvent, testClockDecider } from './test-clock.decider.js';
 
 const now = new Date('2026-11-23T10:00:00.000Z');

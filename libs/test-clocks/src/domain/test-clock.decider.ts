@@ -1,7 +1,7 @@
-import { Decider, DomainEvent } from '../../../shared/src/decider.js';
-import { ownedBy } from '../../../shared/src/owner.js';
-import { DomainError, invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
-import type { Owner } from '../../../shared/src/owner.js';
+import { Decider, DomainEvent } from '#shared/decider.js';
+import { ownedBy } from '#shared/owner.js';
+import { DomainError, invalidParam, invalidState, missingParam, notFound } from '#shared/errors.js';
+import type { Owner } from '#shared/owner.js';
 
 export type TestClockStatus = 'ready' | 'advancing';
 

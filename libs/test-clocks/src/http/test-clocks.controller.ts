@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiBasicAuth, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { WriteThenRead } from '../../../platform/src/write-then-read.js';
-import { Ctx } from '../../../http/src/request-context.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { WriteThenRead } from '#platform/write-then-read.js';
+import { Ctx } from '#http/request-context.js';
 import { AdvanceTestClockCommand } from '../application/advance-test-clock.js';
 import { CreateTestClockCommand } from '../application/create-test-clock.js';
 import { DeleteTestClockCommand } from '../application/delete-test-clock.js';

@@ -1,5 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { AuthenticatedRequest } from '../../../http/src/request-context.js';
+import type { AuthenticatedRequest } from '#http/request-context.js';
 import { testClocksTestModeOnly } from '../domain/test-clock.decider.js';
 
 /** Every test clock endpoint: 403 `test_mode_only` for a live key, before the body is even read. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CollectionSpec, DocumentWrite, ReadStore, Scalar } from '../../../read-store/src/read-store.port.js';
-import { READ_STORE } from '../../../platform/src/tokens.js';
-import { randomBase62 } from '../../../shared/src/ids.js';
+import type { CollectionSpec, DocumentWrite, ReadStore, Scalar } from '#read-store/read-store.port.js';
+import { READ_STORE } from '#platform/tokens.js';
+import { randomBase62 } from '#shared/ids.js';
 import { type DeliveryEvent, type DeliveryState, deliveryDecider } from '../domain/delivery.decider.js';
 import type { WebhookResponse } from './webhook-sender.js';
 

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
-import type { ReadStore } from '../../../read-store/src/read-store.port.js';
-import type { WebhookConfig } from '../../../platform/src/config.js';
-import type { Clock } from '../../../shared/src/clock.js';
-import { type FeedEntry, feedHorizon, withinHorizon } from '../../../../projections/event-feed.js';
-import { toPublic } from '../../../../projections/runtime/projection.js';
-import type { WebhookEndpointDoc } from '../../../../projections/webhook-endpoints.projection.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import type { WebhookConfig } from '#platform/config.js';
+import type { Clock } from '#shared/clock.js';
+import { type FeedEntry, feedHorizon, withinHorizon } from '#projections/event-feed.js';
+import { toPublic } from '#projections/runtime/projection.js';
+import type { WebhookEndpointDoc } from '#projections/webhook-endpoints.projection.js';
 import { RETRY_SCHEDULE_MS, deliveryDecider } from '../domain/delivery.decider.js';
 import { eventEnabled, signingSecrets } from '../domain/webhook-endpoint.decider.js';
 import { applyDelivery, type DeliveryDoc, DeliveryLog, deliveryId } from './delivery-log.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { invalidParam } from '../../../shared/src/errors.js';
+import { invalidParam } from '#shared/errors.js';
 import { addressAllowed } from '../domain/url-policy.js';
 
 /** A new signing secret in the Standard Webhooks form: `whsec_` + base64 of 32 random bytes. */

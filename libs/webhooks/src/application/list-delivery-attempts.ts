@@ -1,8 +1,8 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { type Owner, ReadModels } from '../../../platform/src/read-models.js';
-import { type ListPage, listPage } from '../../../http/src/list.js';
-import { invalidParam, notFound } from '../../../shared/src/errors.js';
-import { toPublic } from '../../../../projections/runtime/projection.js';
+import { type Owner, ReadModels } from '#platform/read-models.js';
+import { type ListPage, listPage } from '#http/list.js';
+import { invalidParam, notFound } from '#shared/errors.js';
+import { toPublic } from '#projections/runtime/projection.js';
 import { type AttemptDoc, DeliveryLog } from './delivery-log.js';
 
 export class ListDeliveryAttemptsQuery {

@@ -1,10 +1,10 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { ReadModels } from '../../../platform/src/read-models.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { invalidParam, notFound } from '../../../shared/src/errors.js';
-import { SystemClock } from '../../../shared/src/clock.js';
-import type { FeedEntry } from '../../../../projections/event-feed.js';
-import type { WebhookEndpointDoc } from '../../../../projections/webhook-endpoints.projection.js';
+import { ReadModels } from '#platform/read-models.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { invalidParam, notFound } from '#shared/errors.js';
+import { SystemClock } from '#shared/clock.js';
+import type { FeedEntry } from '#projections/event-feed.js';
+import type { WebhookEndpointDoc } from '#projections/webhook-endpoints.projection.js';
 import { deliveryDecider } from '../domain/delivery.decider.js';
 import { applyDelivery, type DeliveryDoc, DeliveryLog, deliveryId } from './delivery-log.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';

@@ -1,9 +1,9 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateExecutor } from '../../../platform/src/aggregate-executor.js';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import type { CommandResult } from '../../../platform/src/write-then-read.js';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
+import type { CommandResult } from '#platform/write-then-read.js';
 import { webhookEndpointDecider, webhookEndpointStream } from '../domain/webhook-endpoint.decider.js';
-import { SystemClock } from '../../../shared/src/clock.js';
+import { SystemClock } from '#shared/clock.js';
 import { newSigningSecret } from './endpoint-secrets.js';
 
 export class RotateWebhookSecretCommand {

@@ -1,4 +1,4 @@
-import type { Decider, DomainEvent } from '../../../shared/src/decider.js';
+import type { Decider, DomainEvent } from '#shared/decider.js';
 
 /**
  * The retry schedule: the delay before each retry after a failed attempt (attempt 1 is sent as

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { invalidParam } from '../../../shared/src/errors.js';
+import { invalidParam } from '#shared/errors.js';
 
 /**
  * Where webhooks may be sent (server-side request forgery): live endpoints only to `https` URLs of

@@ -1,8 +1,8 @@
-import { type Decider, type DomainEvent } from '../../../shared/src/decider.js';
-import { DomainError, invalidParam, invalidState, missingParam, notFound } from '../../../shared/src/errors.js';
-import { checkMetaData, type MetaData, mergeMetaData } from '../../../shared/src/meta-data.js';
-import { type Owner, ownedBy } from '../../../shared/src/owner.js';
-import { isEventPattern, PUBLIC_EVENT_PREFIXES, PUBLIC_EVENT_TYPES } from '../../../events/src/public-event-types.js';
+import { type Decider, type DomainEvent } from '#shared/decider.js';
+import { DomainError, invalidParam, invalidState, missingParam, notFound } from '#shared/errors.js';
+import { checkMetaData, type MetaData, mergeMetaData } from '#shared/meta-data.js';
+import { type Owner, ownedBy } from '#shared/owner.js';
+import { isEventPattern, PUBLIC_EVENT_PREFIXES, PUBLIC_EVENT_TYPES } from '#events/public-event-types.js';
 import { checkEndpointUrl } from './url-policy.js';
 
 export type EndpointStatus = 'enabled' | 'disabled';

@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBasicAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { CommandContext } from '../../../platform/src/command-context.js';
-import { WriteThenRead } from '../../../platform/src/write-then-read.js';
-import { Ctx } from '../../../http/src/request-context.js';
-import { TestModeOnlyGuard } from '../../../test-clocks/src/http/test-mode-only.guard.js';
-import { GetEventQuery } from '../../../events/src/application/get-event.js';
+import type { CommandContext } from '#platform/command-context.js';
+import { WriteThenRead } from '#platform/write-then-read.js';
+import { Ctx } from '#http/request-context.js';
+import { TestModeOnlyGuard } from '#test-clocks/http/test-mode-only.guard.js';
+import { GetEventQuery } from '#events/application/get-event.js';
 import { CreateWebhookEndpointCommand } from '../application/create-webhook-endpoint.js';
 import { DeleteWebhookEndpointCommand } from '../application/delete-webhook-endpoint.js';
 import { GetWebhookEndpointQuery, ListWebhookEndpointsQuery } from '../application/get-and-list-webhook-endpoints.js';

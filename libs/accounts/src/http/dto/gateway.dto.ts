@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { ALL_GATEWAYS } from '../../../../payments/src/domain/gateways.js';
+import { ALL_GATEWAYS } from '#payments/domain/gateways.js';
 
 export class ConfigureGatewayDto {
   @ApiProperty({ enum: ALL_GATEWAYS, example: 'gateway_b', description: 'The gateway to configure in the mode of the key.' })

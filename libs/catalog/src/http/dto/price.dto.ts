@@ -16,8 +16,8 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { OptionalNotNull } from '../../../../http/src/validators.js';
-import { ListQuery } from '../../../../http/src/list.js';
+import { OptionalNotNull } from '#http/validators.js';
+import { ListQuery } from '#http/list.js';
 import {
   BILLING_PERIODS,
   type BillingPeriod,

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUrl, MaxLength, ValidateNested } from 'class-validator';
-import { OptionalNotNull } from '../../../../http/src/validators.js';
-import { ListQuery } from '../../../../http/src/list.js';
+import { OptionalNotNull } from '#http/validators.js';
+import { ListQuery } from '#http/list.js';
 
 export class ProductInvoiceSettingsDto {
   @ApiPropertyOptional({ type: String, nullable: true, description: 'Tax id at the invoicing provider.' })

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { ListQuery } from '../../../../http/src/list.js';
-import { OptionalNotNull } from '../../../../http/src/validators.js';
+import { ListQuery } from '#http/list.js';
+import { OptionalNotNull } from '#http/validators.js';
 
 const DECIMAL = /^\d{1,20}(\.\d{1,20})?$/;
 

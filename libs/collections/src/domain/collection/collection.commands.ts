@@ -1,9 +1,9 @@
 /** What can be asked of a collection. */
 import type { AppliedPayment, CollectionMethod, InvoiceRetentions, InvoiceSettings, PaymentSource, RetrySchedule } from './collection.state.js';
-import type { BillingAddress } from '../../../../customers/src/domain/customer.decider.js';
+import type { BillingAddress } from '#customers/domain/customer.decider.js';
 import type { Discount, LineInput } from '../pricing.js';
-import type { MetaData } from '../../../../shared/src/meta-data.js';
-import type { Owner } from '../../../../shared/src/owner.js';
+import type { MetaData } from '#shared/meta-data.js';
+import type { Owner } from '#shared/owner.js';
 
 /**
  * What the decider needs to know of a collection's invoice (the collection chain linked by

@@ -1,7 +1,7 @@
 /** What a collection records. */
 import type { CollectionFields, CollectionStatus, PartialPayment, PaymentSource } from './collection.state.js';
-import type { DomainEvent } from '../../../../shared/src/decider.js';
-import type { MetaData } from '../../../../shared/src/meta-data.js';
+import type { DomainEvent } from '#shared/decider.js';
+import type { MetaData } from '#shared/meta-data.js';
 
 export type Ref = { id: string; subscription: string | null; customer: string };
 export type ChargeRef = Ref & { collection: string; transaction: string; charge: string };

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { currency, formatAmount } from '../../../../shared/src/money.js';
+import { currency, formatAmount } from '#shared/money.js';
 import type { CollectionCreated } from './collection.events.js';
 import type { CollectionFields } from './collection.state.js';
 import { applyCollectionEvent } from './collection.evolve.js';

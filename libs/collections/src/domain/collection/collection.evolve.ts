@@ -1,7 +1,7 @@
 /** How each event changes a collection's state. */
 import type { ChargeStatus, CollectionFields, CollectionState, TransactionState } from './collection.state.js';
 import type { CollectionEvent } from './collection.events.js';
-import { currency as currencyOf, formatAmount } from '../../../../shared/src/money.js';
+import { currency as currencyOf, formatAmount } from '#shared/money.js';
 
 /** The fields after an event: shared by `evolve` and the collections projection. */
 export function applyCollectionEvent(fields: CollectionFields, event: CollectionEvent): CollectionFields {

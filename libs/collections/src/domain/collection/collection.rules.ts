@@ -2,9 +2,9 @@
 import { type CollectionFields, type CollectionState, DEFAULT_RETRY_SCHEDULE, dunningDate } from './collection.state.js';
 import type { CollectionPaid, CollectionPaymentFailed, Ref } from './collection.events.js';
 import type { CreateCollectionInput } from './collection.commands.js';
-import { type Currency, Money, decimalPlaces, formatAmount, isDecimalString } from '../../../../shared/src/money.js';
+import { type Currency, Money, decimalPlaces, formatAmount, isDecimalString } from '#shared/money.js';
 import { type Discount, type LineInput, priceLine, totals } from '../pricing.js';
-import { DomainError, invalidParam } from '../../../../shared/src/errors.js';
+import { DomainError, invalidParam } from '#shared/errors.js';
 import type { ExchangeRate } from '../../exchange-rates/exchange-rates.port.js';
 
 /** The 409 for an operation the collection's state does not allow; the message names the state. */

@@ -1,9 +1,9 @@
 /** A collection's state: its fields, its transactions and charges, and what is derived from them. */
-import type { BillingAddress } from '../../../../customers/src/domain/customer.decider.js';
+import type { BillingAddress } from '#customers/domain/customer.decider.js';
 import type { Discount, Item } from '../pricing.js';
 import type { ExchangeRate } from '../../exchange-rates/exchange-rates.port.js';
-import type { MetaData } from '../../../../shared/src/meta-data.js';
-import type { Owner } from '../../../../shared/src/owner.js';
+import type { MetaData } from '#shared/meta-data.js';
+import type { Owner } from '#shared/owner.js';
 
 export const COLLECTION_STATUSES = ['pending', 'processing', 'paid', 'past_due', 'uncollectible', 'voided', 'refunded'] as const;
 export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];

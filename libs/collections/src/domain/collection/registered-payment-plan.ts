@@ -1,8 +1,8 @@
 import type { CollectionStatus } from './collection.state.js';
-import { type Currency, Money, formatAmount } from '../../../../shared/src/money.js';
-import { DomainError } from '../../../../shared/src/errors.js';
+import { type Currency, Money, formatAmount } from '#shared/money.js';
+import { DomainError } from '#shared/errors.js';
 import { checkAmount } from './collection.rules.js';
-import { isPastDue } from '../../../../shared/src/dates.js';
+import { isPastDue } from '#shared/dates.js';
 
 /** An open collection of a customer as `register_invoices_payment` weighs it. */
 export interface OpenCollection {

@@ -1,6 +1,6 @@
 /** Fixtures of the collection decider specs (collection/decide/*.spec.ts): commands, outcomes and histories. */
 import { priceSnapshot } from './price-snapshot.js';
-import { fold } from '../../../../shared/src/decider.js';
+import { fold } from '#shared/decider.js';
 import type { ExchangeRate } from '../../exchange-rates/exchange-rates.port.js';
 import {
   type ChargeOutcome,

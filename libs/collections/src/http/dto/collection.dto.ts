@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { OptionalNotNull } from '../../../../http/src/validators.js';
-import { ListQuery } from '../../../../http/src/list.js';
-import { PaymentInformationDto } from '../../../../payments/src/http/dto/payment-information.dto.js';
+import { OptionalNotNull } from '#http/validators.js';
+import { ListQuery } from '#http/list.js';
+import { PaymentInformationDto } from '#payments/http/dto/payment-information.dto.js';
 import { COLLECTION_STATUSES } from '../../domain/collection.decider.js';
 
 const DECIMAL = /^\d{1,20}(\.\d{1,20})?$/;

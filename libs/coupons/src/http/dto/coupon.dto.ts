@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
-import { ListQuery } from '../../../../http/src/list.js';
+import { ListQuery } from '#http/list.js';
 
 /** An optional field that may be null (types only: its ranges are the decider's). */
 const OptionalString = (doc: ApiPropertyOptions = {}) => applyDecorators(ApiPropertyOptional({ type: String, nullable: true, ...doc } as ApiPropertyOptions), IsOptional(), IsString());

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsEmail, IsIn, IsISO31661Alpha2, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { OptionalNotNull } from '../../../../http/src/validators.js';
-import { ListQuery } from '../../../../http/src/list.js';
+import { OptionalNotNull } from '#http/validators.js';
+import { ListQuery } from '#http/list.js';
 import { DOCUMENT_TYPES, type DocumentType } from '../../domain/customer.decider.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);

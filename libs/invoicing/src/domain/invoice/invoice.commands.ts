@@ -1,5 +1,5 @@
-import type { Owner } from '../../../../shared/src/owner.js';
-import type { MetaData } from '../../../../shared/src/meta-data.js';
+import type { Owner } from '#shared/owner.js';
+import type { MetaData } from '#shared/meta-data.js';
 import type { InvoiceAmounts, InvoiceLineInput, RetentionRates } from '../invoice-amounts.js';
 import type { FiscalReference, InvoiceDocumentSettings } from './invoice.state.js';
 

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../../../shared/src/decider.js';
+import type { DomainEvent } from '#shared/decider.js';
 import type { InvoiceAmounts } from '../invoice-amounts.js';
 import type { CreditNoteFields, FiscalReference, InvoiceFields, InvoicePayment, InvoiceStatus } from './invoice.state.js';
 

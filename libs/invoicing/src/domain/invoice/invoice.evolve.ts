@@ -1,6 +1,6 @@
 import { type CreditNoteFields, type InvoiceFields, type InvoiceState, NO_INVOICE_SETTINGS } from './invoice.state.js';
 import type { InvoiceEvent } from './invoice.events.js';
-import { currency as currencyOf, formatAmount } from '../../../../shared/src/money.js';
+import { currency as currencyOf, formatAmount } from '#shared/money.js';
 
 /** An invoice's fields after an event: shared by `evolve` and the invoices projection. */
 export function applyInvoiceEvent(fields: InvoiceFields, event: InvoiceEvent): InvoiceFields {

@@ -1,5 +1,5 @@
-import { DomainError, invalidParam } from '../../../../shared/src/errors.js';
-import { type Currency, Money, decimalPlaces, formatAmount, isDecimalString } from '../../../../shared/src/money.js';
+import { DomainError, invalidParam } from '#shared/errors.js';
+import { type Currency, Money, decimalPlaces, formatAmount, isDecimalString } from '#shared/money.js';
 import type { InvoiceFields, InvoiceStatus } from './invoice.state.js';
 
 /** A positive amount with at most the currency's digits, or 400 naming `param`. */

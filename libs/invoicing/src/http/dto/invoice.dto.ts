@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { ListQuery } from '../../../../http/src/list.js';
-import { OptionalNotNull } from '../../../../http/src/validators.js';
+import { ListQuery } from '#http/list.js';
+import { OptionalNotNull } from '#http/validators.js';
 import { INVOICE_STATUSES } from '../../domain/invoice.decider.js';
 
 export class ListInvoicesParams extends ListQuery {

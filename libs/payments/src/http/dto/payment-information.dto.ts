@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsObject, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { OptionalNotNull } from '../../../../http/src/validators.js';
+import { OptionalNotNull } from '#http/validators.js';
 import { ALL_GATEWAYS } from '../../domain/gateways.js';
 
 /** A card's expiry: part of raw card data and of an imported card's details. */

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { OptionalNotNull } from '../../../../http/src/validators.js';
+import { OptionalNotNull } from '#http/validators.js';
 import { ALL_GATEWAYS } from '../../domain/gateways.js';
 import { CardExpiryDto } from './payment-information.dto.js';
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, Matches, MaxLength } from 'class-validator';
-import { OptionalNotNull } from '../../../../http/src/validators.js';
+import { OptionalNotNull } from '#http/validators.js';
 
 export class CreatePortalSessionDto {
   @ApiProperty({ example: 'cus_…', description: 'The customer the portal is opened for (of the key\'s account and mode).' })

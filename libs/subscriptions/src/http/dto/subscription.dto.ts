@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { OptionalNotNull } from '../../../../http/src/validators.js';
-import { ListQuery } from '../../../../http/src/list.js';
-import { PaymentInformationDto } from '../../../../payments/src/http/dto/payment-information.dto.js';
-import { CollectionRetentionsDto, DiscountDto, InvoiceSettingsDto } from '../../../../collections/src/http/dto/collection.dto.js';
+import { OptionalNotNull } from '#http/validators.js';
+import { ListQuery } from '#http/list.js';
+import { PaymentInformationDto } from '#payments/http/dto/payment-information.dto.js';
+import { CollectionRetentionsDto, DiscountDto, InvoiceSettingsDto } from '#collections/http/dto/collection.dto.js';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscription.decider.js';
 
 const DECIMAL = /^\d{1,20}(\.\d{1,20})?$/;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsISO8601, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { ListQuery } from '../../../../http/src/list.js';
+import { ListQuery } from '#http/list.js';
 
 export class CreateTestClockDto {
   @ApiProperty({ example: '2026-01-31T12:00:00.000Z', description: 'The time the clock starts at (ISO 8601); its objects live at this time until it is advanced.' })

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsInt, IsISO8601, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
-import { EVENT_PATTERNS } from '../../../../events/src/public-event-types.js';
-import { ListQuery } from '../../../../http/src/list.js';
-import { OptionalNotNull } from '../../../../http/src/validators.js';
+import { EVENT_PATTERNS } from '#events/public-event-types.js';
+import { ListQuery } from '#http/list.js';
+import { OptionalNotNull } from '#http/validators.js';
 
 export class CreateWebhookEndpointDto {
   @ApiProperty({

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { type CollectionCommand, collectionDecider } from '../../collection.decider.js';
 import { owner, id, ref, price, oneTime, product, line, setupLine, rate, amountOff, percentOff, address, create, collect, history, stateOf, fieldsOf, types, invoice } from '../../testing/collection-fixtures.js';
 

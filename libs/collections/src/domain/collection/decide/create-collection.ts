@@ -1,13 +1,13 @@
 import type { CollectionCreated, CollectionEvent } from '../collection.events.js';
 import type { CollectionState } from '../collection.state.js';
-import { dueDateAfterDays } from '../../../../../shared/src/dates.js';
-import { RETENTION_TYPES, checkRetentionRate } from '../../../../../shared/src/retentions.js';
+import { dueDateAfterDays } from '#shared/dates.js';
+import { RETENTION_TYPES, checkRetentionRate } from '#shared/retentions.js';
 import type { CommandOf } from '../collection.commands.js';
-import { Money, currency as currencyOf } from '../../../../../shared/src/money.js';
+import { Money, currency as currencyOf } from '#shared/money.js';
 import { checkDiscounts, newCollectionFields, normalizeDiscount, paidEvent, priceCollection } from '../collection.rules.js';
-import { checkMetaData } from '../../../../../shared/src/meta-data.js';
+import { checkMetaData } from '#shared/meta-data.js';
 import { evolveCollection } from '../collection.evolve.js';
-import { invalidParam, invalidState, missingParam } from '../../../../../shared/src/errors.js';
+import { invalidParam, invalidState, missingParam } from '#shared/errors.js';
 
 /** A collection from priced items: charge (attempted by the caller) or collect (sent, due until the end of the day days_until_due days after today, in the account's zone); a zero total is paid at once. */
 export function decideCreateCollection(command: CommandOf<'CreateCollection'>, state: CollectionState): CollectionEvent[] {

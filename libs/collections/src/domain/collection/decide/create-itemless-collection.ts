@@ -2,10 +2,10 @@ import type { CollectionCreated, CollectionEvent } from '../collection.events.js
 import { type CollectionMoney, newCollectionFields, paidEvent } from '../collection.rules.js';
 import { type CollectionState, firstDunningDate } from '../collection.state.js';
 import type { CommandOf } from '../collection.commands.js';
-import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString } from '../../../../../shared/src/money.js';
-import { checkMetaData } from '../../../../../shared/src/meta-data.js';
+import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString } from '#shared/money.js';
+import { checkMetaData } from '#shared/meta-data.js';
 import { evolveCollection } from '../collection.evolve.js';
-import { invalidParam, invalidState, missingParam } from '../../../../../shared/src/errors.js';
+import { invalidParam, invalidState, missingParam } from '#shared/errors.js';
 
 /**
  * A collection without items, its total set directly: the balance of a partial payment (`collect`,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { collectionDecider } from '../../collection.decider.js';
 import { iso, ref, collect, start, outcome, pse, awaiting, voidIt, history, fieldsOf, types, applyPayment, credit, reverseCredit, updateItems, line } from '../../testing/collection-fixtures.js';
 

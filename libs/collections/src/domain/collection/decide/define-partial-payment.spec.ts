@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { collectionDecider } from '../../collection.decider.js';
 import type { CommandOf } from '../collection.commands.js';
 import { now, at, iso, owner, id, ref, line, create, collect, pse, start, outcome, payOutOfBand, voidIt, markUncollectible, updateItems, updateDiscounts, awaiting, history, fieldsOf, types, partial, itemless, applyPayment } from '../../testing/collection-fixtures.js';

@@ -1,9 +1,9 @@
 import type { CollectionEvent } from '../collection.events.js';
 import { type CollectionState, type PartialPayment, inFlight } from '../collection.state.js';
-import { dueDateAfterDays } from '../../../../../shared/src/dates.js';
+import { dueDateAfterDays } from '#shared/dates.js';
 import type { CommandOf } from '../collection.commands.js';
-import { DomainError, invalidParam, invalidState, missingParam } from '../../../../../shared/src/errors.js';
-import { Money, currency as currencyOf, formatAmount } from '../../../../../shared/src/money.js';
+import { DomainError, invalidParam, invalidState, missingParam } from '#shared/errors.js';
+import { Money, currency as currencyOf, formatAmount } from '#shared/money.js';
 import { checkAmount, ref, refusedInState } from '../collection.rules.js';
 
 /**

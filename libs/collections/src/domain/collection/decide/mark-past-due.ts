@@ -2,7 +2,7 @@ import type { CollectionEvent } from '../collection.events.js';
 import { type CollectionState, dunningDate, inFlight } from '../collection.state.js';
 import type { CommandOf } from '../collection.commands.js';
 import { ref } from '../collection.rules.js';
-import { isPastDue } from '../../../../../shared/src/dates.js';
+import { isPastDue } from '#shared/dates.js';
 
 /** The due date passed unpaid: past due, the first dunning date set. */
 export function decideMarkPastDue(command: CommandOf<'MarkPastDue'>, state: CollectionState): CollectionEvent[] {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { type CollectionEvent, collectionDecider } from '../../collection.decider.js';
 import { iso, ref, create, card, pse, start, outcome, voidIt, markUncollectible, succeeded, awaiting, history, fieldsOf, paidCollection } from '../../testing/collection-fixtures.js';
 

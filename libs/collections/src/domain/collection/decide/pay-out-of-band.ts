@@ -1,7 +1,7 @@
 import type { CollectionEvent } from '../collection.events.js';
 import { type CollectionState, PAYABLE, inFlight } from '../collection.state.js';
 import type { CommandOf } from '../collection.commands.js';
-import { invalidParam } from '../../../../../shared/src/errors.js';
+import { invalidParam } from '#shared/errors.js';
 import { paidEvent, refusedInState } from '../collection.rules.js';
 
 /** Paid outside the gateways, with an optional http(s) proof. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { type PaymentSource, collectionDecider, transactionInFlight } from '../../collection.decider.js';
 import { iso, id, ref, create, card, pse, start, outcome, succeeded, declined, flaky, awaiting, history, stateOf, fieldsOf, types, paidCollection } from '../../testing/collection-fixtures.js';
 

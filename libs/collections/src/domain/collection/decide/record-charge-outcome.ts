@@ -1,7 +1,7 @@
 import type { ChargeFailed, CollectionEvent } from '../collection.events.js';
 import { type CollectionState, MAX_CHARGES_PER_TRANSACTION } from '../collection.state.js';
 import type { CommandOf } from '../collection.commands.js';
-import { notFound } from '../../../../../shared/src/errors.js';
+import { notFound } from '#shared/errors.js';
 import { paidEvent, paymentFailed, ref } from '../collection.rules.js';
 
 /** A charge's outcome from the gateway: paid, pending (awaits the customer) or failed (retryable or not); recorded once. */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { priceSnapshot } from '../../testing/price-snapshot.js';
-import { fold } from '../../../../../shared/src/decider.js';
-import { given } from '../../../../../shared/src/testing/given.js';
+import { fold } from '#shared/decider.js';
+import { given } from '#shared/testing/given.js';
 import { type CollectionCommand, type CollectionEvent, type CreateCollectionInput, type PaymentSource, collectionDecider } from '../../collection.decider.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { CollectionEvent } from '../collection.events.js';
 import type { CollectionState } from '../collection.state.js';
 import type { CommandOf } from '../collection.commands.js';
-import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString } from '../../../../../shared/src/money.js';
-import { invalidParam } from '../../../../../shared/src/errors.js';
+import { Money, currency as currencyOf, decimalPlaces, formatAmount, isDecimalString } from '#shared/money.js';
+import { invalidParam } from '#shared/errors.js';
 import { ref, refusedInState } from '../collection.rules.js';
 
 /** All or part of what is left to refund of a paid collection. */

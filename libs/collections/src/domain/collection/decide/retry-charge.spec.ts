@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { MAX_CHARGES_PER_TRANSACTION, collectionDecider, transactionInFlight } from '../../collection.decider.js';
 import { at, iso, id, ref, create, card, start, outcome, retry, succeeded, declined, flaky, history, stateOf, fieldsOf, types, paidCollection } from '../../testing/collection-fixtures.js';
 

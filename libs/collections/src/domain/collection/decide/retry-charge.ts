@@ -1,7 +1,7 @@
 import type { CollectionEvent } from '../collection.events.js';
 import { type CollectionState, MAX_CHARGES_PER_TRANSACTION } from '../collection.state.js';
 import type { CommandOf } from '../collection.commands.js';
-import { invalidState } from '../../../../../shared/src/errors.js';
+import { invalidState } from '#shared/errors.js';
 import { ref } from '../collection.rules.js';
 
 /** A retryable failed charge is tried once more within its transaction. */

@@ -1,8 +1,8 @@
 import type { CollectionEvent } from '../collection.events.js';
 import { type CollectionState, PAYABLE, inFlight } from '../collection.state.js';
 import type { CommandOf } from '../collection.commands.js';
-import { DomainError } from '../../../../../shared/src/errors.js';
-import { Money, currency as currencyOf, formatAmount } from '../../../../../shared/src/money.js';
+import { DomainError } from '#shared/errors.js';
+import { Money, currency as currencyOf, formatAmount } from '#shared/money.js';
 import { ref } from '../collection.rules.js';
 
 /**

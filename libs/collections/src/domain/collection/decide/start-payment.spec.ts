@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { type CollectionCommand, collectionDecider } from '../../collection.decider.js';
 import { percentOff, create, card, pse, start, outcome, retry, payOutOfBand, refund, updateDiscounts, succeeded, declined, flaky, awaiting, history, fieldsOf, types, paidCollection } from '../../testing/collection-fixtures.js';
 

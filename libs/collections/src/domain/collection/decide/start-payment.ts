@@ -1,8 +1,8 @@
 import type { CollectionEvent } from '../collection.events.js';
 import { type CollectionState, PAYABLE, awaitingCustomer, inFlight } from '../collection.state.js';
 import type { CommandOf } from '../collection.commands.js';
-import { DomainError } from '../../../../../shared/src/errors.js';
-import { Money } from '../../../../../shared/src/money.js';
+import { DomainError } from '#shared/errors.js';
+import { Money } from '#shared/money.js';
 import { ref, refusedInState } from '../collection.rules.js';
 
 /** What every payment attempt needs: a payable collection with something to pay, nothing in flight, the attempt count expected. */

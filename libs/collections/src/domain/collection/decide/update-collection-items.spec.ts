@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { collectionDecider } from '../../collection.decider.js';
 import { id, ref, price, oneTime, product, setupProduct, line, setupLine, rate, percentOff, create, pse, start, outcome, markUncollectible, updateItems, updateDiscounts, deleteDiscount, awaiting, history, fieldsOf, paidCollection } from '../../testing/collection-fixtures.js';
 

@@ -3,8 +3,8 @@ import { type CollectionState, inFlight } from '../collection.state.js';
 import type { CommandOf } from '../collection.commands.js';
 import { type LineInput, totals } from '../../pricing.js';
 import { checkDiscounts, normalizeDiscount, priceCollection, ref, refusedInState, totalSetDirectly } from '../collection.rules.js';
-import { currency as currencyOf } from '../../../../../shared/src/money.js';
-import { invalidParam, invalidState, notFound } from '../../../../../shared/src/errors.js';
+import { currency as currencyOf } from '#shared/money.js';
+import { invalidParam, invalidState, notFound } from '#shared/errors.js';
 
 /**
  * New items, new discounts or a discount deleted: allowed while pending or past due with no attempt

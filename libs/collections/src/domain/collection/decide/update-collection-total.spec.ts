@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { type CollectionEvent, type InvoiceFigures, collectionDecider } from '../../collection.decider.js';
 import { iso, ref, collect, start, payOutOfBand, voidIt, markUncollectible, history, fieldsOf, types, itemless, invoice, updateTotal } from '../../testing/collection-fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { given } from '../../../../../shared/src/testing/given.js';
+import { given } from '#shared/testing/given.js';
 import { type CollectionEvent, collectionDecider } from '../../collection.decider.js';
 import { iso, ref, create, pse, start, outcome, voidIt, markUncollectible, refund, succeeded, awaiting, history, fieldsOf, types, paidCollection } from '../../testing/collection-fixtures.js';
 

@@ -1,9 +1,9 @@
 import type { InvoiceEvent } from '../invoice.events.js';
 import type { InvoiceState } from '../invoice.state.js';
 import type { InvoiceCommandOf } from '../invoice.commands.js';
-import { invalidParam, invalidState, missingParam } from '../../../../../shared/src/errors.js';
-import { Money, currency as currencyOf, formatAmount, isDecimalString } from '../../../../../shared/src/money.js';
-import { checkMetaData } from '../../../../../shared/src/meta-data.js';
+import { invalidParam, invalidState, missingParam } from '#shared/errors.js';
+import { Money, currency as currencyOf, formatAmount, isDecimalString } from '#shared/money.js';
+import { checkMetaData } from '#shared/meta-data.js';
 import { invoiceAmounts } from '../../invoice-amounts.js';
 import { checkAmount } from '../invoice.rules.js';
 import { type InvoiceFields, invoiceDocumentSettings } from '../invoice.state.js';

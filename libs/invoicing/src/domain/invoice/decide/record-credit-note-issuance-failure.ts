@@ -1,7 +1,7 @@
 import type { InvoiceEvent } from '../invoice.events.js';
 import type { InvoiceState } from '../invoice.state.js';
 import type { InvoiceCommandOf } from '../invoice.commands.js';
-import { notFound } from '../../../../../shared/src/errors.js';
+import { notFound } from '#shared/errors.js';
 import { nextAttemptAt } from '../invoice.state.js';
 
 /** The provider failed to issue the credit note: counted, retried on the invoice's deadline. */

@@ -1,7 +1,7 @@
 import type { InvoiceEvent } from '../invoice.events.js';
 import type { InvoiceState } from '../invoice.state.js';
 import type { InvoiceCommandOf } from '../invoice.commands.js';
-import { notFound } from '../../../../../shared/src/errors.js';
+import { notFound } from '#shared/errors.js';
 
 /** The provider issued the credit note; recorded once. */
 export function decideRecordCreditNoteIssued(command: InvoiceCommandOf<'RecordCreditNoteIssued'>, state: InvoiceState): InvoiceEvent[] {

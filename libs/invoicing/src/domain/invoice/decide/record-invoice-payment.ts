@@ -1,8 +1,8 @@
 import type { InvoiceEvent } from '../invoice.events.js';
 import type { InvoiceState } from '../invoice.state.js';
 import type { InvoiceCommandOf } from '../invoice.commands.js';
-import { DomainError } from '../../../../../shared/src/errors.js';
-import { currency as currencyOf, formatAmount } from '../../../../../shared/src/money.js';
+import { DomainError } from '#shared/errors.js';
+import { currency as currencyOf, formatAmount } from '#shared/money.js';
 import { balanceAfter, checkAmount, refusedInState } from '../invoice.rules.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { InvoiceEvent } from '../invoice.events.js';
 import type { InvoiceState } from '../invoice.state.js';
 import type { InvoiceCommandOf } from '../invoice.commands.js';
-import { DomainError, notFound } from '../../../../../shared/src/errors.js';
-import { currency as currencyOf } from '../../../../../shared/src/money.js';
+import { DomainError, notFound } from '#shared/errors.js';
+import { currency as currencyOf } from '#shared/money.js';
 import { balanceAfter } from '../invoice.rules.js';
 
 /**

@@ -2,7 +2,7 @@ import type { InvoiceEvent } from '../invoice.events.js';
 import type { InvoiceState } from '../invoice.state.js';
 import type { InvoiceCommandOf } from '../invoice.commands.js';
 import { refusedInState } from '../invoice.rules.js';
-import { Money } from '../../../../../shared/src/money.js';
+import { Money } from '#shared/money.js';
 
 /** Void: only while nothing is paid (a paid or partly paid invoice is corrected with a credit note). Voiding a void invoice records nothing. */
 export function decideVoidInvoice(command: InvoiceCommandOf<'VoidInvoice'>, state: InvoiceState): InvoiceEvent[] {
