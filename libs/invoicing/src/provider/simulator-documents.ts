@@ -2,6 +2,7 @@ import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import { ACCOUNT_TIME_ZONE, calendarDayOf } from '#shared/dates.js';
 import { Money } from '#shared/money.js';
+import { RETENTION_UNITS, unitDivisor } from '#shared/retentions.js';
 import { CO_DEPARTMENTS, CO_DOCUMENT_TYPES } from '#country-parameters/data/co.parameters.js';
 import { departmentCode, municipalitiesNamed } from '#country-parameters/domain/co-parameters.js';
 import { formatDate, formatMoney } from '#web/format.js';
@@ -71,12 +72,12 @@ const WITHHOLDING: Record<RetentionType, { code: string; name: string; label: st
 };
 
 /**
- * The unit each withholding's rate is quoted in, as the rest of the service quotes it (ReteICA per
+ * Each withholding's rate in the unit the rest of the service quotes it (RETENTION_UNITS: ReteICA per
  * thousand, ReteIVA and ReteFuente percent): shown so on the PDF, and as a percent in UBL's `Percent`.
  */
-const PER_MILLE: Record<RetentionType, boolean> = { reteiva: false, reteica: true, retefte: false };
-const withholdingPercent = (r: RetentionLine) => (PER_MILLE[r.type] ? new Money(r.rate).div(10) : new Money(r.rate)).toFixed();
-const withholdingRate = (r: RetentionLine) => (PER_MILLE[r.type] ? `${new Money(r.rate).toFixed().replace('.', ',')} ‰` : percent(r.rate));
+const perMille = (r: RetentionLine) => RETENTION_UNITS[r.type] === 'per_mille';
+const withholdingPercent = (r: RetentionLine) => new Money(r.rate).times(100).div(unitDivisor(RETENTION_UNITS[r.type])).toFixed();
+const withholdingRate = (r: RetentionLine) => (perMille(r) ? `${new Money(r.rate).toFixed().replace('.', ',')} ‰` : percent(r.rate));
 
 /** Where DIAN shows a document from its key (production; `-hab` for the habilitación/test environment). */
 export const dianDocumentUrl = (key: string, test: boolean) => `https://catalogo-vpfe${test ? '-hab' : ''}.dian.gov.co/document/searchqr?documentkey=${key}`;
