@@ -85,30 +85,8 @@ export class CouponRedemptions {
    * Counts one redemption of each coupon for `redemption` (idempotent per redemption). All or
    * nothing: if one is refused (used up meanwhile), those already counted are given back.
    */
-  async redeem(ctx: CommandContext, discounts: Array<Pick<ResolvedDiscount, 'coupon'>>, redemption: string, currency: string, param = 'discounts'): Promise<string | null> {
-    const done: string[] = [];
-    let position: string | null = null;
-    try {
-      for (const [i, d] of discounts.entries()) {
-        if (!d.coupon) continue;
-        const couponId = d.coupon;
-        const r = await this.executor.execute(
-          couponDecider,
-          couponStream(couponId),
-          (now) => ({ type: 'RedeemCoupon' as const, owner: ctx, couponId, redemption, currency, now }),
-          ctx,
-        ).catch((error) => {
-          if (error instanceof DomainError && error.param === 'code') throw new DomainError(error.code, error.message, `${param}[${i}][code]`, error.status);
-          throw error;
-        });
-        done.push(couponId);
-        position = laterPosition(position, r.position);
-      }
-      return position;
-    } catch (error) {
-      await this.release(ctx, done, redemption);
-      throw error;
-    }
+  redeem(ctx: CommandContext, discounts: Array<Pick<ResolvedDiscount, 'coupon'>>, redemption: string, currency: string, param = 'discounts'): Promise<string | null> {
+    return this.eachCoupon(ctx, discounts, param, 'RedeemCoupon', redemption, currency, (done) => this.release(ctx, done, redemption));
   }
 
   /**
@@ -116,7 +94,20 @@ export class CouponRedemptions {
    * paying; idempotent per redemption), checked and counted against `max_redemptions` like a
    * redemption. All or nothing: if one is refused (used up meanwhile), those reserved are given back.
    */
-  async reserve(ctx: CommandContext, discounts: Array<Pick<ResolvedDiscount, 'coupon'>>, redemption: string, currency: string, param = 'discounts'): Promise<string | null> {
+  reserve(ctx: CommandContext, discounts: Array<Pick<ResolvedDiscount, 'coupon'>>, redemption: string, currency: string, param = 'discounts'): Promise<string | null> {
+    return this.eachCoupon(ctx, discounts, param, 'ReserveCouponRedemption', redemption, currency, (done) => this.releaseReservations(ctx, done, redemption));
+  }
+
+  /** Runs `type` on each discount's coupon in turn; a refusal undoes (`undo`) those done and is rethrown naming `discounts[i][code]`. */
+  private async eachCoupon(
+    ctx: CommandContext,
+    discounts: Array<Pick<ResolvedDiscount, 'coupon'>>,
+    param: string,
+    type: 'RedeemCoupon' | 'ReserveCouponRedemption',
+    redemption: string,
+    currency: string,
+    undo: (done: string[]) => Promise<unknown>,
+  ): Promise<string | null> {
     const done: string[] = [];
     let position: string | null = null;
     try {
@@ -124,7 +115,7 @@ export class CouponRedemptions {
         if (!d.coupon) continue;
         const couponId = d.coupon;
         const r = await this.executor
-          .execute(couponDecider, couponStream(couponId), (now) => ({ type: 'ReserveCouponRedemption' as const, owner: ctx, couponId, redemption, currency, now }), ctx)
+          .execute(couponDecider, couponStream(couponId), (now) => ({ type, owner: ctx, couponId, redemption, currency, now }), ctx)
           .catch((error) => {
             if (error instanceof DomainError && error.param === 'code') throw new DomainError(error.code, error.message, `${param}[${i}][code]`, error.status);
             throw error;
@@ -134,7 +125,7 @@ export class CouponRedemptions {
       }
       return position;
     } catch (error) {
-      await this.releaseReservations(ctx, done, redemption);
+      await undo(done);
       throw error;
     }
   }
