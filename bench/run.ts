@@ -17,7 +17,8 @@
  * with PASS/FAIL where it is measured and summed up at the end (reported, not asserted); a failed
  * correctness check makes the run exit 1. A section whose check fails is recorded and the others run.
  * PROJECTIONS_THREAD=inline runs the service's and the billing run's projection pipeline on the event
- * loop instead of in a thread of its own (the default, `worker`; the comparison in docs/decisions.md).
+ * loop instead of in a thread of its own (the default, `worker`; the comparison in bench/HISTORY.md, the rule in
+ * docs/decisions/0010-pipeline-thread.md).
  *
  * Run with BENCH_BILLING_CHILD set, this file is one of the billing run's child processes
  * (bench/sections/billing-children.ts), started by the billing section.

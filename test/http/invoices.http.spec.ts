@@ -122,7 +122,7 @@ test('a credit note brings the balance to zero (paid); never below zero; a paid 
   expect((await api().get(`/v1/invoices/${invoice.id}`)).body).toMatchObject({ status: 'paid', amount_credited: '119000.00', amount_due: '0.00', overdue: false });
   expect((await api().get(`/v1/invoices/${invoice.id}/credit_notes`)).body.data).toHaveLength(2);
   expect((await api().get(`/v1/credit_notes/${rest.body.id}`)).body).toMatchObject({ amount: '119000.00', reason: 'Anulación del saldo' });
-  // The credit settled the collection: its void is refused (decisions.md).
+  // The credit settled the collection: its void is refused (docs/decisions/0040-credit-notes.md).
   expect((await api().post(`/v1/credit_notes/${rest.body.id}/void`, {})).status).toBe(409);
   expect(sub.id).toMatch(/^sub_/);
   expect(await feed(`object_id=${invoice.id}`)).toEqual(['invoice.created', 'invoice.issued', 'invoice.credited', 'invoice.credit_reversed', 'invoice.credited', 'invoice.paid']);

@@ -9,7 +9,7 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
  * The service in a child process (ROLE=all, embedded stores) is killed with SIGKILL in the middle
  * of a delivery burst and started again on the same data: the receiver ends with every event at
  * least once, and with at most WEBHOOK_CONCURRENCY duplicates (the attempts in flight when the
- * process died, whose answers were never recorded) — the bound docs/decisions.md states.
+ * process died, whose answers were never recorded) — the bound docs/decisions/0051-webhooks.md states.
  */
 const CONCURRENCY = 10;
 const EVENTS = 150;

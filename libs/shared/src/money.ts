@@ -14,7 +14,7 @@ export interface Currency {
 /**
  * ISO 4217 codes that are not money a customer can be charged in: no currency (XXX), testing (XTS),
  * precious metals (XAU, XAG, XPT, XPD), bond-market and other units of account (XBA–XBD, XDR, XSU,
- * XUA), and the fund codes (BOV, CHE, CHW, CLF, COU, MXV, USN, UYI, UYW). See docs/decisions.md.
+ * XUA), and the fund codes (BOV, CHE, CHW, CLF, COU, MXV, USN, UYI, UYW). See docs/decisions/0016-input-refused.md.
  */
 export const NON_MONEY_CURRENCIES: ReadonlySet<string> = new Set([
   'XXX', 'XTS', 'XAU', 'XAG', 'XPT', 'XPD', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XSU', 'XUA',

@@ -58,7 +58,7 @@ export interface RetryPolicy {
 /** A retry policy that cannot be changed through its type (the default is also frozen). */
 export type ReadonlyRetryPolicy = { readonly retry_days: readonly number[]; readonly final_days: number };
 
-/** The policy of an account that never set one (documented in docs/decisions.md, "Dunning policy"). */
+/** The policy of an account that never set one (documented in docs/decisions/0031-dunning-policy.md). */
 export const DEFAULT_RETRY_POLICY: ReadonlyRetryPolicy = Object.freeze({ retry_days: Object.freeze([1, 3, 5]), final_days: 7 });
 
 export const RETRY_POLICY_LIMITS = { maxRetries: 10, maxRetryDay: 60, maxFinalDays: 90 } as const;

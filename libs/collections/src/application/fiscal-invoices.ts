@@ -24,7 +24,7 @@ export interface FiscalInvoiceReader {
  * registers its reader here, and `register_invoices_payment`, `update/total` and `partial_payment`
  * weigh a collection against its fiscal invoice's real balance when it has one. With invoicing
  * disabled (no reader, or a collection without a fiscal invoice), the collection stands in for its
- * invoice as before (decisions.md, "Documented-in-full collection endpoints").
+ * invoice as before (docs/decisions/0027-documented-collection-endpoints.md).
  */
 @Injectable()
 export class FiscalInvoices {

@@ -15,7 +15,7 @@ const MAX_ROUNDS = 3;
 type Chain = Array<{ id: string; f: CollectionFields }>;
 
 /**
- * The collection side of credit notes (decisions.md, "Credit notes and the invoice's collection"): a
+ * The collection side of credit notes (docs/decisions/0040-credit-notes.md): a
  * credit note is first taken off what the invoice's open collections ask (`CreditCollection`, decided
  * against each collection's stream with the total this step saw), then recorded on the invoice. Payments
  * (register_invoices_payment, invoice pay, a charge) also change the collection first and the invoice

@@ -40,7 +40,7 @@ export interface InvoiceAmounts {
   /** Σ line amounts: what the customer is invoiced (taxes included). */
   total: string;
   retentions: RetentionLine[];
-  /** What the customer withholds (informative: see decisions.md, Invoices). */
+  /** What the customer withholds (informative: see docs/decisions/0038-withholdings.md). */
   retention_total: string;
 }
 

@@ -30,7 +30,7 @@ export interface InvoiceRetentions {
   reteiva?: string | null;
 }
 
-/** Every field of a collection as the spec's table lists it, plus ours (documented in decisions.md). */
+/** Every field of a collection as the spec's table lists it, plus ours (documented in docs/decisions/0024-collections.md). */
 export interface CollectionFields {
   /** null: a collection without items (a partial payment's balance, a registered payment's receipt); its total is set directly. */
   items: Item[] | null;

@@ -3,7 +3,7 @@ import type { MetaData } from '#shared/meta-data.js';
 import type { InvoiceAmounts, RetentionRates } from '../invoice-amounts.js';
 
 /**
- * An invoice's status follows its money (documented in decisions.md, Invoices): `open` nothing paid
+ * An invoice's status follows its money (documented in docs/decisions/0036-invoices.md): `open` nothing paid
  * yet (credit notes may have lowered what is due), `partially_paid` some money paid and some still
  * due, `paid` nothing left to pay (paid and/or credited), `void` voided (nothing due). Its fiscal
  * issuance is tracked apart, in `issuance`.
