@@ -1,11 +1,6 @@
 import { AccountCreated } from '#accounts/domain/account.decider.js';
-import type { Doc, Projection } from './runtime/projection.js';
-
-export interface ApiKeyDoc extends Doc {
-  account_id: string;
-  mode: 'test' | 'live';
-  secret_hash: string;
-}
+import type { Projection } from '#projection-runtime/projection.js';
+import type { ApiKeyDoc } from '#accounts/read-models/api-key.read-model.js';
 
 /** Key id → account, mode and secret hash: what authentication looks up. */
 export const apiKeysProjection: Projection<ApiKeyDoc> = {

@@ -1,16 +1,13 @@
 import {
   type CheckoutSessionCreated,
   type CheckoutSessionEvent,
-  type CheckoutSessionFields,
   applyCheckoutSessionEvent,
   checkoutSessionDeadline,
 } from '#checkout/domain/checkout-session.decider.js';
-import type { OwnedDoc } from '#platform/read-models.js';
-import { DEADLINE_INDEX, type DeadlineFields, deadlineFields } from './deadlines.js';
-import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-import type { Projection } from './runtime/projection.js';
-
-export type CheckoutSessionDoc = OwnedDoc & CheckoutSessionFields & DeadlineFields & { object: 'checkout_session' };
+import { DEADLINE_INDEX, deadlineFields } from '#shared/deadlines.js';
+import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
+import type { Projection } from '#projection-runtime/projection.js';
+import type { CheckoutSessionDoc } from '#checkout/read-models/checkout-session.read-model.js';
 
 /**
  * Checkout sessions as GET /v1/checkout_session/{id} serves them (flat: the session's fields with

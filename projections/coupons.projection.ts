@@ -1,9 +1,7 @@
-import { type CouponCreated, type CouponEvent, type CouponFields, applyCouponEvent } from '#coupons/domain/coupon.decider.js';
-import type { OwnedDoc } from '#platform/read-models.js';
-import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-import type { Projection } from './runtime/projection.js';
-
-export type CouponDoc = OwnedDoc & CouponFields & { object: 'coupon'; created_date: string };
+import { type CouponCreated, type CouponEvent, applyCouponEvent } from '#coupons/domain/coupon.decider.js';
+import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
+import type { Projection } from '#projection-runtime/projection.js';
+import type { CouponDoc } from '#coupons/read-models/coupon.read-model.js';
 
 /** Coupons as GET /v1/coupons serves them. */
 export const couponsProjection: Projection<CouponDoc> = {

@@ -1,16 +1,12 @@
 import {
   type CustomerCreated,
   type CustomerEvent,
-  type CustomerFields,
   applyCustomerChanges,
   emailKey,
 } from '#customers/domain/customer.decider.js';
-import type { OwnedDoc } from '#platform/read-models.js';
-import type { Projection } from './runtime/projection.js';
-import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-
-/** `_email`: the email trimmed and lower-cased, for the exact case-insensitive `email` filter. */
-export type CustomerDoc = OwnedDoc & CustomerFields & { object: 'customer'; created_date: string; _email?: string };
+import type { Projection } from '#projection-runtime/projection.js';
+import type { CustomerDoc } from '#customers/read-models/customer.read-model.js';
+import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
 
 /** Customers as GET /v1/customers serves them. The `customeremail-` claim streams are not projected. */
 export const customersProjection: Projection<CustomerDoc> = {

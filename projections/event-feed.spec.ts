@@ -1,8 +1,9 @@
 import type { RecordedEvent } from '#event-store/event-store.port.js';
-import { FEED_COLLECTION, withFeedEntries, withinHorizon } from './event-feed.js';
+import { FEED_COLLECTION, FEED_WRITERS, withinHorizon } from '#events/read-models/event.read-model.js';
+import { withFeedEntries } from './event-feed.js';
 import { productsProjection } from './products.projection.js';
 import { publicResourceProjections } from './public-resources.js';
-import type { Doc } from './runtime/projection.js';
+import type { Doc } from '#projection-runtime/projection.js';
 
 const event = (type: string, data: Record<string, unknown>, position = '0000000007'): RecordedEvent =>
   ({
@@ -18,6 +19,10 @@ const event = (type: string, data: Record<string, unknown>, position = '00000000
 test('each event type prefix names exactly one public resource projection (one writer per feed entry)', () => {
   const names = publicResourceProjections().map((p) => p.object ?? p.category!);
   expect(new Set(names).size).toBe(names.length);
+});
+
+test('the feed horizon waits for exactly the projections that write feed entries: every public resource projection', () => {
+  expect([...FEED_WRITERS].sort()).toEqual(publicResourceProjections().map((p) => p.name).sort());
 });
 
 test('the subject projection writes one entry with data.object as its document stood after the event; no entry for another subject or an internal event', () => {

@@ -1,38 +1,14 @@
 import type { RecordedEvent } from '#event-store/event-store.port.js';
-import type { CollectionSpec, DocumentWrite, ReadStore } from '#read-store/read-store.port.js';
+import type { CollectionSpec, DocumentWrite } from '#read-store/read-store.port.js';
 import { eventIdFromUuid } from '#shared/ids.js';
-import { publicResourceProjections } from './public-resources.js';
-import { type Doc, type Projection, toPublic } from './runtime/projection.js';
+import { type Doc, type Projection, toPublic } from '#projection-runtime/projection.js';
+import { FEED_COLLECTION, type FeedEntry } from '#events/read-models/event.read-model.js';
 
 /** A stream's category: `product-prod_123` → `product`. */
 export function categoryOf(streamId: string): string {
   const dash = streamId.indexOf('-');
   return dash === -1 ? streamId : streamId.slice(0, dash);
 }
-
-export interface PublicEvent {
-  id: string;
-  object: 'event';
-  type: string;
-  created: string;
-  is_test: boolean;
-  data: { object: Record<string, unknown> };
-  request: { id: string | null; idempotency_key: string | null };
-}
-
-export interface FeedEntry extends PublicEvent, Doc {
-  _account: string;
-  /** Global position: the feed's order. */
-  _seq: string;
-  _object_id: string;
-  _type_prefix: string;
-  _subscription: string | null;
-  /** The customer the object is or belongs to (entries written before this field have none). */
-  _customer?: string | null;
-}
-
-/** The read model of the public `evt_` feed: one entry per public event, in global order (`_seq`). */
-export const FEED_COLLECTION = 'events';
 
 /** The feed's collection, shared by every public resource projection (each writes its own events' entries). */
 export const feedCollection: CollectionSpec = {
@@ -116,33 +92,3 @@ export function withFeedEntries(resource: Projection): Projection {
   };
 }
 
-/** The projections that write feed entries: every public resource's. */
-export const FEED_WRITERS: readonly string[] = publicResourceProjections().map((p) => p.name);
-
-/**
- * How far the feed is complete: the lowest checkpoint of the projections that write its entries
- * (null while one has none). Each writes its own events' entries, so past one that lags (retrying,
- * parked, rebuilt alone) the feed may lack entries that will come: whoever pages the feed in order
- * (`GET /v1/events`, the webhook followers) stops at the horizon, so an entry never appears behind
- * a cursor that has already passed its position.
- */
-export async function feedHorizon(store: Pick<ReadStore, 'getCheckpoint'>): Promise<string | null> {
-  let horizon: string | null = null;
-  for (const name of FEED_WRITERS) {
-    const checkpoint = await store.getCheckpoint(name);
-    if (checkpoint === null) return null;
-    if (horizon === null || checkpoint < horizon) horizon = checkpoint;
-  }
-  return horizon;
-}
-
-/** Entries in feed order, cut at the horizon (those past it are read again once it has moved). */
-export function withinHorizon<T extends { _seq: string }>(entries: T[], horizon: string | null): T[] {
-  if (horizon === null) return [];
-  let end = entries.length;
-  while (end > 0 && entries[end - 1]._seq > horizon) end--;
-  return end === entries.length ? entries : entries.slice(0, end);
-}
-
-/** Collections of projections from before the feed entries were written by the resource projections. */
-export const LEGACY_FEED = { projection: 'event_feed', collection: 'event_objects' };

@@ -1,7 +1,7 @@
 import { accountsProjection } from './accounts.projection.js';
 import { apiKeysProjection } from './api-keys.projection.js';
 import { withFeedEntries } from './event-feed.js';
-import type { Projection } from './runtime/projection.js';
+import type { Projection, ServiceProjections } from '#projection-runtime/projection.js';
 import { publicResourceProjections } from './public-resources.js';
 import { subscriptionItemsProjection } from './subscription-items.projection.js';
 
@@ -12,3 +12,6 @@ import { subscriptionItemsProjection } from './subscription-items.projection.js'
 export function allProjections(): Projection[] {
   return [accountsProjection, apiKeysProjection, ...publicResourceProjections().map(withFeedEntries), subscriptionItemsProjection] as Projection[];
 }
+
+/** What the composition root (apps/api's AppModule) hands to the platform: the pipeline thread loads `allProjections` from this module. */
+export const serviceProjections: ServiceProjections = { all: allProjections, module: import.meta.url };

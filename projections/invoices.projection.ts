@@ -6,22 +6,10 @@ import {
   applyInvoiceEvent,
   invoiceDeadline,
 } from '#invoicing/domain/invoice.decider.js';
-import type { OwnedDoc } from '#platform/read-models.js';
-import type { Projection } from './runtime/projection.js';
-import { DEADLINE_INDEX, type DeadlineFields, NO_DEADLINE, deadlineFields } from './deadlines.js';
-import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-
-/**
- * Invoices as GET /v1/invoices serves them (streams `invoice-inv_…`), with `_due_sort` (lists in
- * due-date order; no due date sorts last) and the deadline of the next issuance retry (`_due_kind`
- * `issue`) for the scheduler. `_pending_credit_notes` keeps the issuance of credit notes not yet
- * issued, so their retries count in the deadline.
- */
-export type InvoiceDoc = OwnedDoc &
-  InvoiceFields &
-  DeadlineFields & { object: 'invoice'; created_date: string; _due_sort: string; _pending_credit_notes: Record<string, Pick<CreditNoteFields, 'issuance' | 'status'>> };
-
-export type CreditNoteDoc = OwnedDoc & CreditNoteFields & { object: 'credit_note'; created_date: string };
+import type { Projection } from '#projection-runtime/projection.js';
+import type { CreditNoteDoc, InvoiceDoc } from '#invoicing/read-models/invoice.read-model.js';
+import { DEADLINE_INDEX, NO_DEADLINE, deadlineFields } from '#shared/deadlines.js';
+import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
 
 const withDerived = (doc: InvoiceDoc): InvoiceDoc => ({
   ...doc,

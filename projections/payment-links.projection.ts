@@ -1,11 +1,9 @@
 import { type PaymentLinkCreated, type PaymentLinkEvent, type PaymentLinkFields, applyPaymentLinkEvent } from '#checkout/domain/payment-link.decider.js';
 import type { StorefrontCreated, StorefrontEvent, StorefrontFields } from '#checkout/domain/storefront.decider.js';
-import type { OwnedDoc } from '#platform/read-models.js';
-import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-import type { Projection } from './runtime/projection.js';
-
-/** A link as the API shows it: its own fields with the session settings it passes on laid flat beside them. */
-export type PaymentLinkDoc = OwnedDoc & Omit<PaymentLinkFields, 'settings'> & Record<string, unknown> & { object: 'payment_link'; created_date: string; _settings: PaymentLinkFields['settings'] };
+import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
+import type { Projection } from '#projection-runtime/projection.js';
+import type { PaymentLinkDoc } from '#checkout/read-models/payment-link.read-model.js';
+import type { StorefrontDoc } from '#checkout/read-models/storefront.read-model.js';
 
 function flat(fields: PaymentLinkFields): Record<string, unknown> {
   const { settings, ...rest } = fields;
@@ -32,7 +30,6 @@ export const paymentLinksProjection: Projection<PaymentLinkDoc> = {
   },
 };
 
-export type StorefrontDoc = OwnedDoc & Omit<StorefrontFields, 'settings'> & Record<string, unknown> & { object: 'storefront'; created_date: string; _settings: StorefrontFields['settings'] };
 
 /** Storefronts as GET /v1/storefronts serves them. */
 export const storefrontsProjection: Projection<StorefrontDoc> = {

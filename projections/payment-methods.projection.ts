@@ -1,13 +1,10 @@
 import {
   type PaymentMethodEvent,
-  type PaymentMethodFields,
   applyPaymentMethodChanges,
 } from '#payments/domain/payment-method.decider.js';
-import type { OwnedDoc } from '#platform/read-models.js';
-import type { Projection } from './runtime/projection.js';
-import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-
-export type PaymentMethodDoc = OwnedDoc & PaymentMethodFields & { object: 'payment_method'; created_date: string };
+import type { Projection } from '#projection-runtime/projection.js';
+import type { PaymentMethodDoc } from '#payments/read-models/payment-method.read-model.js';
+import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
 
 /** Stored payment methods (never their tokens). A deleted method is detached and no longer listed. */
 export const paymentMethodsProjection: Projection<PaymentMethodDoc> = {

@@ -1,9 +1,7 @@
-import { type PriceCreated, type PriceEvent, type PriceFields, applyPriceChanges } from '#catalog/domain/price.decider.js';
-import type { OwnedDoc } from '#platform/read-models.js';
-import type { Projection } from './runtime/projection.js';
-import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-
-export type PriceDoc = OwnedDoc & PriceFields & { object: 'price'; created_date: string };
+import { type PriceCreated, type PriceEvent, applyPriceChanges } from '#catalog/domain/price.decider.js';
+import type { Projection } from '#projection-runtime/projection.js';
+import type { PriceDoc } from '#catalog/read-models/price.read-model.js';
+import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
 
 /**
  * Prices as GET /v1/prices serves them. Amounts arrive in the events already formatted to the

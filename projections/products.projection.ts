@@ -1,9 +1,7 @@
-import { ProductCreated, ProductEvent, type ProductFields, applyProductChanges } from '#catalog/domain/product.decider.js';
-import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-import type { OwnedDoc } from '#platform/read-models.js';
-import type { Projection } from './runtime/projection.js';
-
-export type ProductDoc = OwnedDoc & ProductFields & { object: 'product'; created_date: string };
+import { ProductCreated, ProductEvent, applyProductChanges } from '#catalog/domain/product.decider.js';
+import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
+import type { Projection } from '#projection-runtime/projection.js';
+import type { ProductDoc } from '#catalog/read-models/product.read-model.js';
 
 /** Products as GET /v1/products serves them. */
 export const productsProjection: Projection<ProductDoc> = {

@@ -7,7 +7,7 @@ import { customersProjection } from './customers.projection.js';
 import { paymentMethodsProjection } from './payment-methods.projection.js';
 import { pricesProjection } from './prices.projection.js';
 import { productsProjection } from './products.projection.js';
-import type { Projection } from './runtime/projection.js';
+import type { Projection } from '#projection-runtime/projection.js';
 import { subscriptionsProjection } from './subscriptions.projection.js';
 import { testClocksProjection } from './test-clocks.projection.js';
 import { creditNotesProjection, invoicesProjection } from './invoices.projection.js';

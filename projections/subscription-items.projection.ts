@@ -1,11 +1,8 @@
 import type { SubscriptionEvent, SubscriptionItem } from '#subscriptions/domain/subscription.decider.js';
-import type { OwnedDoc } from '#platform/read-models.js';
-import type { Projection } from './runtime/projection.js';
-import { TENANT_INDEXES } from './owned-doc.js';
+import type { Projection } from '#projection-runtime/projection.js';
+import type { SubscriptionItemDoc } from '#subscriptions/read-models/subscription-item.read-model.js';
+import { TENANT_INDEXES } from '#platform/owned-doc.js';
 import { formatCreatedDate } from '#shared/dates.js';
-
-export type SubscriptionItemDoc = OwnedDoc &
-  Omit<SubscriptionItem, 'id'> & { object: 'subscription_item'; subscription: string; created_date: string };
 
 function itemsOf(e: SubscriptionEvent): SubscriptionItem[] | null {
   if (e.type === 'subscription.created' || e.type === 'subscription.scheduled') return e.data.items;

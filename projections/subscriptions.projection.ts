@@ -1,24 +1,8 @@
-import {
-  type SubscriptionEvent,
-  type SubscriptionFields,
-  applySubscriptionEvent,
-  subscriptionDeadline,
-} from '#subscriptions/domain/subscription.decider.js';
-import type { OwnedDoc } from '#platform/read-models.js';
-import type { RecordedEvent } from '#event-store/event-store.port.js';
-import type { Projection } from './runtime/projection.js';
-import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-import { DEADLINE_INDEX, type DeadlineFields, deadlinesFields } from './deadlines.js';
-
-/** What the subscription's read model knows of its latest collection (for the scheduler's `sync`). */
-interface LatestCollection {
-  _latest_status?: string | null;
-  _latest_status_at?: string | null;
-  _latest_set_at?: string | null;
-  _trial_collection?: string | null;
-}
-
-export type SubscriptionDoc = OwnedDoc & SubscriptionFields & DeadlineFields & LatestCollection & { object: 'subscription'; created_date: string };
+import { subscriptionDeadline } from '#subscriptions/domain/subscription.decider.js';
+import { projectSubscription, type SubscriptionDoc } from '#subscriptions/read-models/subscription.read-model.js';
+import type { Projection } from '#projection-runtime/projection.js';
+import { TENANT_INDEXES } from '#platform/owned-doc.js';
+import { DEADLINE_INDEX, deadlinesFields } from '#shared/deadlines.js';
 
 /** Collection events → the status they leave a collection in (those that change it). */
 const COLLECTION_STATUS: Record<string, string> = {
@@ -59,28 +43,6 @@ function cancellation(doc: SubscriptionDoc): { kind: string; at: string } | null
 
 function withDeadline(doc: SubscriptionDoc): SubscriptionDoc {
   return { ...doc, ...deadlinesFields(doc.test_clock, [subscriptionDeadline(doc), cancellation(doc), syncDeadline(doc)]) };
-}
-
-/** The subscription after one of its own events: used by the read model and by `?as_of=` (folded over the stream). */
-export function projectSubscription(doc: SubscriptionDoc | null, event: RecordedEvent): SubscriptionDoc | null {
-  const e = event as unknown as SubscriptionEvent;
-  if (e.type === 'subscription.created' || e.type === 'subscription.scheduled') {
-    const { id, account_id, is_test, created_at } = e.data;
-    const created = newOwnedDoc('subscription', { id, account_id, is_test, created_at }, applySubscriptionEvent(null as unknown as SubscriptionFields, e)) as SubscriptionDoc;
-    return {
-      ...created,
-      _latest_status: null,
-      _latest_status_at: null,
-      _latest_set_at: created.latest_collection ? event.metadata.occurred_at : null,
-      _trial_collection: e.data.status === 'trialing' ? e.data.first_collection : null,
-    };
-  }
-  if (!doc) return doc;
-  const next = { ...doc, ...applySubscriptionEvent(doc, e) };
-  if (next.latest_collection !== doc.latest_collection) {
-    return { ...next, _latest_status: null, _latest_status_at: null, _latest_set_at: event.metadata.occurred_at };
-  }
-  return next;
 }
 
 /** Subscriptions as GET /v1/subscriptions serves them, with the status of their latest collection and their next deadline. */

@@ -4,11 +4,9 @@ import {
   type TestClockFields,
   applyTestClockEvent,
 } from '#test-clocks/domain/test-clock.decider.js';
-import type { OwnedDoc } from '#platform/read-models.js';
-import type { Projection } from './runtime/projection.js';
-import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-
-export type TestClockDoc = OwnedDoc & TestClockFields & { object: 'test_clock'; created_date: string };
+import type { Projection } from '#projection-runtime/projection.js';
+import type { TestClockDoc } from '#test-clocks/read-models/test-clock.read-model.js';
+import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
 
 /** Test clocks as GET /v1/test_helpers/test_clocks serves them (streams `testclock-clock_…`). */
 export const testClocksProjection: Projection<TestClockDoc> = {

@@ -1,26 +1,7 @@
 import type { CollectionEvent } from '#collections/domain/collection.decider.js';
-import type { OwnedDoc } from '#platform/read-models.js';
-import type { Projection } from './runtime/projection.js';
-import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-
-/** One payment attempt against a collection; it holds one charge per gateway-level try. */
-export interface TransactionFields {
-  collection: string;
-  customer: string;
-  subscription: string | null;
-  status: 'in_progress' | 'pending' | 'succeeded' | 'failed';
-  amount: string;
-  currency: string;
-  payment_method: string | null;
-  gateway: string;
-  payment_method_type: string;
-  initiated_by: string;
-  charges: string[];
-  failure_code: string | null;
-  failure_message: string | null;
-}
-
-export type TransactionDoc = OwnedDoc & TransactionFields & { object: 'transaction'; created_date: string };
+import type { Projection } from '#projection-runtime/projection.js';
+import type { TransactionDoc, TransactionFields } from '#collections/read-models/transaction.read-model.js';
+import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
 
 const TX_EVENTS = new Set(['transaction.created', 'charge.created', 'charge.paid', 'charge.pending', 'collection.payment_failed', 'collection.paid']);
 

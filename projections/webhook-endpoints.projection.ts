@@ -1,25 +1,13 @@
-import type { OwnedDoc } from '#platform/read-models.js';
 import {
   rotateSecrets,
-  type SigningSecret,
   type WebhookEndpointCreated,
   type WebhookEndpointEvent,
   type WebhookEndpointFields,
 } from '#webhooks/domain/webhook-endpoint.decider.js';
 import { eventIdFromUuid } from '#shared/ids.js';
-import type { Projection } from './runtime/projection.js';
-import { newOwnedDoc, TENANT_INDEXES } from './owned-doc.js';
-
-export type WebhookEndpointDoc = OwnedDoc &
-  WebhookEndpointFields & {
-    object: 'webhook_endpoint';
-    created_date: string;
-    /** The signing secrets (internal: never served; the delivery worker signs with them). */
-    _secrets: SigningSecret[];
-    /** Global position of `webhook_endpoint.created`: delivery starts with the feed's next event. */
-    _created_seq: string;
-    _created_event: string;
-  };
+import type { Projection } from '#projection-runtime/projection.js';
+import type { WebhookEndpointDoc } from '#webhooks/read-models/webhook-endpoint.read-model.js';
+import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
 
 /** Webhook endpoints as GET /v1/webhook_endpoints serves them (streams `webhookendpoint-we_…`), secrets kept internal. */
 export const webhookEndpointsProjection: Projection<WebhookEndpointDoc> = {

@@ -9,7 +9,7 @@ import type { CommandContext } from '#platform/command-context.js';
 import { loadConfig } from '#platform/config.js';
 import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
 import type { CommandResult } from '#platform/write-then-read.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import type { DocumentWrite, ReadStore } from '#read-store/read-store.port.js';
 import { Scheduler } from '#scheduling/scheduler.js';
 import { FixedClock } from '#shared/clock.js';

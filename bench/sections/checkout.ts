@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { CreateAccountCommand, type CreatedAccount } from '#accounts/application/create-account.js';
 import { createApp } from '#api/create-app.js';
 import { loadConfig } from '#platform/config.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { fmt } from '../support/format.js';
 import type { Section } from '../support/section.js';
 import { benchDir } from '../support/workdir.js';

@@ -8,7 +8,7 @@ import type { CommandContext } from '#platform/command-context.js';
 import { loadConfig } from '#platform/config.js';
 import { EVENT_STORE } from '#platform/tokens.js';
 import type { CommandResult } from '#platform/write-then-read.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { Scheduler } from '#scheduling/scheduler.js';
 import { FixedClock } from '#shared/clock.js';
 import { type CreateSubscriptionBody, CreateSubscriptionCommand } from '#subscriptions/application/create-subscription.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { NewEvent } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
 import { allProjections } from '#projections/index.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { newEventUuid } from '#shared/ids.js';
 import { fmt } from '../support/format.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { CreateAccountCommand, type CreatedAccount } from '#accounts/application/create-account.js';
 import { createApp } from '#api/create-app.js';
 import { loadConfig } from '#platform/config.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { WebhookDispatcher } from '#webhooks/application/webhook-dispatcher.js';
 import { bounded } from '../support/concurrency.js';
 import { fmt } from '../support/format.js';

@@ -222,8 +222,8 @@ describe('the service on the embedded stores', () => {
   ] as const)('commits in threads with %s, and a request reads its own writes (the projection batch committed before it answers)', async (_, env, readModels) => {
     const { startTestApp } = await import('../support/test-app.js');
     const { EVENT_STORE, READ_STORE } = await import('#platform/tokens.js');
-    const { ProjectionEngine } = await import('#projections/runtime/projection-engine.js');
-    const { PipelineThread } = await import('#projections/runtime/pipeline-thread.js');
+    const { ProjectionEngine } = await import('#projection-runtime/projection-engine.js');
+    const { PipelineThread } = await import('#projection-runtime/pipeline-thread.js');
     const t = await startTestApp({ embedded: true, env });
     try {
       const api = t.as((await t.account()).test_key);

@@ -50,3 +50,20 @@ test('imports that leave their unit use the package.json subpaths, and every sub
   expect(crossing).toEqual([]);
   expect(undeclared).toEqual([]);
 });
+
+test('dependencies run one way: projections/ reads the libraries, no library imports projections/', () => {
+  // A context owns its read models' types and helpers (libs/<context>/src/read-models/*.read-model.ts),
+  // the projection runtime is a library (libs/projection-runtime); the projectors import both.
+  const upward: string[] = [];
+  let checked = 0;
+  for (const file of sources(join(ROOT, 'libs'))) {
+    for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) {
+      checked++;
+      const spec = m[1];
+      const target = spec.startsWith('.') ? relative(ROOT, resolve(dirname(file), spec)) : spec;
+      if (spec.startsWith('#projections/') || target.split(sep)[0] === 'projections') upward.push(`${relative(ROOT, file)}: ${spec}`);
+    }
+  }
+  expect(checked).toBeGreaterThan(1000);
+  expect(upward).toEqual([]);
+});

@@ -12,7 +12,7 @@ import { newEventUuid, newId } from '#shared/ids.js';
 import { SubscriptionInputs } from '#subscriptions/application/subscription-inputs.js';
 import { type SubscriptionInput, subscriptionDecider, subscriptionStream } from '#subscriptions/domain/subscription.decider.js';
 import { allProjections } from '#projections/index.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { buildService, type ChildService, removeBuild, startChild } from '../support/child-service.js';
 import { startTestApp } from '../support/test-app.js';
 import { digestDifferences, feedAgainstEvents, headSeq, inStore, readModelDigest } from './support/crash-harness.js';

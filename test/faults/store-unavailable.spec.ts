@@ -1,7 +1,7 @@
 import { CommandBus } from '@nestjs/cqrs';
 import { CreateAccountCommand, type CreatedAccount } from '#accounts/application/create-account.js';
 import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { headSeq, readModelSnapshot, snapshotDifferences } from './support/crash-harness.js';

@@ -5,7 +5,7 @@ import { DeadlineActions } from '#scheduling/deadline-actions.js';
 import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { subscriptionStream } from '#subscriptions/domain/subscription.decider.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { feed } from '../support/subscription-helpers.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

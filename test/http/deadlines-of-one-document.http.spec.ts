@@ -1,8 +1,8 @@
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
-import type { SubscriptionDoc } from '#projections/subscriptions.projection.js';
-import { deadlinesFields } from '#projections/deadlines.js';
+import type { SubscriptionDoc } from '#subscriptions/read-models/subscription.read-model.js';
+import { deadlinesFields } from '#shared/deadlines.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { history } from '../support/subscription-helpers.js';
 import { advance, clockAndCustomer, getSub } from '../support/lifecycle.js';

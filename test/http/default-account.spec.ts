@@ -1,6 +1,6 @@
 import { EnsureDefaultAccount, UNNAMED_ACCOUNT } from '#accounts/application/ensure-default-account.js';
 import { loadConfig } from '#platform/config.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { startTestApp } from '../support/test-app.js';
 
 describe('default account', () => {

@@ -5,7 +5,7 @@ import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js
 import { Invoicing } from '#invoicing/application/invoicing.js';
 import { InvoicingFollower } from '#invoicing/application/invoicing-follower.js';
 import { EVENT_STORE } from '#platform/tokens.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 
 /**
  * Whether a collection is invoiced depends on the account's invoicing settings in force when it was

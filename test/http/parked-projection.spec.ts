@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { productsProjection } from '#projections/products.projection.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -12,7 +12,7 @@ let key: string;
 
 beforeAll(async () => {
   // The projection is replaced in this process below: the pipeline runs on the event loop here (the
-  // pipeline's own thread parks a projection the same way: projections/runtime/pipeline-thread.spec.ts).
+  // pipeline's own thread parks a projection the same way: projections/pipeline-thread.spec.ts).
   t = await startTestApp({ env: { PROJECTIONS_THREAD: 'inline' } });
   key = (await t.account()).test_key;
 });

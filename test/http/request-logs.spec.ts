@@ -7,7 +7,7 @@ import request from 'supertest';
 import { createApp } from '#api/create-app.js';
 import { CreateAccountCommand, type CreatedAccount } from '#accounts/application/create-account.js';
 import { loadConfig } from '#platform/config.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 
 test('request logs are JSON lines with a request id and never the key', async () => {
   const stream = new PassThrough();

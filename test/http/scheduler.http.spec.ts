@@ -3,7 +3,7 @@ import { billingSetup, card } from '../support/billing-fixtures.js';
 import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import { collectionDecider, collectionStream } from '#collections/domain/collection.decider.js';
 import { subscriptionDecider, subscriptionStream } from '#subscriptions/domain/subscription.decider.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 
 let t: TestApp;
 let key: string;

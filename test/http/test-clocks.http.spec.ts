@@ -2,7 +2,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { jest } from '@jest/globals';
 import { Scheduler } from '#scheduling/scheduler.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { DeadlineActions } from '#scheduling/deadline-actions.js';
 
 let t: TestApp;

@@ -8,7 +8,7 @@ import { createApp } from '#api/create-app.js';
 import { CreateAccountCommand, type CreatedAccount } from '#accounts/application/create-account.js';
 import { loadConfig } from '#platform/config.js';
 import { FixedClock } from '#shared/clock.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { type RunResult, Scheduler } from '#scheduling/scheduler.js';
 import { productionStores } from './production-stores.js';
 

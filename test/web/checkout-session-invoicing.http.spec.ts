@@ -6,7 +6,7 @@ import { advance, clockAndCustomer, getSub } from '../support/lifecycle.js';
 import { SimulatedInvoicingProvider } from '#invoicing/provider/simulated-invoicing-provider.js';
 import type { IssueInvoiceRequest } from '#invoicing/provider/invoicing-provider.port.js';
 import { invoiceStream } from '#invoicing/domain/invoice/invoice.state.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 
 /**
  * Issue 13 with issue 10: a checkout session's `invoicing` in subscription mode — `enabled: false`

@@ -7,7 +7,7 @@ import request from 'supertest';
 import { createApp } from '#api/create-app.js';
 import { CreateAccountCommand, type CreatedAccount } from '#accounts/application/create-account.js';
 import { loadConfig } from '#platform/config.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 
 test('a card posted on the collection page (declined or approved) appears in no log line', async () => {
   const stream = new PassThrough();

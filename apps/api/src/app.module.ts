@@ -21,6 +21,7 @@ import { IdempotencyInterceptor } from '#http/idempotency.js';
 import { IdempotencyPruner } from '#http/idempotency-pruner.js';
 import { apiValidationPipe } from '#http/validation.js';
 import { PlatformModule, type PlatformOptions } from '#platform/platform.module.js';
+import { serviceProjections } from '#projections/index.js';
 import { WebModule } from '#web/web.module.js';
 import { PortalModule } from '#portal/portal.module.js';
 import { DashboardModule } from '#dashboard/dashboard.module.js';
@@ -35,7 +36,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule, WebhooksModule, InvoicingModule, CountryParametersModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options, serviceProjections), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule, WebhooksModule, InvoicingModule, CountryParametersModule],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },

@@ -6,7 +6,7 @@ import { Public } from '#accounts/http/basic-auth.guard.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 
 @ApiTags('health')
 @Controller()

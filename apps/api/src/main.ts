@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { loadConfig, redactUrl } from '#platform/config.js';
 import { EnsureDefaultAccount, UNNAMED_ACCOUNT } from '#accounts/application/ensure-default-account.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { createApp } from './create-app.js';
 
 /**

@@ -11,9 +11,9 @@ import type { ReadStore } from '#read-store/read-store.port.js';
 import { metricsRegistry, projectionCaughtUp, projectionLag, reportParkedProjections, schedulerBacklog } from '#platform/metrics.js';
 import { EVENT_STORE, READ_STORE, CLOCK, CONFIG } from '#platform/tokens.js';
 import type { Clock } from '#shared/clock.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { Scheduler } from '#scheduling/scheduler.js';
-import { NO_DEADLINE } from '#projections/deadlines.js';
+import { NO_DEADLINE } from '#shared/deadlines.js';
 
 const BACKLOG_CAP = 10_000;
 

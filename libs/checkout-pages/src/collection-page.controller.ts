@@ -10,7 +10,7 @@ import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { ApiError } from '#shared/errors.js';
 import { Money } from '#shared/money.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { CsrfGuard } from '#web/csrf.guard.js';
 import { formFields } from '#web/form.js';
 import { resolveLocale, type Locale } from '#web/i18n.js';

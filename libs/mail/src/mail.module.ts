@@ -8,7 +8,7 @@ import { type Clock, CLOCK } from '#shared/clock.js';
 import { DomainError } from '#shared/errors.js';
 import type { CommandContext } from '#platform/command-context.js';
 import { Ctx } from '#http/request-context.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { collectionMailHandler } from '#collections/application/collection-mail.js';
 import { EventMailFollower } from './event-mail-follower.js';
 import { MAIL, type MailPort } from './mail.port.js';

@@ -133,7 +133,7 @@ describe('aggregate executor', () => {
       const { mkdtempSync } = await import('node:fs');
       const { join } = await import('node:path');
       const { tmpdir } = await import('node:os');
-      const { ProjectionPipeline } = await import('#projections/runtime/projection-pipeline.js');
+      const { ProjectionPipeline } = await import('#projection-runtime/projection-pipeline.js');
       const dir = mkdtempSync(join(tmpdir(), 'executor-watch-'));
       const clock = new FixedClock(new Date('2026-01-01T00:00:00.000Z'));
       const make = (name: string) => {

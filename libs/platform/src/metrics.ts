@@ -44,7 +44,7 @@ export const schedulerBacklog = new Gauge({
 });
 
 /**
- * Projections parked after a poison event. The projection pipeline (projections/runtime) reports
+ * Projections parked after a poison event. The projection pipeline (libs/projection-runtime) reports
  * them through `reportParkedProjections` once it parks; until then the gauge stays 0.
  */
 export const projectionsParked = new Gauge({

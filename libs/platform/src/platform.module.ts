@@ -2,8 +2,8 @@ import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicatio
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { type Clock, CLOCK, SystemClock } from '#shared/clock.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
-import { allProjections } from '#projections/index.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
+import type { ServiceProjections } from '#projection-runtime/projection.js';
 import { AggregateExecutor } from './aggregate-executor.js';
 import { type Config, redactUrl } from './config.js';
 import { applyHeapPolicy } from './heap-policy.js';
@@ -65,11 +65,14 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
   }
 }
 
-/** The ports (event store, read store, clock), the write path and the projections, for every context. */
+/**
+ * The ports (event store, read store, clock), the write path and the projections, for every context.
+ * The projections are the service's (projections/), handed over by the composition root (AppModule).
+ */
 @Global()
 @Module({})
 export class PlatformModule {
-  static forRoot(options: PlatformOptions): DynamicModule {
+  static forRoot(options: PlatformOptions, projections: ServiceProjections): DynamicModule {
     applyHeapPolicy(options.config.heapGrowingPercent ?? 0);
     const eventStore = options.eventStore ?? createEventStore(options.config);
     const readStore = options.readStore ?? createReadStore(options.config);
@@ -82,7 +85,7 @@ export class PlatformModule {
         { provide: READ_STORE, useValue: readStore },
         {
           provide: ProjectionEngine,
-          useFactory: () => new ProjectionEngine(allProjections(), eventStore, readStore, {}, pipelineThreadFiles(options.config, eventStore, readStore)),
+          useFactory: () => new ProjectionEngine(projections.all(), eventStore, readStore, {}, pipelineThreadFiles(options.config, eventStore, readStore, projections.module)),
         },
         AggregateExecutor,
         ReadModels,

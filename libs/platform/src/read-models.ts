@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Owner } from '#shared/owner.js';
 import type { ReadStore, Scalar } from '#read-store/read-store.port.js';
-import { toPublic } from '#projections/runtime/projection.js';
+import { toPublic } from '#projection-runtime/projection.js';
 import { invalidParam, notFound } from '#shared/errors.js';
 import { type ListPage, listPage } from '#http/list.js';
 import { READ_STORE } from './tokens.js';

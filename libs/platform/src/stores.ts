@@ -5,7 +5,7 @@ import { MongoReadStore } from '#read-store/mongo-read-store.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { type Config, eventStoreFile, readStoreFile } from './config.js';
-import type { PipelineThreadFiles } from '#projections/runtime/pipeline-thread.js';
+import type { PipelineThreadFiles } from '#projection-runtime/pipeline-thread.js';
 
 /** The event store chosen by configuration: EventStoreDB when EVENTSTORE_URL is set, else embedded. */
 export function createEventStore(config: Config): EventStore {
@@ -22,9 +22,9 @@ export function createReadStore(config: Config): ReadStore {
  * stores embedded, in files, with writer threads, in a process that runs the projections (not
  * ROLE=api). Otherwise (a production store, `inline`, `:memory:`) the pipeline runs on the event loop.
  */
-export function pipelineThreadFiles(config: Config, events: EventStore, reads: ReadStore): PipelineThreadFiles | undefined {
+export function pipelineThreadFiles(config: Config, events: EventStore, reads: ReadStore, projections: string): PipelineThreadFiles | undefined {
   // A ROLE=api process runs no projection: it only reads the checkpoints.
   if (config.projectionsThread !== 'worker' || config.sqliteWriter !== 'thread' || config.role === 'api') return undefined;
   if (!(events instanceof SqliteEventStore) || !(reads instanceof SqliteReadStore) || events.file === ':memory:' || reads.file === ':memory:') return undefined;
-  return { events: events.file, readModels: reads.file, startCheckpointer: () => reads.startCheckpointer(), announced: () => events.announcedHead() };
+  return { events: events.file, readModels: reads.file, projections, startCheckpointer: () => reads.startCheckpointer(), announced: () => events.announcedHead() };
 }

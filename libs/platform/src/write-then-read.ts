@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus, IQuery, QueryBus } from '@nestjs/cqrs';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 
 /** What every command handler returns: the object it wrote and where its last event landed. */
 export interface CommandResult {

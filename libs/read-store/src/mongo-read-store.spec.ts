@@ -2,8 +2,8 @@ import type { Document } from 'mongodb';
 import { MongoStandIn, mongoReadStoreOn } from '#test/support/mongo-stand-in.js';
 import { randomUUID } from 'node:crypto';
 import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
-import type { Projection } from '#projections/runtime/projection.js';
-import { ProjectionPipeline } from '#projections/runtime/projection-pipeline.js';
+import type { Projection } from '#projection-runtime/projection.js';
+import { ProjectionPipeline } from '#projection-runtime/projection-pipeline.js';
 import { planCommit, TOMBSTONE } from './mongo-read-store.js';
 
 /**

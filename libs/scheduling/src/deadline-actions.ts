@@ -11,8 +11,8 @@ import { CollectionPayments } from '#collections/application/collection-payments
 import { type CollectionEvent, collectionDecider, collectionStream } from '#collections/domain/collection.decider.js';
 import { SubscriptionBilling } from '#subscriptions/application/subscription-billing.js';
 import { type SubscriptionCommand, type SubscriptionEvent, type SubscriptionState, subscriptionDecider, subscriptionStream } from '#subscriptions/domain/subscription.decider.js';
-import type { SubscriptionDoc } from '#projections/subscriptions.projection.js';
-import type { CollectionDoc } from '#projections/collections.projection.js';
+import type { SubscriptionDoc } from '#subscriptions/read-models/subscription.read-model.js';
+import type { CollectionDoc } from '#collections/read-models/collection.read-model.js';
 
 /** The usage-reporting wait of `usage_based` renewals (the spec's "about 5 minutes"; env USAGE_WAIT_MS). */
 export const DEFAULT_USAGE_WAIT_MS = 5 * 60_000;

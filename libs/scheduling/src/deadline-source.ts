@@ -1,7 +1,7 @@
-import type { DeadlineFields } from '#projections/deadlines.js';
+import type { DeadlineFields } from '#shared/deadlines.js';
 import type { CommandContext } from '#platform/command-context.js';
 
-/** A read-model document time acts on: its id, owner and deadline fields (projections/deadlines.ts). */
+/** A read-model document time acts on: its id, owner and deadline fields (libs/shared/src/deadlines.ts). */
 export interface DeadlineDoc extends DeadlineFields {
   id: string;
   _account: string;

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { laterPosition } from '#event-store/positions.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
-import type { CollectionDoc } from '#projections/collections.projection.js';
-import type { SubscriptionDoc } from '#projections/subscriptions.projection.js';
-import { NO_DEADLINE } from '#projections/deadlines.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
+import type { CollectionDoc } from '#collections/read-models/collection.read-model.js';
+import type { SubscriptionDoc } from '#subscriptions/read-models/subscription.read-model.js';
+import { NO_DEADLINE } from '#shared/deadlines.js';
 import type { CommandContext } from '#platform/command-context.js';
 import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
 import type { EventStore } from '#event-store/event-store.port.js';
@@ -75,7 +75,7 @@ export class Scheduler {
 
   /**
    * Adds a kind of deadline: documents of `source.collection` carrying the deadline fields
-   * (projections/deadlines.ts) are run by `source.run` when due, like the built-in ones. A context
+   * (libs/shared/src/deadlines.ts) are run by `source.run` when due, like the built-in ones. A context
    * registers its source once, when its module initialises.
    */
   register(source: DeadlineSource): void {

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { EventBrief } from '#event-store/event-store.port.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { READ_STORE } from '#platform/tokens.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { type Mode, parseApiKey, secretMatches } from '../domain/api-key.js';
 
 export interface Principal {

@@ -1,7 +1,7 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import { notFound } from '#shared/errors.js';
-import { type AccountDoc, retryPolicyOfDoc } from '#projections/accounts.projection.js';
+import { type AccountDoc, retryPolicyOfDoc } from '../read-models/account.read-model.js';
 import type { RetryPolicy } from '../domain/account.decider.js';
 
 export const RETRY_POLICY_URL = '/v1/account/retry_policy';

@@ -4,7 +4,7 @@ import { type Owner, ReadModels } from '#platform/read-models.js';
 import { type ListPage, listPage } from '#http/list.js';
 import { notFound } from '#shared/errors.js';
 import { GATEWAY_METHODS, type SimulatedGateway } from '#payments/domain/gateways.js';
-import { type AccountDoc, type ConfiguredGatewayEntry, defaultGatewayEntries } from '#projections/accounts.projection.js';
+import { type AccountDoc, type ConfiguredGatewayEntry, defaultGatewayEntries } from '../read-models/account.read-model.js';
 import type { Mode } from '../domain/api-key.js';
 
 export const GATEWAYS_URL = '/v1/account/gateways';

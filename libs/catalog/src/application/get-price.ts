@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
-import type { PriceDoc } from '#projections/prices.projection.js';
+import type { PriceDoc } from '../read-models/price.read-model.js';
 
 export class GetPriceQuery {
   constructor(

@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
-import type { ProductDoc } from '#projections/products.projection.js';
+import type { ProductDoc } from '../read-models/product.read-model.js';
 
 export class GetProductQuery {
   constructor(

@@ -2,7 +2,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { ListPage } from '#http/list.js';
 import type { Scalar } from '#read-store/read-store.port.js';
-import type { PriceDoc } from '#projections/prices.projection.js';
+import type { PriceDoc } from '../read-models/price.read-model.js';
 import type { PriceType } from '../domain/price.decider.js';
 
 export interface PriceFilter {

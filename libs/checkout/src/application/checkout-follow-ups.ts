@@ -5,7 +5,7 @@ import type { CommandContext } from '#platform/command-context.js';
 import { ReadModels } from '#platform/read-models.js';
 import { Scheduler } from '#scheduling/scheduler.js';
 import type { DeadlineDoc } from '#scheduling/deadline-source.js';
-import type { CheckoutSessionDoc } from '#projections/checkout-sessions.projection.js';
+import type { CheckoutSessionDoc } from '../read-models/checkout-session.read-model.js';
 import { onSession } from './checkout-session-command.js';
 import { laterPosition } from '#event-store/positions.js';
 import { collectionDecider, collectionStream } from '#collections/domain/collection.decider.js';

@@ -5,7 +5,7 @@ import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { CommandResult } from '#platform/write-then-read.js';
 import type { ListPage } from '#http/list.js';
 import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
-import type { CheckoutSessionDoc } from '#projections/checkout-sessions.projection.js';
+import type { CheckoutSessionDoc } from '../read-models/checkout-session.read-model.js';
 import { loadSession, onSession } from './checkout-session-command.js';
 
 export class GetCheckoutSessionQuery {

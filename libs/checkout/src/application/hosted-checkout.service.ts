@@ -12,7 +12,7 @@ import { ApiError, DomainError, invalidParam } from '#shared/errors.js';
 import { newId } from '#shared/ids.js';
 import { currency as currencyOf, formatAmount } from '#shared/money.js';
 import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { type CheckoutSessionState, type DetailsInput, type SessionDiscount, EMAIL_CODE_MAX_ATTEMPTS, checkoutSessionDecider, checkoutSessionStream } from '../domain/checkout-session.decider.js';
 import { onSession } from './checkout-session-command.js';
 import { CheckoutTokens } from './checkout-tokens.js';

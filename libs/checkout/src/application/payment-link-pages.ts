@@ -3,7 +3,7 @@ import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import type { CommandContext } from '#platform/command-context.js';
 import { invalidParam, notFound } from '#shared/errors.js';
 import { Money, currency as currencyOf, formatAmount } from '#shared/money.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { linkClosedError, linkClosedReason, paymentLinkDecider, paymentLinkStream } from '../domain/payment-link.decider.js';
 import { storefrontDecider, storefrontStream } from '../domain/storefront.decider.js';
 import { OpenCheckoutSession } from './create-checkout-session.js';

@@ -5,8 +5,8 @@ import { GATEWAY_METHODS, OFFLINE_GATEWAY } from '#payments/domain/gateways.js';
 import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import { ReadModels } from '#platform/read-models.js';
 import { Money, currency as currencyOf, formatAmount } from '#shared/money.js';
-import type { AccountDoc } from '#projections/accounts.projection.js';
-import type { PaymentMethodDoc } from '#projections/payment-methods.projection.js';
+import type { AccountDoc } from '#accounts/read-models/account.read-model.js';
+import type { PaymentMethodDoc } from '#payments/read-models/payment-method.read-model.js';
 import { type CheckoutSessionState, EMAIL_CODE_MAX_ATTEMPTS, STALE_PAYMENT_MS, payableAfterRefusal, priceSession } from '../domain/checkout-session.decider.js';
 import type { HostedSessionView } from './hosted-checkout.js';
 

@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import { DomainError, invalidParam, missingParam, notFound } from '#shared/errors.js';
 import { newId } from '#shared/ids.js';
-import { toPublic } from '#projections/runtime/projection.js';
-import type { PriceDoc } from '#projections/prices.projection.js';
-import type { ProductDoc } from '#projections/products.projection.js';
+import { toPublic } from '#projection-runtime/projection.js';
+import type { PriceDoc } from '#catalog/read-models/price.read-model.js';
+import type { ProductDoc } from '#catalog/read-models/product.read-model.js';
 import { EXCHANGE_RATES, type ExchangeRate, type ExchangeRates } from '../exchange-rates/exchange-rates.port.js';
 import type { LineInput, PriceSnapshot, ProductSnapshot } from '../domain/pricing.js';
 

@@ -4,7 +4,7 @@ import type { EventMailHandler } from '#mail/event-mail-follower.js';
 import type { MailMessage } from '#mail/mail.port.js';
 import { formatDate, formatMoney } from '#web/format.js';
 import { eventIdFromUuid } from '#shared/ids.js';
-import type { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import type { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 
 /** Statuses in which a collection still waits for the customer's payment. */
 const AWAITING = ['pending', 'past_due'];

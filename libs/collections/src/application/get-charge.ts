@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
-import type { ChargeDoc } from '#projections/charges.projection.js';
+import type { ChargeDoc } from '../read-models/charge.read-model.js';
 
 export class GetChargeQuery {
   constructor(

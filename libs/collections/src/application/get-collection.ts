@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
-import type { CollectionDoc } from '#projections/collections.projection.js';
+import type { CollectionDoc } from '../read-models/collection.read-model.js';
 
 export class GetCollectionQuery {
   constructor(

@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
-import type { TransactionDoc } from '#projections/transactions.projection.js';
+import type { TransactionDoc } from '../read-models/transaction.read-model.js';
 
 export class GetTransactionQuery {
   constructor(

@@ -2,7 +2,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { ListPage } from '#http/list.js';
 import type { Scalar } from '#read-store/read-store.port.js';
-import type { CollectionDoc } from '#projections/collections.projection.js';
+import type { CollectionDoc } from '../read-models/collection.read-model.js';
 
 export interface ListCollectionsParams {
   limit?: number;

@@ -11,7 +11,7 @@ import type { PaymentInformation } from '#payments/gateways/payment-gateway.port
 import { type PaymentSource, collectionDecider, collectionStream } from '../domain/collection.decider.js';
 import { type AttemptResult, CollectionPayments } from './collection-payments.js';
 import { onCollection } from './collection-command.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
 
 export interface PayCollectionBody {

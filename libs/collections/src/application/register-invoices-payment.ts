@@ -13,7 +13,7 @@ import { type BillingAddress, customerDecider, customerStream } from '#customers
 import { ApiError, DomainError, invalidParam, notFound } from '#shared/errors.js';
 import { newId } from '#shared/ids.js';
 import { type Currency, Money, currency as currencyOf, formatAmount } from '#shared/money.js';
-import type { CollectionDoc } from '#projections/collections.projection.js';
+import type { CollectionDoc } from '../read-models/collection.read-model.js';
 import {
   type AppliedPayment,
   type CollectionPaid,

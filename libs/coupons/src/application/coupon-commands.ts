@@ -5,7 +5,7 @@ import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { CommandResult } from '#platform/write-then-read.js';
 import type { ListPage } from '#http/list.js';
 import { newId } from '#shared/ids.js';
-import type { CouponDoc } from '#projections/coupons.projection.js';
+import type { CouponDoc } from '../read-models/coupon.read-model.js';
 import { type CouponChanges, type CouponInput, couponCodeDecider, couponCodeStream, couponDecider, couponStream } from '../domain/coupon.decider.js';
 
 export class CreateCouponCommand {

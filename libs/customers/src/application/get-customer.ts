@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
-import type { CustomerDoc } from '#projections/customers.projection.js';
+import type { CustomerDoc } from '../read-models/customer.read-model.js';
 
 export class GetCustomerQuery {
   constructor(

@@ -1,8 +1,8 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { ListPage } from '#http/list.js';
-import type { CustomerDoc } from '#projections/customers.projection.js';
-import type { PaymentMethodDoc } from '#projections/payment-methods.projection.js';
+import type { CustomerDoc } from '../read-models/customer.read-model.js';
+import type { PaymentMethodDoc } from '#payments/read-models/payment-method.read-model.js';
 
 export class ListCustomerPaymentMethodsQuery {
   constructor(

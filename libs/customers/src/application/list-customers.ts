@@ -1,7 +1,7 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { ListPage } from '#http/list.js';
-import type { CustomerDoc } from '#projections/customers.projection.js';
+import type { CustomerDoc } from '../read-models/customer.read-model.js';
 import { emailKey } from '../domain/customer.decider.js';
 
 export class ListCustomersQuery {

@@ -1,8 +1,8 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { ReadModels, type Owner } from '#platform/read-models.js';
 import { notFound } from '#shared/errors.js';
-import type { FeedEntry, PublicEvent } from '#projections/event-feed.js';
-import { toPublic } from '#projections/runtime/projection.js';
+import type { FeedEntry, PublicEvent } from '../read-models/event.read-model.js';
+import { toPublic } from '#projection-runtime/projection.js';
 
 export class GetEventQuery {
   constructor(

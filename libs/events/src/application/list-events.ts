@@ -2,8 +2,8 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { ReadModels, type Owner } from '#platform/read-models.js';
 import { invalidParam } from '#shared/errors.js';
 import { type ListPage, listPage } from '#http/list.js';
-import { type FeedEntry, feedHorizon, type PublicEvent, withinHorizon } from '#projections/event-feed.js';
-import { toPublic } from '#projections/runtime/projection.js';
+import { type FeedEntry, feedHorizon, type PublicEvent, withinHorizon } from '../read-models/event.read-model.js';
+import { toPublic } from '#projection-runtime/projection.js';
 import type { Scalar } from '#read-store/read-store.port.js';
 
 export interface EventFilter {

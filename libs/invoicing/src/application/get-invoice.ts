@@ -1,7 +1,7 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import type { CommandContext } from '#platform/command-context.js';
 import { ReadModels } from '#platform/read-models.js';
-import type { InvoiceDoc } from '#projections/invoices.projection.js';
+import type { InvoiceDoc } from '../read-models/invoice.read-model.js';
 import { InvoiceTime } from './invoice-time.js';
 
 export class GetInvoiceQuery {

@@ -3,7 +3,7 @@ import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import type { CommandContext } from '#platform/command-context.js';
 import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
 import { isPastDue } from '#shared/dates.js';
-import type { InvoiceDoc } from '#projections/invoices.projection.js';
+import type { InvoiceDoc } from '../read-models/invoice.read-model.js';
 
 /** An invoice as the API shows it: its read model plus `overdue` — a balance due past its due date, at its test clock's time when it lives on one. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { ListPage } from '#http/list.js';
-import type { CreditNoteDoc, InvoiceDoc } from '#projections/invoices.projection.js';
+import type { CreditNoteDoc, InvoiceDoc } from '../read-models/invoice.read-model.js';
 
 export class ListCreditNotesQuery {
   constructor(

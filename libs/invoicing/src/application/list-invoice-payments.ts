@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
-import type { InvoiceDoc } from '#projections/invoices.projection.js';
+import type { InvoiceDoc } from '../read-models/invoice.read-model.js';
 
 export class ListInvoicePaymentsQuery {
   constructor(

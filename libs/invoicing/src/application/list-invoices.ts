@@ -5,7 +5,7 @@ import { invalidParam } from '#shared/errors.js';
 import { endOfCalendarDay, isCalendarDay, startOfCalendarDay } from '#shared/dates.js';
 import { listPage } from '#http/list.js';
 import type { Scalar } from '#read-store/read-store.port.js';
-import type { InvoiceDoc } from '#projections/invoices.projection.js';
+import type { InvoiceDoc } from '../read-models/invoice.read-model.js';
 import { InvoiceTime } from './invoice-time.js';
 
 export interface ListInvoicesParams {

@@ -4,7 +4,7 @@ import type { CommandResult } from '#platform/write-then-read.js';
 import { laterPosition } from '#event-store/positions.js';
 import { notFound } from '#shared/errors.js';
 import { ReadModels } from '#platform/read-models.js';
-import type { CreditNoteDoc } from '#projections/invoices.projection.js';
+import type { CreditNoteDoc } from '../read-models/invoice.read-model.js';
 import { type InvoiceCommand, invoiceDecider } from '../domain/invoice.decider.js';
 import { Invoicing } from './invoicing.js';
 import { InvoiceTime } from './invoice-time.js';

@@ -6,7 +6,7 @@ import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { calendarDayOf } from '#shared/dates.js';
 import { PageError, PageErrorFilter } from '#web/page-errors.js';
-import type { CreditNoteDoc, InvoiceDoc } from '#projections/invoices.projection.js';
+import type { CreditNoteDoc, InvoiceDoc } from '../read-models/invoice.read-model.js';
 import { creditNoteXml, documentPdf, type FiscalDocument, type FiscalParty, invoiceXml } from '../provider/simulator-documents.js';
 
 type CustomerDoc = { name?: string | null; email?: string | null; document_type?: string | null; document_number?: string | null; billing_address?: FiscalParty['address'] };

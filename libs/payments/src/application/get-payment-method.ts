@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
-import type { PaymentMethodDoc } from '#projections/payment-methods.projection.js';
+import type { PaymentMethodDoc } from '../read-models/payment-method.read-model.js';
 
 export class GetPaymentMethodQuery {
   constructor(

@@ -10,7 +10,7 @@ import { gatewayOffers, isGatewayId, isTokenizable } from '../domain/gateways.js
 import { NO_PAYMENT_METHOD, type Unattemptable, cardExpired } from '../domain/automatic-charge.js';
 import { paymentMethodDecider, paymentMethodStream } from '../domain/payment-method.decider.js';
 import { ReadModels } from '#platform/read-models.js';
-import type { PaymentMethodDoc } from '#projections/payment-methods.projection.js';
+import type { PaymentMethodDoc } from '../read-models/payment-method.read-model.js';
 import { PAYMENT_GATEWAY, type PaymentGateway, type PaymentInformation } from '../gateways/payment-gateway.port.js';
 
 /**

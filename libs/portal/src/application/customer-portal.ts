@@ -9,7 +9,7 @@ import type { ListPage } from '#http/list.js';
 import type { CardInput } from '#payments/gateways/payment-gateway.port.js';
 import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import type { CommandContext } from '#platform/command-context.js';
-import { ProjectionEngine } from '#projections/runtime/projection-engine.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { invalidParam, notFound } from '#shared/errors.js';
 import { Money } from '#shared/money.js';
 import { ownedBy } from '#shared/owner.js';

@@ -4,7 +4,7 @@ import type { CommandContext } from '#platform/command-context.js';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { CommandResult } from '#platform/write-then-read.js';
 import { notFound } from '#shared/errors.js';
-import type { SubscriptionItemDoc } from '#projections/subscription-items.projection.js';
+import type { SubscriptionItemDoc } from '../read-models/subscription-item.read-model.js';
 import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
 import { subscriptionDecider, subscriptionStream } from '../domain/subscription.decider.js';
 import { type ItemRequest, SubscriptionInputs } from './subscription-inputs.js';

@@ -1,8 +1,8 @@
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { ListPage } from '#http/list.js';
-import type { PublicEvent } from '#projections/event-feed.js';
-import type { SubscriptionDoc } from '#projections/subscriptions.projection.js';
+import type { PublicEvent } from '#events/read-models/event.read-model.js';
+import type { SubscriptionDoc } from '../read-models/subscription.read-model.js';
 import { ListEventsQuery } from '#events/application/list-events.js';
 
 export class GetSubscriptionHistoryQuery {

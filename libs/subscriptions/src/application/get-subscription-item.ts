@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
-import type { SubscriptionItemDoc } from '#projections/subscription-items.projection.js';
+import type { SubscriptionItemDoc } from '../read-models/subscription-item.read-model.js';
 
 export class GetSubscriptionItemQuery {
   constructor(

@@ -4,9 +4,9 @@ import { type Owner, ReadModels } from '#platform/read-models.js';
 import { EVENT_STORE } from '#platform/tokens.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { invalidParam, notFound } from '#shared/errors.js';
-import type { FeedEntry } from '#projections/event-feed.js';
-import { toPublic } from '#projections/runtime/projection.js';
-import { type SubscriptionDoc, projectSubscription } from '#projections/subscriptions.projection.js';
+import type { FeedEntry } from '#events/read-models/event.read-model.js';
+import { toPublic } from '#projection-runtime/projection.js';
+import { projectSubscription, type SubscriptionDoc } from '../read-models/subscription.read-model.js';
 import { subscriptionStream } from '../domain/subscription.decider.js';
 
 export class GetSubscriptionQuery {

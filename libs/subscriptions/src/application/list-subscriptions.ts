@@ -2,7 +2,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { ListPage } from '#http/list.js';
 import type { Scalar } from '#read-store/read-store.port.js';
-import type { SubscriptionDoc } from '#projections/subscriptions.projection.js';
+import type { SubscriptionDoc } from '../read-models/subscription.read-model.js';
 
 export class ListSubscriptionsQuery {
   constructor(

@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
-import type { TestClockDoc } from '#projections/test-clocks.projection.js';
+import type { TestClockDoc } from '../read-models/test-clock.read-model.js';
 
 export class GetTestClockQuery {
   constructor(

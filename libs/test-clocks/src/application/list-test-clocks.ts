@@ -1,7 +1,7 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { ListPage } from '#http/list.js';
-import type { TestClockDoc } from '#projections/test-clocks.projection.js';
+import type { TestClockDoc } from '../read-models/test-clock.read-model.js';
 
 export class ListTestClocksQuery {
   constructor(

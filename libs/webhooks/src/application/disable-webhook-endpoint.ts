@@ -1,7 +1,7 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import type { CommandResult } from '#platform/write-then-read.js';
-import type { WebhookEndpointDoc } from '#projections/webhook-endpoints.projection.js';
+import type { WebhookEndpointDoc } from '../read-models/webhook-endpoint.read-model.js';
 import { webhookEndpointDecider, webhookEndpointStream } from '../domain/webhook-endpoint.decider.js';
 
 export class DisableWebhookEndpointCommand {

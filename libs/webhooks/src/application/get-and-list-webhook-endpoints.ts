@@ -1,7 +1,7 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { ListPage } from '#http/list.js';
-import type { WebhookEndpointDoc } from '#projections/webhook-endpoints.projection.js';
+import type { WebhookEndpointDoc } from '../read-models/webhook-endpoint.read-model.js';
 
 export class GetWebhookEndpointQuery {
   constructor(

@@ -2,7 +2,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import { type ListPage, listPage } from '#http/list.js';
 import { invalidParam, notFound } from '#shared/errors.js';
-import { toPublic } from '#projections/runtime/projection.js';
+import { toPublic } from '#projection-runtime/projection.js';
 import { type AttemptDoc, DeliveryLog } from './delivery-log.js';
 
 export class ListDeliveryAttemptsQuery {

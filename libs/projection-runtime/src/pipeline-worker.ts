@@ -9,11 +9,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { EventEmitter } from 'node:events';
 import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
 import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
-import { allProjections } from '../index.js';
 import { ProjectionPipeline, type PipelineOptions, type PipelineSource } from './projection-pipeline.js';
 import type { FromPipelineThread, ThreadRequest, ToPipelineThread } from './pipeline-thread.js';
+import type { Projection } from './projection.js';
 
-const { eventsFile, readModelsFile, options } = workerData as { eventsFile: string; readModelsFile: string; options: Omit<PipelineOptions, 'log'> };
+const { eventsFile, readModelsFile, projectionsModule, options } = workerData as { eventsFile: string; readModelsFile: string; projectionsModule: string; options: Omit<PipelineOptions, 'log'> };
+// Every projection of the service, from the module the event loop named (ServiceProjections.module).
+const { allProjections } = (await import(projectionsModule)) as { allProjections(): Projection[] };
 const port = parentPort!;
 const post = (message: FromPipelineThread) => port.postMessage(message);
 

@@ -24,6 +24,11 @@ export interface LivePipeline {
 export interface PipelineThreadFiles {
   events: string;
   readModels: string;
+  /**
+   * The module the thread loads its projections from (ServiceProjections.module): its
+   * `allProjections()` are the projections the engine on the event loop was given.
+   */
+  projections: string;
   startCheckpointer?: () => Promise<void>;
   /**
    * The highest position the event loop's event store has announced (SqliteEventStore.announcedHead):
@@ -52,13 +57,13 @@ export type FromPipelineThread =
 
 /**
  * The projection pipeline in a thread of its own (PROJECTIONS_THREAD=worker, the default on the
- * embedded stores' files; see docs/decisions.md): the reading, projecting and committing of the read models
+ * embedded stores' files; see docs/decisions/0010-pipeline-thread.md): the reading, projecting and committing of the read models
  * leave the event loop, which keeps only what the requests need — a wake-up sent to the thread on
  * every append, each projection's checkpoint and parking as the thread reports them after every
  * commit (read-your-writes waits on those, exactly as on ProjectionPipeline), and each batch's events
  * in brief for the listeners that follow the log (the executor's memory, the API keys, webhooks).
  *
- * The thread runs every projection (`allProjections()`) with its own connections to the two files;
+ * The thread runs every projection (`allProjections()` of the module `PipelineThreadFiles.projections`) with its own connections to the two files;
  * it is the only writer of the read models, as the pipeline on the event loop is. Should it stop
  * unexpectedly, it is started again (from the committed checkpoints) after a second.
  */
@@ -95,12 +100,12 @@ export class PipelineThread implements LivePipeline {
     if (this.ready) return this.ready;
     const running = import.meta.url.endsWith('.ts');
     const worker = new Worker(new URL(running ? './pipeline-worker.ts' : './pipeline-worker.js', import.meta.url), {
-      workerData: { eventsFile: this.files.events, readModelsFile: this.files.readModels, options: this.options },
+      workerData: { eventsFile: this.files.events, readModelsFile: this.files.readModels, projectionsModule: this.files.projections, options: this.options },
       // A small young generation: the thread's garbage is short-lived batches, and its heap adds to the
       // process's RSS (the billing run of 10,000 peaked at 446 MiB with V8's default, 414–429 with 8 MiB).
       resourceLimits: { maxYoungGenerationSizeMb: PIPELINE_THREAD_YOUNG_MB },
       // From the TypeScript sources (the tests): the loader the child-process tests use.
-      execArgv: running ? ['--import', new URL('../../test/support/register-ts.mjs', import.meta.url).href] : [],
+      execArgv: running ? ['--import', new URL('../../../test/support/register-ts.mjs', import.meta.url).href] : [],
     });
     // The thread never keeps the process alive by itself (stop() ends it).
     worker.unref();

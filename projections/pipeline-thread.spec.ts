@@ -6,9 +6,9 @@ import type { EventBrief, NewEvent } from '#event-store/event-store.port.js';
 import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
 import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { newEventUuid } from '#shared/ids.js';
-import { allProjections } from '../index.js';
-import { PipelineThread } from './pipeline-thread.js';
-import { ProjectionEngine, ReadModelParkedError } from './projection-engine.js';
+import { allProjections, serviceProjections } from './index.js';
+import { PipelineThread } from '#projection-runtime/pipeline-thread.js';
+import { ProjectionEngine, ReadModelParkedError } from '#projection-runtime/projection-engine.js';
 
 /**
  * The pipeline in its own thread (PROJECTIONS_THREAD=worker): the real projections, on the
@@ -45,7 +45,7 @@ let store: SqliteReadStore;
 let engine: ProjectionEngine;
 
 function open(): ProjectionEngine {
-  return new ProjectionEngine(allProjections(), events, store, { retries: 1, backoffMs: 20 }, { events: events.file, readModels: store.file, startCheckpointer: () => store.startCheckpointer(), announced: () => events.announcedHead() });
+  return new ProjectionEngine(allProjections(), events, store, { retries: 1, backoffMs: 20 }, { events: events.file, readModels: store.file, projections: serviceProjections.module, startCheckpointer: () => store.startCheckpointer(), announced: () => events.announcedHead() });
 }
 
 beforeEach(() => {

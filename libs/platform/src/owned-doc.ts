@@ -1,4 +1,4 @@
-import type { OwnedDoc } from '#platform/read-models.js';
+import type { OwnedDoc } from './read-models.js';
 import { formatCreatedDate } from '#shared/dates.js';
 
 /** The index every tenant-owned collection has: lists filter by account, mode, deletion, sort by creation. */

@@ -35,6 +35,16 @@ export interface Projection<D extends Doc = Doc> {
   derive?(event: RecordedEvent, after: D | null, before: D | null): DocumentWrite[];
 }
 
+/**
+ * The projections a service runs, for its composition root to hand to the platform: the list, and
+ * the module a pipeline thread loads the same list from (it exports `allProjections()`).
+ */
+export interface ServiceProjections {
+  all(): Projection[];
+  /** URL of the module exporting `allProjections` (its own `import.meta.url`). */
+  module: string;
+}
+
 /** A document as the API shows it: internal `_` fields removed. */
 export function toPublic<T extends Record<string, unknown>>(doc: T): T {
   const out: Record<string, unknown> = {};

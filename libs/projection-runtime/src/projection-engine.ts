@@ -1,10 +1,12 @@
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { CollectionSpec, ReadStore } from '#read-store/read-store.port.js';
-import { LEGACY_FEED } from '../event-feed.js';
 import { ApiError } from '#shared/errors.js';
 import type { Projection } from './projection.js';
 import { type ParkedProjection, type PipelineOptions, PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';
 import { type LivePipeline, PipelineThread, type PipelineThreadFiles } from './pipeline-thread.js';
+
+/** Collections of projections from before the feed entries were written by the resource projections. */
+const LEGACY_FEED = { projection: 'event_feed', collection: 'event_objects' };
 
 /** One projection as `/health` and `projections status` show it. */
 export interface ProjectionStatus {
@@ -33,7 +35,7 @@ export class ReadModelParkedError extends ApiError {
  * pipeline runs in this process (npm start, ROLE=worker); without, this process only reads the
  * checkpoints (ROLE=api) to wait for them. With `thread` (the files of the embedded stores) it runs in
  * a thread of its own (PipelineThread), off the event loop; the projections are then every projection
- * of the service (`allProjections()`), which the thread loads itself.
+ * of the service (`allProjections()` of `thread.projections`), which the thread loads itself.
  */
 export class ProjectionEngine {
   readonly pipeline: LivePipeline;
