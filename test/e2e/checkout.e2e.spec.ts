@@ -1,6 +1,8 @@
 import { jest } from '@jest/globals';
 import type { Page } from 'playwright-core';
+import { formatDate } from '#web/format.js';
 import { billingSetup } from '../support/billing-fixtures.js';
+import { crawlLinks, describeBroken, type CrawlFetch } from '../support/link-crawler.js';
 import { advance, clockAndCustomer, decliningMethod } from '../support/lifecycle.js';
 import { outboxFor } from '../support/outbox.js';
 import { feed, lastEventId } from '../support/subscription-helpers.js';
@@ -20,6 +22,21 @@ afterAll(() => e?.close());
 const api = () => e.t.as(key);
 let seq = 0;
 const newEmail = () => `e2e.${Date.now()}.${++seq}@example.com`;
+
+/** The browser's own requests (its cookies), for the link crawler: GET without following redirects. */
+const browserFetch = (page: Page): CrawlFetch => async (path) => {
+  const res = await page.context().request.get(e.base + path, { maxRedirects: 0 });
+  const type = res.headers()['content-type'] ?? '';
+  return { status: res.status(), location: res.headers().location ?? null, html: type.includes('text/html') ? await res.text() : '' };
+};
+
+/** Every link of the page the browser is on opens a page (its language switch included). */
+async function linksOpen(page: Page) {
+  const here = new URL(page.url());
+  const crawl = await crawlLinks(browserFetch(page), [here.pathname + here.search], { within: (p) => p.startsWith('/checkout'), accept: (p, status) => status === 410 && p.startsWith('/checkout/pl/') }, e.base);
+  expect(describeBroken(crawl.broken)).toEqual([]);
+  return crawl;
+}
 
 async function heading(page: Page, text: string) {
   await page.locator('h1', { hasText: text }).waitFor({ timeout: 30_000 });
@@ -71,7 +88,21 @@ test('a subscription bought through a checkout session with an approving card; t
   await e.shoot(page, 'session-thanks');
   const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
   expect(after).toMatchObject({ status: 'complete', payment_status: 'paid' });
-  expect((await api().get(`/v1/subscriptions/${after.subscription}`)).body.status).toBe('active');
+  const sub = (await api().get(`/v1/subscriptions/${after.subscription}`)).body;
+  expect(sub.status).toBe('active');
+  // The thank-you page: what was bought, the references, the next charge, where the confirmation goes.
+  expect(await page.locator('table.lines tbody').textContent()).toContain(s.product.name);
+  expect((await page.locator('[data-fact="total"]').textContent())?.trim()).toBe('$ 49.900 COP');
+  expect((await page.locator('[data-fact="subscription"]').textContent())?.trim()).toBe(sub.id);
+  expect((await page.locator('[data-fact="collection"]').textContent())?.trim()).toBe(after.collection);
+  expect((await page.locator('[data-fact="session"]').textContent())?.trim()).toBe(session.id);
+  expect((await page.locator('[data-fact="next"]').textContent())?.trim()).toBe(`${formatDate(sub.next_renewal_date, 'es-CO')}, por $ 49.900 COP`);
+  expect(await page.locator('[data-fact="email"]').textContent()).toMatch(/^Tienda Ana la enviará a \w\*+@example\.com$/);
+  await linksOpen(page);
+  await page.getByRole('link', { name: 'English' }).click();
+  await heading(page, 'Thank you for your purchase!');
+  expect((await page.locator('[data-fact="next"]').textContent())?.trim()).toBe(`${formatDate(sub.next_renewal_date, 'en')}, for COP 49,900`);
+  await e.shoot(page, 'session-thanks-en');
   const order = ['checkout_session.completed', 'subscription.created', 'collection.created', 'collection.paid', 'subscription.activated'];
   expect((await feed(api(), before)).map((x) => x.type).filter((x) => order.includes(x))).toEqual(order);
   await page.close();
@@ -86,6 +117,15 @@ test('a declined card, then an approving one on the same checkout page', async (
   await payWithCard(page, '4000000000009995');
   await page.getByRole('alert').filter({ hasText: 'no tiene fondos suficientes' }).waitFor();
   await e.shoot(page, 'session-declined');
+  // Post/redirect/get: the browser is on the session's page (a reload re-sends nothing), whose links all open pages.
+  expect(new URL(page.url()).pathname).toBe(new URL(session.url).pathname);
+  await linksOpen(page);
+  await page.getByRole('link', { name: 'English' }).click();
+  await page.getByRole('alert').filter({ hasText: 'insufficient funds' }).waitFor();
+  await page.reload();
+  await page.getByRole('alert').filter({ hasText: 'insufficient funds' }).waitFor();
+  await page.getByRole('link', { name: 'Español' }).click();
+  await page.getByRole('alert').filter({ hasText: 'no tiene fondos suficientes' }).waitFor();
   await payWithCard(page, '4242424242424242');
   await heading(page, '¡Gracias por tu compra!');
   expect((await api().get(`/v1/checkout_session/${session.id}`)).body.payment_status).toBe('paid');
@@ -141,6 +181,7 @@ test('a payment link with a one-time price, then used up by its usage_limit', as
   await heading(page, 'Compra en Tienda Ana');
   expect(await page.locator('body').textContent()).toContain('$ 10.000');
   await e.shoot(page, 'link-page');
+  await linksOpen(page);
   expect(await feed(api(), before)).toEqual([]);
   await page.getByRole('button', { name: 'Pagar' }).click();
   await heading(page, 'Finalizar compra');
@@ -151,6 +192,7 @@ test('a payment link with a one-time price, then used up by its usage_limit', as
   await page.goto(link.url);
   await heading(page, 'Este enlace de pago ya no está disponible');
   await e.shoot(page, 'link-used-up');
+  await linksOpen(page);
   await page.close();
 });
 
@@ -161,6 +203,7 @@ test('a storefront purchase', async () => {
   await page.goto(sf.url);
   await heading(page, 'Tienda Ana');
   await e.shoot(page, 'storefront');
+  await linksOpen(page);
   await page.locator(`form.price-choice:has(input[value="${s.setupFee.id}"]) button`).click();
   await heading(page, 'Finalizar compra');
   await identify(page, newEmail(), false);
@@ -252,6 +295,7 @@ test('declined and never retried: after expires_at the page says the purchase wa
   expect(await page.getByText('no se hizo ningún cobro').count()).toBe(1);
   expect(await page.locator('form[action$="/pay"]').count()).toBe(0);
   await e.shoot(page, 'session-expired-after-decline');
+  await linksOpen(page);
   const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
   // The declined attempt made nothing: no collection to void.
   expect(after).toMatchObject({ status: 'expired', collection: null, subscription: null });
@@ -271,9 +315,10 @@ test('an offline method the session names (a bank transfer): picked on the page,
   await page.getByText(`Paga $ 10.000 por ${bank} indicando esta referencia`).waitFor();
   const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
   expect(mid).toMatchObject({ status: 'complete', payment_status: 'processing' });
-  expect(await page.locator('code').textContent()).toBe(mid.last_payment.additional_data.reference);
+  expect(await page.locator('p.amount code').textContent()).toBe(mid.last_payment.additional_data.reference);
   expect(await page.locator('form[action$="/pay"]').count()).toBe(0);
   await e.shoot(page, 'session-offline-instructions');
+  await linksOpen(page);
   expect((await api().post(`/v1/collections/${mid.collection}/pay`, { paid_out_of_band: true })).status).toBe(200);
   await page.getByRole('link', { name: 'Actualizar estado' }).click();
   await heading(page, '¡Gracias por tu compra!');

@@ -3,7 +3,7 @@
  * post, given as HTML), it follows every same-origin `<a href>` and checks that each one opens a page:
  * 200, or a deliberate redirect (301/302/303/307/308) to a page that answers 200 — never a 404, 405 or
  * 500. Pages inside `within` are crawled in turn (their links followed); a link that leaves it is only
- * checked. One crawler for the portal, the dashboard and, later, the checkout pages: it only needs a
+ * checked. One crawler for the portal, the dashboard and the checkout pages: it only needs a
  * way to GET a path with the visitor's cookies (`CrawlFetch`), from supertest (HTTP level) or from a
  * browser's request context (playwright-core).
  */
@@ -35,6 +35,11 @@ export interface CrawlOptions {
   pages?: Array<{ path: string; html: string }>;
   /** A guard against a crawl that never ends (an id in every link). Default 2,000 requests. */
   maxRequests?: number;
+  /**
+   * A deliberate answer other than 200 that is still a page (a used-up payment link's 410 page): not
+   * broken, and its links are followed. Never a 404, 405 or 5xx.
+   */
+  accept?: (path: string, status: number) => boolean;
 }
 
 export interface CrawlResult {
@@ -100,8 +105,9 @@ export async function crawlLinks(fetch: CrawlFetch, starts: string[], options: C
       return;
     }
     const { status, html, chain, final } = await open(path);
-    visited.set(path, status);
-    if (status !== 200) {
+    const fine = status === 200 || (!!html && status !== 404 && status !== 405 && status < 500 && !!options.accept?.(final, status));
+    visited.set(path, fine ? 200 : status);
+    if (!fine) {
       broken.push({ from: from ?? '(start)', href: path, status, via: chain.length ? [...chain, final] : undefined });
       return;
     }

@@ -61,11 +61,12 @@ test('a post without the CSRF token, or with a wrong one, is refused with a page
   expect((await api().get(`/v1/collections/${col.id}`)).body).toMatchObject({ status: 'pending', collection_attempts: 0 });
 });
 
-test('a declined card shows a readable message on the same page, never the card number; then an approving card pays', async () => {
+test('a declined card: back to the page (303), which shows a readable message, never the card number; then an approving card pays', async () => {
   const col = await collectCollection();
   const { browser, csrf } = await openPage(col.id);
-  const declined = await browser.post(`/checkout/col/${col.id}/pay`).type('form').send({ ...card('4000000000009995'), _csrf: csrf });
-  expect(declined.status).toBe(402);
+  const post = await browser.post(`/checkout/col/${col.id}/pay`).type('form').send({ ...card('4000000000009995'), _csrf: csrf });
+  expect([post.status, post.headers.location]).toEqual([303, `/checkout/col/${col.id}`]);
+  const declined = await browser.get(post.headers.location);
   expect(declined.text).toContain('no tiene fondos suficientes');
   expect(declined.text).toContain('role="alert"');
   expect(declined.text).not.toContain('4000000000009995');
@@ -85,12 +86,14 @@ test('a declined card shows a readable message on the same page, never the card 
 test('invalid fields are reported per field without calling the gateway', async () => {
   const col = await collectCollection();
   const { browser, csrf } = await openPage(col.id);
-  const res = await browser.post(`/checkout/col/${col.id}/pay`).type('form').send({ method: 'card', card_number: '12', card_exp: '13/30', card_cvc: '1', _csrf: csrf });
-  expect(res.status).toBe(400);
+  const first = await browser.post(`/checkout/col/${col.id}/pay`).type('form').send({ method: 'card', card_number: '12', card_exp: '13/30', card_cvc: '1', _csrf: csrf });
+  expect(first.status).toBe(303);
+  const res = await browser.get(first.headers.location);
   expect(res.text).toContain('Revisa el número de la tarjeta');
   expect(res.text).toContain('aria-invalid="true"');
-  const luhn = await browser.post(`/checkout/col/${col.id}/pay`).type('form').send({ ...card('4242424242424241'), _csrf: csrfOf(res.text) });
-  expect(luhn.status).toBe(400);
+  const second = await browser.post(`/checkout/col/${col.id}/pay`).type('form').send({ ...card('4242424242424241'), _csrf: csrfOf(res.text) });
+  expect(second.status).toBe(303);
+  const luhn = await browser.get(second.headers.location);
   expect(luhn.text).toContain('Revisa el número de la tarjeta');
   expect((await api().get(`/v1/collections/${col.id}`)).body.collection_attempts).toBe(0);
 });

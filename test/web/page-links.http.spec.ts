@@ -167,3 +167,70 @@ describe('portal', () => {
     }
   });
 });
+
+describe('checkout pages', () => {
+  const approving = { method: 'card', card_number: '4242424242424242', card_exp: '12/30', card_cvc: '123' };
+
+  test('every link of the checkout pages opens a page — a session open, after a decline, paid, awaiting the bank, expired; a collection pending, processing, paid; a payment link, deactivated; a storefront; the simulated bank — in es-CO and en', async () => {
+    const api = t.as(keys.test_key);
+    const s = await billingSetup(api);
+    const oneTime = (await api.post('/v1/prices', { product_id: s.product.id, type: 'one_time', unit_price: '25000', currency: 'COP' })).body;
+    for (const locale of ['es', 'en']) {
+      const q = `?locale=${locale}`;
+      const lang = locale === 'en' ? 'en' : 'es-CO';
+      const newSession = async (extra: Record<string, unknown> = {}) => (await api.post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: oneTime.id }], ...extra })).body;
+      const origin = new URL((await newSession()).url).origin;
+      const crawls: Array<{ agent: ReturnType<typeof pageVisitor> | Awaited<ReturnType<typeof openSession>>['browser']; starts: string[] }> = [];
+
+      // Sessions: open; declined (post/redirect/get: the page after it); paid (thank-you, a subscription); awaiting the bank; declined then expired.
+      const open = await openSession(t, (await newSession()).url);
+      crawls.push({ agent: open.browser, starts: [`${open.path}${q}`] });
+      const declined = await openSession(t, (await newSession()).url);
+      const post = await declined.browser.post(`${declined.path}/pay`).type('form').send({ ...approving, card_number: '4000000000000002', locale: lang, _csrf: csrfOf(declined.page.text) });
+      expect(post.status).toBe(303);
+      crawls.push({ agent: declined.browser, starts: [post.headers.location] });
+      const paid = await openSession(t, (await api.post('/v1/checkout_session', { mode: 'subscription', customer: s.customer.id, items: [{ price: s.monthly.id }] })).body.url);
+      expect((await paid.browser.post(`${paid.path}/pay`).type('form').send({ ...approving, locale: lang, _csrf: csrfOf(paid.page.text) })).status).toBe(303);
+      crawls.push({ agent: paid.browser, starts: [`${paid.path}${q}`] });
+      const pse = await openSession(t, (await newSession()).url);
+      const toBank = await pse.browser.post(`${pse.path}/pay`).type('form').send({ method: 'pse', bank_code: '1007', locale: lang, _csrf: csrfOf(pse.page.text) });
+      expect(toBank.status).toBe(303);
+      crawls.push({ agent: pse.browser, starts: [`${pse.path}${q}`] });
+      const late = await newSession();
+      const expired = await openSession(t, late.url);
+      await expired.browser.post(`${expired.path}/pay`).type('form').send({ ...approving, card_number: '4000000000000002', locale: lang, _csrf: csrfOf(expired.page.text) });
+      expect((await api.post(`/v1/checkout_session/${late.id}/expire`)).status).toBe(200);
+      crawls.push({ agent: expired.browser, starts: [`${expired.path}${q}`] });
+
+      // Collections: pending, awaiting the bank (its bank page), paid; a payment link and a deactivated one (its 410 page); a storefront.
+      const collection = async () => (await api.post('/v1/collections', { customer: s.customer.id, items: [{ price: oneTime.id }], collection_method: 'collect', days_until_due: 5 })).body.id as string;
+      const pending = await collection();
+      const processing = await collection();
+      const visitor = pageVisitor(t);
+      await visitor.get(`/checkout/col/${processing}${q}`);
+      const bank = await visitor.post(`/checkout/col/${processing}/pay`, { method: 'pse', bank_code: '1051', locale: lang });
+      expect(bank.status).toBe(303);
+      const paidCollection = await collection();
+      expect((await api.post(`/v1/collections/${paidCollection}/pay`, { payment_information: { gateway: 'gateway_a', type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' } } })).status).toBe(200);
+      const link = (await api.post('/v1/payment_links', { items: [{ price: oneTime.id }] })).body;
+      const closed = (await api.post('/v1/payment_links', { items: [{ price: oneTime.id }] })).body;
+      expect((await api.post(`/v1/payment_links/${closed.id}/update`, { active: false })).status).toBe(200);
+      const storefront = (await api.post('/v1/storefronts', { name: 'Vitrina', items: [{ price: s.monthly.id }, { price: oneTime.id }] })).body;
+      crawls.push({
+        agent: visitor,
+        starts: [`/checkout/col/${pending}${q}`, `/checkout/col/${processing}${q}`, `/checkout/col/${paidCollection}${q}`, `/checkout/pl/${link.id}${q}`, `/checkout/pl/${closed.id}${q}`, `/checkout/sf/${storefront.id}${q}`],
+      });
+
+      const seen: string[] = [];
+      for (const { agent, starts } of crawls) {
+        const result = await crawlLinks(fetchWith(agent), starts, { within: (p) => p.startsWith('/checkout'), accept: (p, status) => status === 410 && p.startsWith('/checkout/pl/') }, origin);
+        expect(describeBroken(result.broken)).toEqual([]);
+        seen.push(...result.visited.keys());
+      }
+      // It did reach each kind of page, in both languages, and the bank page from a processing payment.
+      for (const kind of ['/checkout/cs/', '/checkout/col/', '/checkout/pl/', '/checkout/sf/', '/checkout/sim/']) expect([kind, seen.some((p) => p.startsWith(kind))]).toEqual([kind, true]);
+      expect(seen.some((p) => p.includes('locale=en'))).toBe(true);
+      expect(seen.some((p) => p.includes('locale=es'))).toBe(true);
+    }
+  });
+});

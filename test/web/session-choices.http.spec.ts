@@ -45,8 +45,10 @@ test("the customer's saved cards are offered beside a new card (brand capitalise
   expect(page.text).toContain('<input type="radio" name="method" value="card"> <span>Otra tarjeta de crédito o débito</span>');
 
   // Another customer's method cannot be named.
-  const forged = await browser.post(`${path}/pay`).type('form').send({ method: `saved:${foreign.payment_method}`, _csrf: csrfOf(page.text) });
-  expect(forged.status).toBe(400);
+  const forgedPost = await browser.post(`${path}/pay`).type('form').send({ method: `saved:${foreign.payment_method}`, _csrf: csrfOf(page.text) });
+  expect([forgedPost.status, forgedPost.headers.location]).toEqual([303, path]);
+  const forged = await browser.get(path);
+  expect(forged.text).toContain('Elige un medio de pago.');
   expect((await api().get(`/v1/checkout_session/${session.id}`)).body.status).toBe('open');
 
   const paid = await browser.post(`${path}/pay`).type('form').send({ method: `saved:${pm.id}`, _csrf: csrfOf(forged.text) });

@@ -33,8 +33,9 @@ test('declined on the page and never retried: the session stays open until expir
   expect(session.expires_at).toBe('2026-03-02T10:00:00.000Z');
   const before = await lastEventId(api());
   const { browser, path, page } = await openSession(t, session.url);
-  const declined = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
-  expect(declined.status).toBe(402);
+  const post = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
+  expect([post.status, post.headers.location]).toEqual([303, path]); // post/redirect/get
+  const declined = await browser.get(path);
   expect(declined.text).toContain('role="alert"');
   expect(declined.text).toContain(`action="${path}/pay"`); // the retry, on the same page
   const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
@@ -69,8 +70,8 @@ test('declined, then paid with a good card in the session\'s last hour (23 h 30 
   const session = (await api().post('/v1/checkout_session', { mode: 'subscription', customer: customer.id, items: [{ price: s.monthly.id }] })).body;
   const before = await lastEventId(api());
   const { browser, path, page } = await openSession(t, session.url);
-  const declined = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
-  expect(declined.status).toBe(402);
+  expect((await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) })).status).toBe(303);
+  const declined = await browser.get(path);
 
   // Past the 23-hour window a subscription of its own would have: still payable.
   await advance(api(), clock.id, '2026-03-06T09:30:00.000Z');
@@ -100,8 +101,8 @@ test('a declined card then an approving one before expires_at: paid, and expires
   const { clock, customer } = await clockAndCustomer(api(), '2026-04-01T10:00:00.000Z');
   const session = (await api().post('/v1/checkout_session', { mode: 'payment', customer: customer.id, items: [{ price: s.setupFee.id }], expires_at: '2026-04-01T11:00:00.000Z' })).body;
   const { browser, path, page } = await openSession(t, session.url);
-  const declined = await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) });
-  expect(declined.status).toBe(402);
+  expect((await browser.post(`${path}/pay`).type('form').send({ ...declining, _csrf: csrfOf(page.text) })).status).toBe(303);
+  const declined = await browser.get(path);
   const paid = await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(declined.text) });
   expect(paid.status).toBe(303);
   await advance(api(), clock.id, '2026-04-01T12:00:00.000Z');
@@ -247,9 +248,9 @@ test('a refusal the page has no words for (the merchant voided the collection of
   const declined = await browser.get(path);
   const mid = (await api().get(`/v1/checkout_session/${session.id}`)).body;
   expect((await api().post(`/v1/collections/${mid.collection}/void`)).status).toBe(200);
-  const refused = await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(declined.text) });
-  expect(refused.status).toBe(400);
-  expect(refused.text).toContain('No pudimos completar esta solicitud');
+  expect((await browser.post(`${path}/pay`).type('form').send({ ...approving, _csrf: csrfOf(declined.text) })).status).toBe(303);
+  const refused = await browser.get(path);
+  expect(refused.text).toContain('Esta compra ya no se puede pagar');
   expect(refused.text).not.toMatch(/Cannot pay|its status is/);
   const again = await browser.get(path);
   expect(again.text).toContain('El banco no confirmó el pago');

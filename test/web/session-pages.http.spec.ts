@@ -66,11 +66,12 @@ test('consent, a required custom field and the shipping country are enforced on 
   expect(page.text).toContain('<option value="CO"');
   const card = { method: 'card', card_number: '4242424242424242', card_exp: '12/30', card_cvc: '123' };
   const ship = { ship_address_1: 'Cra 7 # 71-21', ship_city: 'Bogotá', ship_state: 'DC', ship_country: 'CO' };
-  const noConsent = await browser.post(`${path}/pay`).type('form').send({ ...card, ...ship, cf_dedicatoria: 'Para Ana', _csrf: csrfOf(page.text) });
-  expect(noConsent.status).toBe(400);
+  // Refused: back to the page (303), which says why.
+  expect((await browser.post(`${path}/pay`).type('form').send({ ...card, ...ship, cf_dedicatoria: 'Para Ana', _csrf: csrfOf(page.text) })).status).toBe(303);
+  const noConsent = await browser.get(path);
   expect(noConsent.text).toContain('Debes aceptar las condiciones');
-  const noField = await browser.post(`${path}/pay`).type('form').send({ ...card, ...ship, consent_terms: 'yes', _csrf: csrfOf(noConsent.text) });
-  expect(noField.status).toBe(400);
+  expect((await browser.post(`${path}/pay`).type('form').send({ ...card, ...ship, consent_terms: 'yes', _csrf: csrfOf(noConsent.text) })).status).toBe(303);
+  const noField = await browser.get(path);
   expect(noField.text).toContain('Completa los campos obligatorios');
   const paid = await browser.post(`${path}/pay`).set('User-Agent', 'page-test/1.0').type('form').send({ ...card, ...ship, consent_terms: 'yes', cf_dedicatoria: 'Para Ana', _csrf: csrfOf(noField.text) });
   expect(paid.status).toBe(303);

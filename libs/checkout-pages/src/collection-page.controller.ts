@@ -6,7 +6,8 @@ import { Public } from '#accounts/http/basic-auth.guard.js';
 import { AccountGateways } from '#accounts/application/account-gateways.js';
 import { PayCollectionCommand } from '#collections/application/pay-collection.js';
 import type { CommandResult } from '#platform/write-then-read.js';
-import { READ_STORE } from '#platform/tokens.js';
+import type { Config } from '#platform/config.js';
+import { CONFIG, READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { ApiError } from '#shared/errors.js';
 import { Money } from '#shared/money.js';
@@ -16,10 +17,13 @@ import { formFields } from '#web/form.js';
 import { resolveLocale, type Locale } from '#web/i18n.js';
 import { PageError, PageErrorFilter } from '#web/page-errors.js';
 import { csrfToken } from '#web/security.js';
+import { FIELD_MESSAGES, keptValues, type PageFlash, refusalOf, refusalText, setFlash, takeFlash } from './flash.js';
 import { declineMessage, type FieldErrors, pageMethods, paymentInformationFrom, PSE_BANKS } from './payment-form.js';
 import { checkoutPages, pageContext, withLocale } from './pages.js';
 
 type Doc = Record<string, any> & { id: string; _account: string; is_test: boolean };
+/** What a post leaves for the page's next GET (flash.ts), scoped to `/checkout/col/<id>`. */
+const FLASH_COOKIE = 'col_flash';
 
 const PAYABLE = ['pending', 'past_due'];
 
@@ -41,15 +45,30 @@ export class CollectionPageController {
     private readonly commands: CommandBus,
     private readonly gateways: AccountGateways,
     private readonly projections: ProjectionEngine,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   @Public()
   @Get(':id')
   async show(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const locale = resolveLocale((request.query as Record<string, unknown>)?.locale);
-    return this.render(request, reply, await this.collection(id), locale, {});
+    const col = await this.collection(id);
+    // What the previous post left for this page: a refused field, a refusal or a decline, worded in this page's language.
+    const flash = takeFlash(request, reply, FLASH_COOKIE, `/checkout/col/${id}`);
+    if (!flash || !PAYABLE.includes(col.status)) return this.render(request, reply, col, locale, {});
+    const t = checkoutPages.helpers(locale).t;
+    const errors: FieldErrors = Object.fromEntries((flash.fields ?? []).map((f) => [f, t(FIELD_MESSAGES[f])]));
+    const r = flash.refusal;
+    const formError = !r ? null : r.type === 'payment_error' ? declineMessage(t, { code: r.code, message: '', extra: { decline_code: r.decline_code } }) : refusalText(t, locale, r);
+    return this.render(request, reply, col, locale, { errors, formError, formErrorHint: r?.type === 'payment_error' ? t('decline.retry') : null, fields: flash.values ?? {} });
   }
 
+  /**
+   * The payment form. Post/redirect/get: every answer is a redirect (303) to the collection's page, so
+   * a reload never sends the form again and the language link leads to the page; a refused field, a
+   * refusal or a decline reaches that page through the flash cookie (codes, and what the customer typed
+   * except the card number and CVC), which words it in the page's language.
+   */
   @Public()
   @Post(':id/pay')
   async pay(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
@@ -59,22 +78,22 @@ export class CollectionPageController {
     const col = await this.collection(id);
     const page = withLocale(`/checkout/col/${id}`, locale);
     if (!PAYABLE.includes(col.status)) return reply.redirect(page, 303);
+    const back = (flash: PageFlash) => {
+      setFlash(reply, FLASH_COOKIE, `/checkout/col/${id}`, { ...flash, at: 'pay', values: keptValues(fields) }, this.config.checkoutUrl.startsWith('https:'));
+      return reply.redirect(page, 303);
+    };
     const methods = await this.methods(col);
     const parsed = paymentInformationFrom(fields, methods, t);
-    if (parsed.errors) return this.render(request, reply, col, locale, { status: 400, errors: parsed.errors, fields });
+    if (parsed.errors) return back({ fields: Object.keys(parsed.errors) });
     let result: CommandResult;
     try {
       result = await this.commands.execute<PayCollectionCommand, CommandResult>(new PayCollectionCommand(pageContext(request, col), id, { payment_information: parsed.info }, 'customer'));
     } catch (err) {
       if (!(err instanceof ApiError) || err.status >= 500) throw err;
-      if (err.status === 409 || err.code === 'collection_already_paid') return reply.redirect(page, 303); // another tab paid or is paying: the page shows it
-      const fresh = await this.collection(id);
-      if (err.type === 'payment_error') {
-        return this.render(request, reply, fresh, locale, { status: 402, formError: declineMessage(t, err), formErrorHint: t('decline.retry'), fields });
-      }
+      if (err.code === 'collection_already_paid') return reply.redirect(page, 303); // another tab paid: the page shows it
+      // Another tab is paying (409 payment_in_progress): the page says so, in its language.
       const field = err.param?.includes('[number]') ? 'card_number' : err.param?.includes('exp') ? 'card_exp' : err.param?.includes('cvc') ? 'card_cvc' : null;
-      const errors: FieldErrors = field ? { [field]: t(`err.${field}`) } : {};
-      return this.render(request, reply, fresh, locale, { status: 400, errors, formError: field ? null : err.message, fields });
+      return back(field ? { fields: [field] } : { refusal: refusalOf(err) });
     }
     await this.projections.waitFor(result.position);
     const after = await this.collection(id);
@@ -131,6 +150,11 @@ export class CollectionPageController {
         // What credit notes of its invoice took off (the total shown is what is left).
         credited: col.amount_credited && new Money(col.amount_credited).gt(0) ? col.amount_credited : null,
         awaiting: state === 'processing' ? col.additional_data : null,
+        // A voucher's instructions in the page's words (the gateway's own are English).
+        voucherHow:
+          state === 'processing' && col.additional_data?.reference
+            ? t('col.processing.voucher_how', { amount: helpers.money(col.total, col.currency), method: methodName(t, String(col.additional_data.method ?? '')) })
+            : null,
         selfUrl: withLocale(`/checkout/col/${col.id}`, locale),
         // the payment form
         ...(state
@@ -153,4 +177,10 @@ export class CollectionPageController {
       { locale, title: state ? t(`col.status.${state}`) : t('col.title'), brand: account?.name ?? null, test: col.is_test, path: request.url, status: opts.status },
     );
   }
+}
+
+/** A method's name as the page shows it (`method.<id>`); a merchant's own offline name as written. */
+function methodName(t: (key: string) => string, method: string): string {
+  const words = t(`method.${method}`);
+  return words === `method.${method}` ? method : words;
 }

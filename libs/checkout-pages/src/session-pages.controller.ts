@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { Public } from '#accounts/http/basic-auth.guard.js';
 import { CheckoutTokenError, type CheckoutDetailsInput, HostedCheckout, type HostedSessionView, type PageRequest } from '#checkout/application/hosted-checkout.js';
+import { maskEmail } from '#checkout/application/session-views.js';
 import type { Config } from '#platform/config.js';
 import { CONFIG } from '#platform/tokens.js';
 import { ApiError } from '#shared/errors.js';
@@ -13,12 +14,15 @@ import { type Locale, resolveLocale } from '#web/i18n.js';
 import { PageError, PageErrorFilter } from '#web/page-errors.js';
 import { assetDir } from '#web/page-renderer.js';
 import { csrfToken } from '#web/security.js';
+import { FIELD_MESSAGES, keptValues, type PageFlash, refusalOf, refusalText, setFlash, takeFlash } from './flash.js';
 import { declineMessage, pageMethods, paymentInformationFrom, PSE_BANKS } from './payment-form.js';
 import { checkoutPages, withLocale } from './pages.js';
 
 const SESSION_JS = readFileSync(`${assetDir(import.meta.url, '../static')}/session.js`, 'utf8');
 const TOKEN_COOKIE = 'cs_token';
 const EMAIL_COOKIE = 'cs_email';
+/** What a post leaves for the page's next GET (flash.ts), scoped like the token to `/checkout/cs/<id>`. */
+const FLASH_COOKIE = 'cs_flash';
 
 type CookieReply = FastifyReply & { setCookie(name: string, value: string, options: Record<string, unknown>): FastifyReply };
 type CookieRequest = FastifyRequest & { cookies?: Record<string, string | undefined> };
@@ -78,7 +82,10 @@ export class SessionPagesController {
       const { redirect_url } = await this.hosted.completion(token);
       if (redirect_url) return reply.redirect(redirect_url, 303);
     }
-    return this.render(request, reply, session, this.localeOf(query.locale, session), null, {});
+    const locale = this.localeOf(query.locale, session);
+    // What the previous post left for this page (a refusal, what the customer typed), worded in this page's language.
+    const flash = takeFlash(request, reply, FLASH_COOKIE, `/checkout/cs/${id}`);
+    return this.render(request, reply, session, locale, this.failureOf(flash, locale), flash?.values ?? {});
   }
 
   @Public()
@@ -133,6 +140,13 @@ export class SessionPagesController {
     );
   }
 
+  /**
+   * The payment form. Post/redirect/get: every answer is a redirect (303), so a reload never sends the
+   * form again and the page's language link leads to the page. A refused field or a refusal goes to
+   * the session's page through the flash cookie (its code, never words; what the customer typed, never
+   * the card number or CVC); a decline is on the session itself (`last_payment`), which the page shows
+   * above the form while the session can be paid.
+   */
   @Public()
   @Post('cs/:id/pay')
   async pay(@Param('id') id: string, @Req() request: CookieRequest, @Res() reply: FastifyReply) {
@@ -143,25 +157,27 @@ export class SessionPagesController {
     const t = checkoutPages.helpers(locale).t;
     const self = withLocale(`/checkout/cs/${id}`, locale);
     if (!session.can_pay) return reply.redirect(self, 303);
+    const back = (flash: PageFlash) => {
+      setFlash(reply, FLASH_COOKIE, `/checkout/cs/${id}`, { ...flash, values: keptValues(fields) }, this.secure());
+      return reply.redirect(self, 303);
+    };
     // A saved method of the identified customer (`saved:pm_…`, only one the page offered), or one-off data.
     const saved = (fields.method ?? '').startsWith('saved:') ? session.customer?.saved_payment_methods.find((m) => `saved:${m.id}` === fields.method) : undefined;
-    if ((fields.method ?? '').startsWith('saved:') && !saved) return this.render(request, reply, session, locale, { at: 'pay', message: t('err.method') }, fields, 400);
+    if ((fields.method ?? '').startsWith('saved:') && !saved) return back({ at: 'pay', fields: ['method'] });
     const parsed = saved ? null : paymentInformationFrom(fields, this.methods(session), t);
-    if (parsed?.errors) return this.render(request, reply, session, locale, { at: 'pay', message: Object.values(parsed.errors)[0] }, fields, 400);
+    if (parsed?.errors) return back({ at: 'pay', fields: Object.keys(parsed.errors) });
     try {
       const how = saved ? { payment_method: saved.id } : { payment_information: parsed!.info };
       const outcome = await this.hosted.pay(token, { ...details(fields, session), ...how }, pageRequest(request));
-      if (outcome.status === 'declined') {
-        const message = declineMessage(t, { code: outcome.failure_code, message: outcome.message, extra: { decline_code: outcome.decline_code } });
-        return this.render(request, reply, outcome.session, locale, { at: 'pay', message, hint: t('decline.retry') }, fields, 402);
-      }
+      // The session keeps the decline (`last_payment`): its page says why, above the form.
+      if (outcome.status === 'declined') return back({});
       // The bank first (PSE); the merchant's address after it (the session page sends the customer on once paid).
       const bank = outcome.status === 'processing' ? (outcome.additional_data as { type?: string; redirect_url?: string }) : null;
       if (bank?.type === 'redirect' && bank.redirect_url) return reply.redirect(withLocale(bank.redirect_url, locale), 303);
       if (outcome.redirect_url) return reply.redirect(outcome.redirect_url, 303);
       return reply.redirect(self, 303);
     } catch (err) {
-      return this.refused(err, request, reply, id, token, locale, 'pay', fields);
+      return this.refused(err, reply, id, locale, 'pay', fields);
     }
   }
 
@@ -270,21 +286,27 @@ export class SessionPagesController {
     try {
       await action(token, fields, pageRequest(request));
     } catch (err) {
-      return this.refused(err, request, reply, id, token, locale, at, fields);
+      return this.refused(err, reply, id, locale, at, fields);
     }
     return reply.redirect(withLocale(`/checkout/cs/${id}`, locale), 303);
   }
 
-  /** A refusal of what the customer sent: the page again with the reason; a bad token: the error page. */
-  private async refused(err: unknown, request: FastifyRequest, reply: FastifyReply, id: string, token: string, locale: Locale, at: PageFailure['at'], fields: Record<string, string>) {
+  /** A refusal of what the customer sent: back to the page (303), which says why in its language; a bad token: the error page. */
+  private refused(err: unknown, reply: FastifyReply, id: string, locale: Locale, at: PageFailure['at'], fields: Record<string, string>) {
     if (!(err instanceof ApiError) || err instanceof CheckoutTokenError || err.status >= 500) throw err;
+    setFlash(reply, FLASH_COOKIE, `/checkout/cs/${id}`, { at, refusal: refusalOf(err), values: keptValues(fields) }, this.secure());
+    return reply.redirect(withLocale(`/checkout/cs/${id}`, locale), 303);
+  }
+
+  /** The flash's message for its part of the page, in the page's language (never the API's English). */
+  private failureOf(flash: PageFlash | null, locale: Locale): PageFailure | null {
+    if (!flash?.at) return null;
     const t = checkoutPages.helpers(locale).t;
-    const known = t(`code.${err.code}`);
-    // The API's own message is English: a refusal without words of the page's language gets a general one.
-    const message = known === `code.${err.code}` ? t('code.other') : known;
-    const left = (err.extra as { attempts_left?: number })?.attempts_left;
-    const session = await this.open(id, token);
-    return this.render(request, reply, session, locale, { at, message, hint: typeof left === 'number' ? t('cs.code.attempts', { n: left }) : null }, fields, err.status === 402 ? 402 : 400);
+    if (flash.fields?.length) return { at: flash.at, message: t(FIELD_MESSAGES[flash.fields[0]]) };
+    const r = flash.refusal;
+    if (!r) return null;
+    if (r.type === 'payment_error') return { at: flash.at, message: declineMessage(t, { code: r.code, message: '', extra: { decline_code: r.decline_code } }), hint: t('decline.retry') };
+    return { at: flash.at, message: refusalText(t, locale, r), hint: r.attempts_left !== null ? t('cs.code.attempts', { n: r.attempts_left }) : null };
   }
 
   private render(request: FastifyRequest, reply: FastifyReply, s: HostedSessionView, locale: Locale, error: PageFailure | null, fields: Record<string, string>, status = 200) {
@@ -319,6 +341,14 @@ export class SessionPagesController {
         submitLabel: `${s.cta_text}${amount}`,
         countryName: (code: string) => names.of(code) ?? code,
         typedEmail: (request as CookieRequest).cookies?.[EMAIL_COOKIE] ?? '',
+        methodName: (method: string) => (t(`method.${method}`) === `method.${method}` ? method : t(`method.${method}`)),
+        // The thank-you page: the next charge as a calendar day in Bogotá; the e-mail masked (the page may be seen by whoever holds the link).
+        receipt: {
+          nextCharge: s.next_charge_date ? helpers.date(s.next_charge_date) : null,
+          total: withCode(helpers.money(s.total, s.currency), s.currency),
+          recurring: s.terms ? withCode(helpers.money(s.terms.recurring_total, s.currency), s.currency) : '',
+          email: s.customer?.email ? maskEmail(s.customer.email) : null,
+        },
       },
       { locale, title: heading, brand: s.merchant.name, test: s.is_test, path: request.url, status, formAction: redirects },
     );
@@ -355,3 +385,6 @@ function details(f: Record<string, string>, s: HostedSessionView): CheckoutDetai
   if (s.choose_amount && f.ntp_amount) out.ntp_amount = f.ntp_amount.replace(/[$\s]/g, '').replace(/\.(?=\d{3}(\D|$))/g, '').replace(',', '.');
   return out;
 }
+
+/** An amount with its currency's code (`$ 49.900 COP`), once (`COP 49,900` already names it). */
+const withCode = (amount: string, currency: string) => (amount.includes(currency.toUpperCase()) ? amount : `${amount} ${currency.toUpperCase()}`);

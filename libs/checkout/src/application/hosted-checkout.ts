@@ -125,6 +125,8 @@ export interface HostedSessionView {
   after_completion: { type: 'hosted' | 'redirect'; redirect_url_approved: string | null; redirect_url_processing: string | null };
   subscription: string | null;
   collection: string | null;
+  /** The subscription's next charge (its `next_renewal_date`) once it exists; null otherwise. */
+  next_charge_date: string | null;
   expires_at: string;
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccountGateways } from '#accounts/application/account-gateways.js';
 import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
-import { GATEWAY_METHODS, OFFLINE_GATEWAY } from '#payments/domain/gateways.js';
+import { GATEWAY_METHODS, isTokenizable, OFFLINE_GATEWAY } from '#payments/domain/gateways.js';
 import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import { ReadModels } from '#platform/read-models.js';
 import { Money, currency as currencyOf, formatAmount } from '#shared/money.js';
@@ -30,7 +30,11 @@ export class SessionViews {
     return account?.name ?? '';
   }
 
-  /** The session's methods ∩ the account's configured gateways (all configured ones when the session names none). */
+  /**
+   * The session's methods ∩ the account's configured gateways. A session that names none: every
+   * configured one in payment mode; in subscription mode only those that renew by themselves
+   * (tokenizable: card, wallets), as in setup mode, where only those can be saved.
+   */
   async allowedMethods(state: CheckoutSessionState): Promise<Record<string, string[]>> {
     const f = state.fields!;
     const configured = await this.gateways.configured(state.owner!.accountId, state.owner!.mode);
@@ -42,7 +46,9 @@ export class SessionViews {
         out[g] = [...(GATEWAY_METHODS as Record<string, readonly string[]>)[g]];
       }
     }
-    if (f.mode === 'setup') for (const g of Object.keys(out)) out[g] = out[g].filter((m) => ['card', 'wallet_a', 'wallet_b'].includes(m));
+    if (f.mode === 'setup' || (f.mode === 'subscription' && !f.payment_methods)) {
+      for (const g of Object.keys(out)) out[g] = out[g].filter((m) => isTokenizable(m));
+    }
     return out;
   }
 
@@ -138,6 +144,7 @@ export class SessionViews {
       after_completion: f.after_completion,
       subscription: f.subscription,
       collection: f.collection,
+      next_charge_date: f.mode === 'subscription' && f.subscription ? ((await this.readModels.store.get<{ next_renewal_date?: string | null }>('subscriptions', f.subscription))?.next_renewal_date ?? null) : null,
       expires_at: f.expires_at,
     };
   }

@@ -113,6 +113,15 @@ describe('checkout session decider: paying (the gateway first; open → complete
     given(checkoutSessionDecider, created({ payment_methods: { gateway_a: ['pse'] } })).when(start()).thenRejects('payment_method_not_allowed');
   });
 
+  test('a subscription session that names no methods takes only those that renew by themselves (card, wallets); one that names others takes them', () => {
+    const pse = { gateway: 'gateway_a', type: 'pse' };
+    given(checkoutSessionDecider, created()).when(start({ method: pse })).thenRejects('payment_method_not_allowed');
+    given(checkoutSessionDecider, created()).when(start({ method: { gateway: 'gateway_b', type: 'efecty' } })).thenRejects('payment_method_not_allowed');
+    given(checkoutSessionDecider, created()).when(start({ method: { gateway: 'gateway_a', type: 'wallet_a' } })).then(([e]) => expect(e.type).toBe('checkout_payment.started'));
+    given(checkoutSessionDecider, created({ payment_methods: { gateway_a: ['card', 'pse'] } })).when(start({ method: pse })).then(([e]) => expect(e.type).toBe('checkout_payment.started'));
+    given(checkoutSessionDecider, created({ mode: 'payment', lines: [fee] })).when(start({ method: pse })).then(([e]) => expect(e.type).toBe('checkout_payment.started'));
+  });
+
   test('a technical failure: the second charge id is recorded before the second try', () => {
     const retryCharge = (id: string): CheckoutSessionCommand => ({ type: 'RetryAttemptCharge', owner, sessionId: 'cs_1', chargeId: id, now: later(1200) });
     given(checkoutSessionDecider, started()).when(retryCharge('ch_1b')).then([{ type: 'checkout_payment.charge_retried', data: { id: 'cs_1', charge: 'ch_1b', try: 2 } }]);

@@ -110,6 +110,10 @@ function checkReady(f: CheckoutSessionFields, method: { gateway: string; type: s
     throw refuse('payment_method_not_allowed', `This checkout does not accept ${method.type} through ${method.gateway}`, 'payment_information', 400);
   }
   if (f.mode === 'setup' && !isTokenizable(method.type)) throw refuse('payment_method_not_allowed', `A ${method.type} payment cannot be saved; use a card or a wallet`, 'payment_information', 400);
+  // A subscription renews by itself only on a method that can be tokenized; others only when the session names them.
+  if (f.mode === 'subscription' && !f.payment_methods && !isTokenizable(method.type)) {
+    throw refuse('payment_method_not_allowed', `A ${method.type} payment cannot renew the subscription by itself; use a card or a wallet`, 'payment_information', 400);
+  }
   if (f.mode === 'subscription' && !isTokenizable(method.type) && method.gateway !== 'offline' && f.subscription_settings?.trial_days) {
     throw refuse('payment_method_not_allowed', 'A free trial needs a card or a wallet to charge when it ends', 'payment_information', 400);
   }
