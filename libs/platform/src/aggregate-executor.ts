@@ -12,6 +12,7 @@ import { currentIdempotentScope, nextStep } from '#shared/idempotent-scope.js';
 import type { CommandContext } from './command-context.js';
 import { EVENT_STORE, READ_STORE } from './tokens.js';
 import { eventsAppended } from './metrics.js';
+import { domainCodeVersion } from './domain-code-version.js';
 
 export interface Execution<S> {
   state: S;
@@ -491,11 +492,14 @@ export class AggregateExecutor {
     return known;
   }
 
-  /** The decider's code and initial state, hashed: a snapshot taken by other code is never used. */
+  /**
+   * The decider's code and initial state, and the whole domain code's version, hashed: a snapshot taken
+   * by other code is never used, even when only a helper its `evolve` calls changed.
+   */
   private version(decider: Decider<any, any, any>): string {
     let v = this.versions.get(decider);
     if (!v) {
-      v = createHash('sha256').update(decider.evolve.toString()).update(JSON.stringify(decider.initialState)).digest('hex').slice(0, 16);
+      v = createHash('sha256').update(domainCodeVersion()).update(decider.evolve.toString()).update(JSON.stringify(decider.initialState)).digest('hex').slice(0, 16);
       this.versions.set(decider, v);
     }
     return v;
