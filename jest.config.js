@@ -3,7 +3,8 @@
  * type-checks the whole project with tsc first). Decorator metadata comes from tsconfig.json.
  */
 export default {
-  testEnvironment: 'node',
+  // Node's, plus a line naming a file that leaves a handle open (test/support/test-environment.cjs).
+  testEnvironment: '<rootDir>/test/support/test-environment.cjs',
   roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/projections', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts'],
   extensionsToTreatAsEsm: ['.ts'],

@@ -1,7 +1,7 @@
 /**
  * Gates a contract suite on a real server: the suite runs when its URL is set. An unset URL skips it,
- * with the reason in its name (and on stderr, since jest's default reporter prints nothing for a file
- * whose tests are all skipped). A URL that is set but whose server does not answer the probe in time
+ * with the reason in its name (jest's default reporter prints nothing for a file whose tests are all
+ * skipped: the run's summary lists it, test/support/summary-reporter.cjs). A URL that is set but whose server does not answer the probe in time
  * FAILS the suite: whoever set it meant the suite to run. URLs are shown without credentials.
  */
 export const PROBE_TIMEOUT_MS = 3000;
@@ -24,7 +24,6 @@ export async function gatedSuite(options: {
     });
   } else {
     const skipReason = decision.reason;
-    process.stderr.write(`\n○ ${options.title} — skipped: ${skipReason}\n`);
     describe.skip(`${options.title} — skipped: ${skipReason}`, () => {
       test.skip(`${options.title} against a live server`, () => undefined);
     });

@@ -15,6 +15,7 @@ import { allProjections } from '#projections/index.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { buildService, type ChildService, removeBuild, startChild } from '../support/child-service.js';
 import { startTestApp } from '../support/test-app.js';
+import { report } from '../support/test-output.js';
 import { digestDifferences, feedAgainstEvents, headSeq, inStore, readModelDigest } from './support/crash-harness.js';
 
 /**
@@ -266,5 +267,5 @@ test('SIGKILL during a projection batch, during a billing run of 10,000 renewals
   expect(await runCli(['projections', 'rebuild'], { out: (l) => out.push(l) }, { DATA_DIR: dataDir })).toBe(0);
   expect(digestDifferences(readModelDigest(dataDir), afterRun)).toEqual([]);
   figures.push(`read models after the killed rebuild and after a full rebuild: identical to those after the run (${Object.values(afterRun).reduce((n, rows) => n + rows.size, 0)} rows); ${((Date.now() - started) / 1000).toFixed(0)} s in all`);
-  process.stderr.write(`\n[billing run crash] ${figures.join('\n  ')}\n`);
+  report(`[billing run crash] ${figures.join('\n  ')}`);
 });

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildService, type ChildService, removeBuild, startChild } from '../support/child-service.js';
+import { report } from '../support/test-output.js';
 import { apiClient, burstWithKill, chargeSubscriptionBody, countEvents, feedAgainstEvents, inStore, retryUntil200 } from './support/crash-harness.js';
 
 /**
@@ -74,11 +75,11 @@ test('SIGKILL a third of the way through 500 keyed create-subscription requests:
   }));
   const twiceCharged = stores.collections.filter((c) => c.paid > 1 || c.charges > 1 || c.collection_paid > 1);
   const feed = feedAgainstEvents(dataDir);
-  process.stderr.write(
-    `\n[idempotency crash] requests ${REQUESTS} (${CONCURRENCY} in flight), SIGKILL after ${burst.sent} sent: ${burst.answered.size} answered 200 before the kill, ${interrupted} created but unanswered;` +
+  report(
+    `[idempotency crash] requests ${REQUESTS} (${CONCURRENCY} in flight), SIGKILL after ${burst.sent} sent: ${burst.answered.size} answered 200 before the kill, ${interrupted} created but unanswered;` +
       ` after the restart ${calls} calls for ${REQUESTS} keys; subscription.created ${created}, duplicates ${created - REQUESTS}, keys seen twice ${stores.keysTwice};` +
       ` collections ${stores.collections.length}, with two charges or two successful charges ${twiceCharged.length};` +
-      ` feed: ${feed.entries} entries for ${feed.eligible} events, missing ${feed.missing.length}, strays ${feed.strays.length}, duplicates ${feed.duplicates}\n`,
+      ` feed: ${feed.entries} entries for ${feed.eligible} events, missing ${feed.missing.length}, strays ${feed.strays.length}, duplicates ${feed.duplicates}`,
   );
   expect(created).toBe(REQUESTS);
   expect(stores.keysTwice).toBe(0);

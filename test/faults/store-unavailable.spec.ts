@@ -4,6 +4,7 @@ import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { report } from '../support/test-output.js';
 import { headSeq, readModelSnapshot, snapshotDifferences } from './support/crash-harness.js';
 
 /**
@@ -52,6 +53,8 @@ test('read-only event store: every write is 503 store_unavailable, nothing is wr
   expect((await t.http().get('/health')).body.status).toBe('ok');
   expect(headSeq(t.dataDir)).toBe(head);
   expect(snapshotDifferences(readModelSnapshot(t.dataDir), models)).toEqual([]);
+  // Each refusal is logged once, with SQLite's reason (kept by the test logger, not printed).
+  expect((await t.logs.expectError('store unavailable')).map((e) => e.text)).toEqual(Array(3).fill(expect.stringContaining('attempt to write a readonly database')));
 
   await events.pragma('query_only = 0');
   expect((await api.post('/v1/products', { name: 'Writable again' })).status).toBe(200);
@@ -103,12 +106,14 @@ test('full event store (SQLITE_FULL): the write that finds the disk full is 503 
   }
   expect(accepted.every((id) => listed.has(id))).toBe(true);
   expect(listed.size).toBe(accepted.length + 1);
+  // The three refusals are logged, each with SQLite's reason.
+  expect((await t.logs.expectError('store unavailable')).map((e) => e.text)).toEqual(Array(3).fill(expect.stringContaining('database or disk is full')));
 
   await events.pragma('max_page_count = 1073741823');
   const created = await api.post('/v1/subscriptions', subscription, { 'Idempotency-Key': 'full-1' });
   expect(created.status).toBe(200);
   expect(created.body.status).toBe('active');
-  process.stderr.write(`\n[store unavailable] event store full after ${accepted.length} product writes; refused writes: 3, head unchanged\n`);
+  report(`[store unavailable] event store full after ${accepted.length} product writes; refused writes: 3, head unchanged`);
 });
 
 test('read-only read models: the projections wait (never parked) and catch up once writable, without a restart', async () => {
@@ -125,4 +130,6 @@ test('read-only read models: the projections wait (never parked) and catch up on
   await models.pragma('query_only = 0');
   expect(await t.app.get(ProjectionEngine).waitFor(created.position, 10_000)).toBe(true);
   expect((await t.as(created.test_key).get('/v1/products')).status).toBe(200);
+  // Meanwhile a follower that found the read models read-only may have said it will retry: expected.
+  t.logs.claim(/follower could not write its checkpoint; will retry .*readonly database/);
 });

@@ -230,6 +230,8 @@ describe('an attempt left in flight (the process stopped before the gateway answ
     } finally {
       gateway.charge = charge;
     }
+    // Logged as the 500's cause (kept by the test logger, not printed).
+    expect(await t.logs.expectError(/unhandled error .*the process stopped before the gateway answered/)).toHaveLength(1);
     // The 500 answered without waiting for the read model: the attempt shows there once projected.
     let stranded = (await api().get(`/v1/collections/${col.id}`)).body;
     for (let i = 0; i < 100 && !stranded.collecting; i++) {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { EVENT_STORE } from '#platform/tokens.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { report } from '../support/test-output.js';
 import { billingSetup } from '../support/billing-fixtures.js';
 
 /**
@@ -95,5 +96,5 @@ test(`${RUNS} generated bodies across every POST operation: no 5xx, and no rejec
     ),
     { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? 20261123), endOnFailure: true },
   );
-  process.stderr.write(`\n[fuzz] ${RUNS} bodies over ${operations.length} POST operations; statuses ${JSON.stringify(Object.fromEntries(statuses))}\n`);
+  report(`[fuzz] ${RUNS} bodies over ${operations.length} POST operations; statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
 }, 600_000);

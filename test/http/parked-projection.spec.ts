@@ -57,6 +57,8 @@ test('a poisoned product parks the products projection; requests get a 503 quick
     expect(stalled.status).toBe(200);
     expect(stalled.body.data.map((e: { type: string }) => e.type)).not.toContain('customer.created');
     expect(stalled.body.data.map((e: { type: string }) => e.type)).not.toContain('product.created');
+    // The two 503s are logged with their reason (kept by the test logger, not printed).
+    expect(await t.logs.expectError(/read model products is stopped after an error/)).toHaveLength(2);
   } finally {
     spy.mockRestore();
     log.mockRestore();

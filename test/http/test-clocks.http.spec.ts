@@ -109,6 +109,8 @@ describe('the clock itself', () => {
     } finally {
       scheduler.runDue = runDue;
     }
+    // The service logged the failure it answered 500 for (kept by the test logger, not printed).
+    expect(await t.logs.expectError(/unhandled error .*scheduler down/)).toHaveLength(1);
     // The 500 answered without waiting for the read model (the error left the request before its
     // read-your-writes wait); the clock's `advancing` shows there once the projection commits it.
     let seen = (await t.as(key).get(`${BASE}/${clock.id}`)).body;

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { report } from '../support/test-output.js';
 
 /**
  * The service in a child process (ROLE=all, embedded stores) is killed with SIGKILL in the middle
@@ -108,7 +109,7 @@ test('SIGKILL during a delivery burst: after the restart every event arrives at 
     expect(duplicates).toBeLessThanOrEqual(CONCURRENCY);
     // Every receipt verified (the receiver answers 400 to anything it cannot verify, and keeps only verified ones).
     expect(r.received.every((x) => x.verifiedWith === created.secret)).toBe(true);
-    console.log(`webhooks crash test: ${feed.length} events, ${beforeRestart} receipts before the kill, ${duplicates} duplicates after the restart (bound ${CONCURRENCY})`);
+    report(`[webhooks crash] ${feed.length} events, ${beforeRestart} receipts before the kill, ${duplicates} duplicates after the restart (bound ${CONCURRENCY})`);
   } finally {
     first.child.kill('SIGKILL');
     if (second) {

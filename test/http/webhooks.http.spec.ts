@@ -30,7 +30,7 @@ afterAll(() => t.close());
 
 const receivers: WebhookReceiver[] = [];
 afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.down()));
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
   // Endpoints of one test must not keep receiving in the next: delete them all.
   for (const k of [key, otherKey]) {
     for (const e of (await t.as(k).get('/v1/webhook_endpoints?limit=100')).body.data ?? []) await t.as(k).delete(`/v1/webhook_endpoints/${e.id}`);

@@ -11,11 +11,18 @@ import { FixedClock } from '#shared/clock.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { type RunResult, Scheduler } from '#scheduling/scheduler.js';
 import { productionStores } from './production-stores.js';
+import { type TestLogs, testLogs } from './test-logs.js';
 
 export interface TestApp {
   app: NestFastifyApplication;
   clock: FixedClock;
   dataDir: string;
+  /**
+   * What the service logged, kept in memory (one per test file, shared by its apps): a test that
+   * provokes an error asserts it with `logs.expectError(…)`; an error nobody expects is printed after
+   * the test (test/support/test-logs.ts).
+   */
+  logs: TestLogs;
   /** A new merchant account with its keys. */
   account(name?: string): Promise<CreatedAccount>;
   /** supertest bound to the server, authenticated with `key`. */
@@ -53,6 +60,7 @@ export async function startTestApp(
   const app = await createApp({
     config,
     clock,
+    logger: testLogs,
     ...('eventStore' in production && production.eventStore ? { eventStore: production.eventStore } : {}),
     ...('readStore' in production && production.readStore ? { readStore: production.readStore } : {}),
   });
@@ -62,6 +70,7 @@ export async function startTestApp(
     app,
     clock,
     dataDir,
+    logs: testLogs,
     async account(name = 'Test merchant') {
       const created = await app.get(CommandBus).execute<CreateAccountCommand, CreatedAccount>(new CreateAccountCommand(name));
       await app.get(ProjectionEngine).waitFor(created.position);
@@ -80,6 +89,9 @@ export async function startTestApp(
     },
     http: () => request(server),
     runDue: () => app.get(Scheduler).runDue({ clock: null }, clock.now()),
-    close: () => app.close(),
+    close: async () => {
+      await app.close();
+      testLogs.reportUnexpected(typeof expect === 'function' ? expect.getState().currentTestName : undefined);
+    },
   };
 }

@@ -26,12 +26,16 @@ export class WebhookReceiver {
   private server: http.Server | null = null;
   private port = 0;
   private readonly sockets = new Set<import('node:net').Socket>();
+  private closed = false;
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/hooks`;
   }
 
   async up(): Promise<this> {
+    // A test that timed out goes on running after its teardown closed the receiver: it must not open
+    // a port again, which would keep jest's worker from exiting.
+    if (this.closed) throw new Error('this receiver was closed by the test teardown');
     this.server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -80,6 +84,12 @@ export class WebhookReceiver {
     this.server = null;
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Down for good (the teardown's): a later `up()` is refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.down();
   }
 
   ids(): string[] {

@@ -1,4 +1,5 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { handleClientError } from '#http/client-error.js';
@@ -21,6 +22,11 @@ export interface CreateAppOptions extends PlatformOptions {
   logRequests?: boolean;
   /** Where the JSON logs go (default stdout); tests pass their own stream. */
   logStream?: NodeJS.WritableStream;
+  /**
+   * Where the application's own logs go when request logs are off (default: errors on the console):
+   * tests keep them in memory and assert the ones they provoke (test/support/test-logs.ts).
+   */
+  logger?: LoggerService;
 }
 
 /** Builds the HTTP application: Fastify, JSON request logs with a request id, OpenAPI at /openapi.json and /docs. */
@@ -63,7 +69,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     // Application logs as JSON lines too, like Fastify's request logs.
     // Framework start-up chatter (module loading, ~110 route mappings) only at LOG_LEVEL=debug.
     // Application logs through Fastify's pino logger: one JSON format for every line.
-    logger: options.logRequests ? new PinoNestLogger(adapter.getInstance().log) : ['error'],
+    logger: options.logRequests ? new PinoNestLogger(adapter.getInstance().log) : (options.logger ?? ['error']),
     abortOnError: false,
     // The JSON body parser is ours (registerJsonBody: depth cap, storable keys and values).
     bodyParser: false,

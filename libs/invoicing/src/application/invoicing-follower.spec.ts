@@ -5,10 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
 import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
+import { captureLogs } from '#test/support/test-logs.js';
 import { InvoicingFollower, type InvoicingEventType } from './invoicing-follower.js';
 
 /** The crash-safe invoicing follower on the embedded stores: what it hands over, from where, and how it survives failures. */
 describe('InvoicingFollower', () => {
+  // What the follower logs (its retries, the event it gives up on) is kept, and asserted below.
+  const logs = captureLogs();
   const open: Array<{ close(): Promise<void> }> = [];
   const followers: InvoicingFollower[] = [];
   afterEach(async () => {
@@ -69,6 +72,10 @@ describe('InvoicingFollower', () => {
     await append(s.events, 'collection.created', 'col_poison');
     await f.waitFor(await append(s.events, 'collection.created', 'col_after'));
     expect(Object.fromEntries(attempts)).toEqual({ col_flaky: 3, col_poison: 4, col_after: 1 });
+    // Each failure is logged as one to retry, and the event given up on is named.
+    expect(logs.claim(/follower failed; will retry .*Error: store busy/)).toHaveLength(2);
+    expect(logs.claim(/follower failed; will retry .*Error: always/)).toHaveLength(3);
+    expect((await logs.expectError('invoicing follower skips an event that kept failing')).map((e) => e.text)).toEqual([expect.stringMatching(/type=collection\.created collection=col_poison err=Error: always/)]);
   });
 
   test('the grace: an event is not handed over before graceMs since the follower first saw it', async () => {

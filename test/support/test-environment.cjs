@@ -1,0 +1,91 @@
+const { relative } = require('node:path');
+const threads = require('node:worker_threads');
+const { TestEnvironment } = require('jest-environment-node');
+
+/** How long a file's last handles may take to close after its teardown (a child's exit, a socket's close). */
+const GRACE_MS = 2000;
+
+/**
+ * jest's node environment, plus a check that a test file leaves nothing behind that keeps the process
+ * alive: a server not closed, a child process not reaped, a timer or an interval still referenced, a
+ * thread not ended. One such handle keeps jest's worker from exiting at the end of the run ("A worker
+ * process has failed to exit gracefully"), and is hard to trace back to its file from there.
+ *
+ * The resources keeping the process alive (`process.getActiveResourcesInfo()`) are counted when the
+ * file starts and again once it ends; when more are still there after a short grace, one line names
+ * the file and what it left (run that file with `--detectOpenHandles` for the stack). The test does
+ * not fail: the line is the signal.
+ */
+class CheckedEnvironment extends TestEnvironment {
+  constructor(config, context) {
+    super(config, context);
+    this.testPath = relative(config.globalConfig.rootDir, context.testPath);
+  }
+
+  async setup() {
+    await super.setup();
+    // The process's stdout and stderr are opened on first use (a pipe each, in a jest worker): opened
+    // now, so that a file writing first is not taken for one leaving them open.
+    void process.stdout.fd;
+    void process.stderr.fd;
+    this.before = counts();
+    // Threads are not among those resources: the ones this file starts are followed here.
+    this.threads = followThreads();
+  }
+
+  async teardown() {
+    await super.teardown();
+    const left = await leftOver(this.before, this.threads);
+    this.threads.stop();
+    if (left.length > 0) process.stderr.write(`open handles left by ${this.testPath}: ${left.join(', ')} (run it alone with --detectOpenHandles)\n`);
+  }
+}
+
+function counts() {
+  const map = new Map();
+  for (const type of process.getActiveResourcesInfo()) map.set(type, (map.get(type) ?? 0) + 1);
+  return map;
+}
+
+/**
+ * The worker threads started from now on (`new Worker` of node:worker_threads, which the file's modules
+ * import from this process's copy) and whether each still keeps the process alive: running and not
+ * unref()'d. `stop()` puts the original class back.
+ */
+function followThreads() {
+  const Original = threads.Worker;
+  const alive = new Set();
+  class FollowedWorker extends Original {
+    constructor(...args) {
+      super(...args);
+      const entry = { held: true };
+      alive.add(entry);
+      this.once('exit', () => alive.delete(entry));
+      const ref = this.ref.bind(this);
+      const unref = this.unref.bind(this);
+      this.ref = () => ((entry.held = true), ref());
+      this.unref = () => ((entry.held = false), unref());
+    }
+  }
+  threads.Worker = FollowedWorker;
+  return {
+    held: () => [...alive].filter((e) => e.held).length,
+    stop: () => {
+      if (threads.Worker === FollowedWorker) threads.Worker = Original;
+    },
+  };
+}
+
+async function leftOver(before, followed) {
+  const until = Date.now() + GRACE_MS;
+  for (;;) {
+    const now = counts();
+    const extra = [...now].filter(([type, n]) => n > (before.get(type) ?? 0)).map(([type, n]) => `${type} ×${n - (before.get(type) ?? 0)}`);
+    const held = followed.held();
+    if (held > 0) extra.push(`Worker thread ×${held}`);
+    if (extra.length === 0 || Date.now() >= until) return extra;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+module.exports = CheckedEnvironment;
