@@ -24,7 +24,6 @@ test('a poisoned product parks the products projection; requests get a 503 quick
     if ((event.data as { name?: string }).name === 'poison') throw new Error('cannot project this product');
     return project(doc, event, id);
   });
-  const log = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   try {
     const started = Date.now();
     const res = await t.as(key).post('/v1/products', { name: 'poison' });
@@ -57,11 +56,13 @@ test('a poisoned product parks the products projection; requests get a 503 quick
     expect(stalled.status).toBe(200);
     expect(stalled.body.data.map((e: { type: string }) => e.type)).not.toContain('customer.created');
     expect(stalled.body.data.map((e: { type: string }) => e.type)).not.toContain('product.created');
-    // The two 503s are logged with their reason (kept by the test logger, not printed).
+    // The service's logger has the failure and the parking (with the event), and the two 503s with
+    // their reason (kept by the test logger, not printed).
+    expect(await t.logs.expectError(/\[projections\] projection products failed on product\.created .*retrying err=Error: cannot project this product/)).toHaveLength(1);
+    expect(await t.logs.expectError(/\[projections\] projection products parked after \d+ attempts on product\.created .*: cannot project this product/)).toHaveLength(1);
     expect(await t.logs.expectError(/read model products is stopped after an error/)).toHaveLength(2);
   } finally {
     spy.mockRestore();
-    log.mockRestore();
   }
 
   // Fixed and resumed: the projection catches up, and the service answers as before.

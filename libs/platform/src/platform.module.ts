@@ -13,6 +13,17 @@ import { WriteThenRead } from './write-then-read.js';
 import { createEventStore, createReadStore, pipelineThreadFiles } from './stores.js';
 import { CONFIG, EVENT_STORE, READ_STORE } from './tokens.js';
 
+/**
+ * What the projection pipeline reports (a projection that failed and is retried, one parked, a batch
+ * that could not be read or committed) goes to the service's logger like every other line: one JSON
+ * line with the error's stack (never console.error beside the structured logs).
+ */
+const projectionLogger = new Logger('projections');
+function projectionLog(message: string, error?: unknown): void {
+  if (error === undefined) projectionLogger.error({ msg: message });
+  else projectionLogger.error({ msg: message, err: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+}
+
 export interface PlatformOptions {
   config: Config;
   clock?: Clock;
@@ -85,7 +96,7 @@ export class PlatformModule {
         { provide: READ_STORE, useValue: readStore },
         {
           provide: ProjectionEngine,
-          useFactory: () => new ProjectionEngine(projections.all(), eventStore, readStore, {}, pipelineThreadFiles(options.config, eventStore, readStore, projections.module)),
+          useFactory: () => new ProjectionEngine(projections.all(), eventStore, readStore, { log: projectionLog }, pipelineThreadFiles(options.config, eventStore, readStore, projections.module)),
         },
         AggregateExecutor,
         ReadModels,
