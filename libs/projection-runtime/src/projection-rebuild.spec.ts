@@ -32,6 +32,16 @@ function items(name: string, code: (streamId: string) => string = (s) => s): Pro
   };
 }
 
+/** The stores a test opened, closed after it (their writer threads and connections with them). */
+const opened: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+});
+function open<T extends { close(): Promise<void> }>(store: T): T {
+  opened.push(store);
+  return store;
+}
+
 const put = (owner: string) => ({ id: randomUUID(), type: 'put', data: { owner }, metadata: { occurred_at: '2026-01-01T00:00:00.000Z' } });
 const quiet = { log: () => undefined };
 
@@ -42,9 +52,9 @@ const quiet = { log: () => undefined };
 async function setup(options: { bulkLoadIndexes?: 'drop' | 'keep' } = { bulkLoadIndexes: 'drop' }) {
   const dir = mkdtempSync(join(tmpdir(), 'rebuild-'));
   const file = join(dir, 'read.sqlite');
-  const events = new SqliteEventStore(join(dir, 'events.sqlite'));
+  const events = open(new SqliteEventStore(join(dir, 'events.sqlite')));
   for (let i = 0; i < 30; i++) await events.append(`s-${i % 7}`, [put(`o${i % 3}`)], 'any');
-  return { events, file, store: new SqliteReadStore(file, options) };
+  return { events, file, store: open(new SqliteReadStore(file, options)) };
 }
 
 /** Index names of the read store's tables (created by us, not SQLite's own). */
@@ -232,7 +242,7 @@ describe('projection rebuild on the embedded store (bulk load)', () => {
     await store.beginBulkLoad(engine.projections.flatMap((p) => p.collections));
     expect(indexes(file)).toEqual(['rm_one__x__code', 'rm_two__x__code']);
     await store.close();
-    const restarted = new ProjectionEngine([items('one'), items('two')], events, new SqliteReadStore(file), quiet);
+    const restarted = new ProjectionEngine([items('one'), items('two')], events, open(new SqliteReadStore(file)), quiet);
     await restarted.init();
     expect(indexes(file)).toEqual(ALL_INDEXES);
   });
@@ -253,9 +263,9 @@ describe('a collection written by several projections (the feed)', () => {
   test('a rebuild of one writer keeps the others\' entries and the indexes; a rebuild of all empties and refills it; both end as the live run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rebuild-shared-'));
     const file = join(dir, 'read.sqlite');
-    const events = new SqliteEventStore(join(dir, 'events.sqlite'));
+    const events = open(new SqliteEventStore(join(dir, 'events.sqlite')));
     for (let i = 0; i < 20; i++) await events.append(`s-${i}`, [{ ...put(`o${i % 3}`), data: { owner: `o${i % 3}`, to: i % 2 ? 'one' : 'two' } }], 'any');
-    const store = new SqliteReadStore(file);
+    const store = open(new SqliteReadStore(file));
     const engine = new ProjectionEngine([sharing('one'), sharing('two')], events, store, quiet);
     await engine.init();
     await engine.catchUp();
