@@ -24,7 +24,8 @@ class Recorder extends CheckpointedFollower {
   }
 }
 
-describe('CheckpointedFollower: checkpoint writes', () => {
+/** Stores in a fresh directory (the event store made by `eventStore`), closed with the followers after each test, and an append of one event to a new stream. */
+function harness<E extends SqliteEventStore>(eventStore: (dir: string) => E) {
   const open: Array<{ close(): Promise<void> }> = [];
   const followers: Recorder[] = [];
   afterEach(async () => {
@@ -33,13 +34,18 @@ describe('CheckpointedFollower: checkpoint writes', () => {
   });
   const stores = () => {
     const dir = mkdtempSync(join(tmpdir(), 'follower-'));
-    const events = new SqliteEventStore(join(dir, 'events.sqlite'));
+    const events = eventStore(dir);
     const store = new SqliteReadStore(join(dir, 'read.sqlite'));
     open.push(events, store);
     return { events, store };
   };
-  const append = async (events: SqliteEventStore, type: string, n: number) =>
+  const append = async (events: EventStore, type: string, n: number) =>
     (await events.append(`thing-${randomUUID()}`, [{ id: randomUUID(), type, data: { n }, metadata: { occurred_at: 'x' } }], 'no_stream')).position;
+  return { stores, append, followers };
+}
+
+describe('CheckpointedFollower: checkpoint writes', () => {
+  const { stores, append, followers } = harness((dir) => new SqliteEventStore(join(dir, 'events.sqlite')));
 
   test('a follower naming its types (`types`) is handed only those, in order; the others are passed', async () => {
     const { events, store } = stores();
@@ -130,21 +136,7 @@ class WindowedStore extends SqliteEventStore {
 }
 
 describe('CheckpointedFollower: never skips an event', () => {
-  const open: Array<{ close(): Promise<void> }> = [];
-  const followers: Recorder[] = [];
-  afterEach(async () => {
-    for (const f of followers.splice(0)) await f.stop();
-    for (const s of open.splice(0)) await s.close();
-  });
-  const stores = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'follower-'));
-    const events = new WindowedStore(join(dir, 'events.sqlite'));
-    const store = new SqliteReadStore(join(dir, 'read.sqlite'));
-    open.push(events, store);
-    return { events, store };
-  };
-  const append = async (events: EventStore, type: string, n: number) =>
-    (await events.append(`thing-${randomUUID()}`, [{ id: randomUUID(), type, data: { n }, metadata: { occurred_at: 'x' } }], 'no_stream')).position;
+  const { stores, append, followers } = harness((dir) => new WindowedStore(join(dir, 'events.sqlite')));
 
   test('on a store it never followed, an event appended right after its first read came back empty is handled', async () => {
     const { events, store } = stores();
