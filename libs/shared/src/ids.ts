@@ -25,6 +25,11 @@ export const ID_PREFIX = {
   webhookEndpoint: 'we',
   event: 'evt',
   request: 'req',
+  /** Team members, their invitations, password resets and credentials (the dashboard's people). */
+  member: 'mem',
+  invitation: 'invite',
+  passwordReset: 'rst',
+  credential: 'cred',
 } as const;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
