@@ -390,6 +390,7 @@ export class AggregateExecutor {
           occurred_at: now.toISOString(),
           ...(scope && step ? { idempotency_scope: scope.seed, idempotency_step: step } : {}),
           ...(ctx?.actor ? { actor: ctx.actor } : {}),
+          ...(ctx?.address ? { address: ctx.address } : {}),
         },
       }));
       if (unit && !unit.closed) {

@@ -16,9 +16,15 @@ export interface CommandContext {
   testClock?: string | null;
   /**
    * Who acted, when not the API caller with a secret key: the customer portal (with the portal
-   * session and customer) or the merchant dashboard. Written into each event's metadata as `actor`.
+   * session and customer), the merchant dashboard (with the member who acted) or the CLI. Written
+   * into each event's metadata as `actor`.
    */
-  actor?: { type: 'portal' | 'dashboard'; portal_session?: string; customer?: string } | null;
+  actor?: { type: 'portal' | 'dashboard' | 'cli'; portal_session?: string; customer?: string; member?: string } | null;
+  /**
+   * The client's address, for the security log: set by the dashboard's team and key actions only (an
+   * event about a customer never records where a staff member sat). Written into metadata as `address`.
+   */
+  address?: string | null;
 }
 
 export const isTest = (ctx: Pick<CommandContext, 'mode'>) => ctx.mode === 'test';
