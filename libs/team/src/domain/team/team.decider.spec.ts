@@ -53,7 +53,7 @@ describe('team decider', () => {
     given(teamDecider, team).when({ type: 'RemoveMember', accountId: A, now, by: 'admin1', member: 'owner1' }).thenRejects('permission_denied');
     given(teamDecider, team).when({ type: 'TransferOwnership', accountId: A, now, by: 'admin1', to: 'support1' }).thenRejects('permission_denied');
     const transfer = given(teamDecider, team).when({ type: 'TransferOwnership', accountId: A, now, by: 'owner1', to: 'support1' }).events();
-    expect(transfer.map((e) => [e.data.member, (e.data as { role: string }).role])).toEqual([['support1', 'owner'], ['owner1', 'admin']]);
+    expect(transfer.map((e) => [(e.data as { member: string }).member, (e.data as { role: string }).role])).toEqual([['support1', 'owner'], ['owner1', 'admin']]);
     // After it, the former owner is an admin and can be removed by the new owner.
     const after = given(teamDecider, [...team, ...transfer]).when({ type: 'RemoveMember', accountId: A, now, by: 'support1', member: 'owner1' }).events();
     expect(after[0].type).toBe('member.removed');
