@@ -1,5 +1,7 @@
 import { accountsProjection } from './accounts.projection.js';
 import { apiKeysProjection } from './api-keys.projection.js';
+import { membersProjection, teamsProjection } from './members.projection.js';
+import { securityLogProjection } from './security-log.projection.js';
 import { withFeedEntries } from './event-feed.js';
 import type { Projection, ServiceProjections } from '#projection-runtime/projection.js';
 import { publicResourceProjections } from './public-resources.js';
@@ -10,7 +12,7 @@ import { subscriptionItemsProjection } from './subscription-items.projection.js'
  * public resources' projections also write the `evt_` feed's entries (see withFeedEntries).
  */
 export function allProjections(): Projection[] {
-  return [accountsProjection, apiKeysProjection, ...publicResourceProjections().map(withFeedEntries), subscriptionItemsProjection] as Projection[];
+  return [accountsProjection, apiKeysProjection, membersProjection, teamsProjection, securityLogProjection, ...publicResourceProjections().map(withFeedEntries), subscriptionItemsProjection] as Projection[];
 }
 
 /** What the composition root (apps/api's AppModule) hands to the platform: the pipeline thread loads `allProjections` from this module. */

@@ -25,6 +25,7 @@ import { serviceProjections } from '#projections/index.js';
 import { WebModule } from '#web/web.module.js';
 import { PortalModule } from '#portal/portal.module.js';
 import { DashboardModule } from '#dashboard/dashboard.module.js';
+import { TeamModule } from '#team/team.module.js';
 import { MailModule } from '#mail/mail.module.js';
 import { CheckoutPagesModule } from '#checkout-pages/checkout-pages.module.js';
 import { HealthController } from './health.controller.js';
@@ -36,7 +37,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options, serviceProjections), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule, WebhooksModule, InvoicingModule, CountryParametersModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options, serviceProjections), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, TeamModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule, WebhooksModule, InvoicingModule, CountryParametersModule],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },

@@ -92,7 +92,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
     // The request's one log line (no headers, so no key or cookie; no body).
     if (options.logRequests) {
-      request.log.info({ req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+      request.log.info({ req: { method: request.method, url: withoutLinkSecrets(request.url) }, res: { statusCode: reply.statusCode }, responseTime: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     }
   });
   const document = finishDocument(SwaggerModule.createDocument(
@@ -110,3 +110,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   await fastify.ready();
   return app;
 }
+
+/** Paths whose last segment is a link's secret (an invitation, a password reset): logged without it. */
+const SECRET_LINKS = /^(\/dashboard\/(?:invitations|password\/reset))\/[^/?#]+/;
+export const withoutLinkSecrets = (url: string) => url.replace(SECRET_LINKS, '$1/[redacted]');

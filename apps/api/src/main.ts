@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { loadConfig, redactUrl } from '#platform/config.js';
 import { EnsureDefaultAccount, UNNAMED_ACCOUNT } from '#accounts/application/ensure-default-account.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
+import { InviteFirstOwner } from '#team/application/invite-first-owner.js';
 import { createApp } from './create-app.js';
 
 /**
@@ -23,6 +24,8 @@ if (created) {
   // (on a loaded machine the first projection pass can take longer than one 10 s wait).
   while (!(await app.get(ProjectionEngine).waitFor(created.position))) log.log('waiting for the read models to show the new account');
   log.log({ msg: 'default account created', account: created.id });
+  const owner = await app.get(InviteFirstOwner).run(created.id, config.ownerEmail);
+  while (!(await app.get(ProjectionEngine).waitFor(owner.position))) log.log('waiting for the read models to show the owner\'s invitation');
   // Printed once, on the first start with empty stores: the only time these keys are shown.
   say([
     '',
@@ -32,6 +35,9 @@ if (created) {
     `    live: ${created.live_key}`,
     '',
     `  Try:  curl -u ${created.test_key}: http://localhost:${config.port}/v1/events`,
+    '',
+    `  The dashboard's first owner${config.ownerEmail ? ` (${config.ownerEmail})` : ''} sets a password with this single-use link (until ${owner.expires_at.slice(0, 10)}):`,
+    `    ${owner.url}`,
     '',
     ...(created.name === UNNAMED_ACCOUNT
       ? [

@@ -25,9 +25,15 @@ import type { AccountDoc } from '#accounts/read-models/account.read-model.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { READ_STORE } from '#platform/tokens.js';
 import { notFound } from '#shared/errors.js';
+import { InviteFirstOwner } from '#team/application/invite-first-owner.js';
+import { type Invitation, InviteMemberCommand } from '#team/application/invite-member.js';
+import type { Role } from '#team/domain/roles.js';
+import type { MemberDoc } from '#team/read-models/member.read-model.js';
 
 export const USAGE = `usage:
-  npm run cli -- accounts create --name NAME [--json]   create a merchant account and print its keys
+  npm run cli -- accounts create --name NAME [--owner-email E] [--json]
+                                                         create a merchant account; print its keys and the
+                                                         first owner's single-use invitation link (7 days)
   npm run cli -- accounts list [--json]                  every account: id, name, created (never the keys)
   npm run cli -- accounts rename --account ACCT --name NAME [--json]
                                                          the name customers read in e-mails and on payment pages
@@ -48,6 +54,10 @@ export const USAGE = `usage:
         [--next-number N] [--range-end N|none] [--reteiva R] [--reteica R] [--retefte R] [--json]
                                                          set them: numbering range, default withholding rates
                                                          (reteica per thousand, e.g. 9.66; reteiva, retefte percent)
+  npm run cli -- members list --account ACCT [--json]   the account's team: e-mail, role, status
+  npm run cli -- members invite --account ACCT --email E --role owner|admin|developer|support|analyst|viewer [--json]
+                                                         invite a member (e-mailed through the mail port); prints
+                                                         the single-use link too
   npm run cli -- projections rebuild [NAME]              drop read models and rebuild them from the first event
   npm run cli -- projections status                      checkpoint of each projection against the head of the store,
                                                          and why a parked projection stopped
@@ -72,6 +82,9 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
     options: {
       name: { type: 'string' },
       account: { type: 'string' },
+      'owner-email': { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
       mode: { type: 'string' },
       gateway: { type: 'string' },
       'retry-days': { type: 'string' },
@@ -109,8 +122,30 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       if (!values.name) throw new UsageError('accounts create needs --name NAME');
       const created = await app.get(CommandBus).execute<CreateAccountCommand, CreatedAccount>(new CreateAccountCommand(values.name));
       await engine.catchUp(); // so the keys authenticate at once, whether or not the service is running
-      const out = { id: created.id, name: created.name, test_key: created.test_key, live_key: created.live_key };
-      io.out(values.json ? JSON.stringify(out) : `account ${out.id} (${out.name})\n  test key: ${out.test_key}\n  live key: ${out.live_key}`);
+      const owner = await app.get(InviteFirstOwner).run(created.id, values['owner-email'] ?? null);
+      await engine.catchUp();
+      const out = { id: created.id, name: created.name, test_key: created.test_key, live_key: created.live_key, owner_invitation: { member: owner.member, url: owner.url, expires_at: owner.expires_at } };
+      io.out(values.json ? JSON.stringify(out) : `account ${out.id} (${out.name})\n  test key: ${out.test_key}\n  live key: ${out.live_key}\n  owner's invitation (single use, until ${owner.expires_at}): ${owner.url}`);
+      return 0;
+    }
+    if (area === 'members' && (action === 'list' || action === 'invite')) {
+      if (!values.account) throw new UsageError(`members ${action} needs --account ACCT`);
+      const store = app.get<ReadStore>(READ_STORE);
+      await requireAccount(store, engine, values.account);
+      if (action === 'invite') {
+        if (!values.email) throw new UsageError('members invite needs --email E');
+        if (!values.role) throw new UsageError('members invite needs --role ROLE');
+        const invitation = await app.get(CommandBus).execute<InviteMemberCommand, Invitation>(new InviteMemberCommand({ accountId: values.account, member: null, address: null }, values.email, values.role as Role));
+        await engine.catchUp();
+        const out = { member: invitation.member, email: values.email.trim().toLowerCase(), role: values.role, url: invitation.url, expires_at: invitation.expires_at };
+        io.out(values.json ? JSON.stringify(out) : `invited ${out.email} as ${out.role} (${out.member}); single-use link until ${out.expires_at}:\n  ${out.url}`);
+        return 0;
+      }
+      const members = await store.find<MemberDoc>('members', { where: { account_id: values.account }, orderBy: { field: 'invited_at', direction: 'asc' }, limit: 1000 });
+      const rows = members.map((m) => ({ id: m.id, email: m.email, role: m.role, status: m.status, two_factor: !!m.totp_credential }));
+      if (values.json) io.out(JSON.stringify(rows));
+      else if (rows.length === 0) io.out(`no members in ${values.account} yet: npm run cli -- members invite --account ${values.account} --email YOU --role owner`);
+      else for (const m of rows) io.out(`${m.id}  ${m.role.padEnd(9)} ${m.status.padEnd(8)} ${m.two_factor ? '2fa' : '   '}  ${m.email ?? '(invitation without e-mail)'}`);
       return 0;
     }
     if (area === 'accounts' && action === 'list') {

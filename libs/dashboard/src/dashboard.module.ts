@@ -2,13 +2,16 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '#accounts/accounts.module.js';
 import { PortalModule } from '#portal/portal.module.js';
 import { WebModule } from '#web/web.module.js';
-import { DashboardSignIn } from './application/dashboard-sign-in.js';
+import { TeamModule } from '#team/team.module.js';
+import { DashboardAuthController } from './http/dashboard-auth.controller.js';
+import { DashboardPage } from './http/dashboard-page.js';
 import { DashboardPagesController } from './http/dashboard-pages.controller.js';
 
-/** The merchant dashboard at /dashboard (pages over the API's queries and commands). */
+/** The merchant dashboard at /dashboard: members of the account's team sign in; pages over the API's queries and commands. */
 @Module({
-  imports: [AccountsModule, PortalModule, WebModule],
-  controllers: [DashboardPagesController],
-  providers: [DashboardSignIn],
+  imports: [AccountsModule, PortalModule, WebModule, TeamModule],
+  controllers: [DashboardAuthController, DashboardPagesController],
+  providers: [DashboardPage],
+  exports: [DashboardPage],
 })
 export class DashboardModule {}

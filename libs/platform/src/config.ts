@@ -19,6 +19,12 @@ export interface Config {
   role: Role;
   checkoutUrl: string;
   portalUrl: string;
+  /** Base of the dashboard in links the service sends (invitations, password resets). */
+  dashboardUrl: string;
+  /** The first owner's e-mail on the first start with empty stores (OWNER_EMAIL); else the invitee gives it. */
+  ownerEmail: string | null;
+  /** Master key sealing the secrets the service reads back (MASTER_KEY, base64 of 32 bytes); null: `DATA_DIR/master.key`. */
+  masterKey: string | null;
   logLevel: string;
   /**
    * `/metrics` (no API key): answered only to loopback callers unless METRICS_TOKEN is set, in which case
@@ -97,6 +103,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     role,
     checkoutUrl: (env.CHECKOUT_URL ?? `http://localhost:${port}/checkout`).replace(/\/$/, ''),
     portalUrl: (env.PORTAL_URL ?? `http://localhost:${port}/portal`).replace(/\/$/, ''),
+    dashboardUrl: (env.DASHBOARD_URL ?? `http://localhost:${port}/dashboard`).replace(/\/$/, ''),
+    ownerEmail: env.OWNER_EMAIL?.trim() || null,
+    masterKey: env.MASTER_KEY || null,
     logLevel: env.LOG_LEVEL ?? 'info',
     metricsToken: env.METRICS_TOKEN || null,
     defaultAccountName: env.ACCOUNT_NAME?.trim() || null,

@@ -10,7 +10,7 @@ import { assetDir, PageRenderer } from './page-renderer.js';
 export class PageError extends Error {
   constructor(
     readonly status: number,
-    readonly kind: 'not_found' | 'csrf' | 'bad_request',
+    readonly kind: 'not_found' | 'csrf' | 'bad_request' | 'forbidden',
     message = kind,
   ) {
     super(message);

@@ -21,6 +21,7 @@ import { CreateCustomerDto } from '#customers/http/dto/customer.dto.js';
 import { CancelSubscriptionDto, CreateSubscriptionDto, PauseSubscriptionDto } from '#subscriptions/http/dto/subscription.dto.js';
 import { CreateCollectionDto, PayCollectionDto, RefundCollectionDto } from '#collections/http/dto/collection.dto.js';
 import { AdvanceTestClockDto, CreateTestClockDto } from '#test-clocks/http/dto/test-clock.dto.js';
+import type { Permission } from '#team/domain/roles.js';
 
 type Fields = Record<string, string>;
 type Body = Record<string, any>;
@@ -50,6 +51,8 @@ export interface DashboardForm {
   resource: string;
   /** The button's label (a message key; so is `title`). */
   submit: string;
+  /** What the member's role must allow (checked on the server at every post, and the form is not offered without it). */
+  permission: Permission;
   danger?: boolean;
   /**
    * An action on one object: whether its page offers it, from the object's status as the read model
@@ -78,6 +81,7 @@ const firstItem = (f: Fields) => [compact({ price: f['items[0][price]']?.trim() 
 export const CREATE_FORMS: Record<string, DashboardForm> = {
   product: {
     title: 'dash.form.product.title',
+    permission: 'catalog.write',
     resource: 'products',
     submit: 'dash.form.product.submit',
     fields: [{ name: 'name' }, { name: 'description' }],
@@ -87,6 +91,7 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
   },
   price: {
     title: 'dash.form.price.title',
+    permission: 'catalog.write',
     resource: 'prices',
     submit: 'dash.form.price.submit',
     fields: [
@@ -103,6 +108,7 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
   },
   customer: {
     title: 'dash.form.customer.title',
+    permission: 'customers.write',
     resource: 'customers',
     submit: 'dash.form.customer.submit',
     fields: [{ name: 'email' }, { name: 'name' }, { name: 'phone' }, { name: 'document_type', type: 'select', options: ['', 'CC', 'CE', 'NIT', 'PP', 'TI'] }, { name: 'document_number' }],
@@ -112,6 +118,7 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
   },
   subscription: {
     title: 'dash.form.subscription.title',
+    permission: 'subscriptions.write',
     resource: 'subscriptions',
     submit: 'dash.form.subscription.submit',
     fields: [
@@ -139,6 +146,7 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
   },
   collection: {
     title: 'dash.form.collection.title',
+    permission: 'collections.write',
     resource: 'collections',
     submit: 'dash.form.collection.submit',
     fields: [
@@ -153,6 +161,7 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
   },
   test_clock: {
     title: 'dash.form.test_clock.title',
+    permission: 'test_clocks.write',
     resource: 'test_clocks',
     submit: 'dash.form.test_clock.submit',
     fields: [{ name: 'frozen_time', hint: 'dash.hint.iso_time' }, { name: 'name' }],
@@ -166,7 +175,7 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
 export const ACTIONS: Record<string, Record<string, DashboardForm>> = {
   subscriptions: {
     cancel: {
-      title: 'dash.action.subscriptions.cancel.title', resource: 'subscriptions', submit: 'dash.action.subscriptions.cancel.submit', danger: true,
+      title: 'dash.action.subscriptions.cancel.title', permission: 'subscriptions.write', resource: 'subscriptions', submit: 'dash.action.subscriptions.cancel.submit', danger: true,
       offered: (doc) => !(FINAL_STATES as readonly string[]).includes(String(doc.status)),
       fields: [{ name: 'cancel_at', type: 'select', options: ['period_end', 'now'] }],
       dto: CancelSubscriptionDto,
@@ -174,7 +183,7 @@ export const ACTIONS: Record<string, Record<string, DashboardForm>> = {
       command: (ctx, b, id) => new CancelSubscriptionCommand(ctx, id!, b.cancel_at),
     },
     pause: {
-      title: 'dash.action.subscriptions.pause.title', resource: 'subscriptions', submit: 'dash.action.subscriptions.pause.submit',
+      title: 'dash.action.subscriptions.pause.title', permission: 'subscriptions.write', resource: 'subscriptions', submit: 'dash.action.subscriptions.pause.submit',
       offered: statusIn(['active']),
       fields: [{ name: 'resumes_at', hint: 'dash.hint.resumes_at' }],
       dto: PauseSubscriptionDto,
@@ -182,20 +191,20 @@ export const ACTIONS: Record<string, Record<string, DashboardForm>> = {
       command: (ctx, b, id) => new PauseSubscriptionCommand(ctx, id!, b.resumes_at ?? null),
     },
     resume: {
-      title: 'dash.action.subscriptions.resume.title', resource: 'subscriptions', submit: 'dash.action.subscriptions.resume.submit', fields: [], dto: Object as never, body: () => ({}),
+      title: 'dash.action.subscriptions.resume.title', permission: 'subscriptions.write', resource: 'subscriptions', submit: 'dash.action.subscriptions.resume.submit', fields: [], dto: Object as never, body: () => ({}),
       offered: statusIn(['paused']),
       command: (ctx, _b, id) => new ResumeSubscriptionCommand(ctx, id!),
     },
     // A cancellation scheduled for later, withdrawn: the API's resume on such a subscription.
     keep: {
-      title: 'dash.action.subscriptions.keep.title', resource: 'subscriptions', submit: 'dash.action.subscriptions.keep.submit', fields: [], dto: Object as never, body: () => ({}),
+      title: 'dash.action.subscriptions.keep.title', permission: 'subscriptions.write', resource: 'subscriptions', submit: 'dash.action.subscriptions.keep.submit', fields: [], dto: Object as never, body: () => ({}),
       offered: (doc) => !!doc.cancel_at && ['pending_cancel', 'past_due', 'unpaid'].includes(String(doc.status)),
       command: (ctx, _b, id) => new ResumeSubscriptionCommand(ctx, id!),
     },
   },
   collections: {
     pay_out_of_band: {
-      title: 'dash.action.collections.pay_out_of_band.title', resource: 'collections', submit: 'dash.action.collections.pay_out_of_band.submit',
+      title: 'dash.action.collections.pay_out_of_band.title', permission: 'collections.write', resource: 'collections', submit: 'dash.action.collections.pay_out_of_band.submit',
       offered: statusIn(PAYABLE),
       fields: [{ name: 'out_of_band_proof', hint: 'dash.hint.proof' }],
       dto: PayCollectionDto,
@@ -203,12 +212,12 @@ export const ACTIONS: Record<string, Record<string, DashboardForm>> = {
       command: (ctx, b, id) => new PayCollectionCommand(ctx, id!, b as never),
     },
     send: {
-      title: 'dash.action.collections.send.title', resource: 'collections', submit: 'dash.action.collections.send.submit', fields: [], dto: Object as never, body: () => ({}),
+      title: 'dash.action.collections.send.title', permission: 'collections.write', resource: 'collections', submit: 'dash.action.collections.send.submit', fields: [], dto: Object as never, body: () => ({}),
       offered: statusIn(SENDABLE),
       command: (ctx, _b, id) => new SendCollectionCommand(ctx, id!),
     },
     refund: {
-      title: 'dash.action.collections.refund.title', resource: 'collections', submit: 'dash.action.collections.refund.submit', danger: true,
+      title: 'dash.action.collections.refund.title', permission: 'collections.refund', resource: 'collections', submit: 'dash.action.collections.refund.submit', danger: true,
       offered: statusIn(['paid']),
       fields: [{ name: 'amount', hint: 'dash.hint.amount' }, { name: 'reason' }],
       dto: RefundCollectionDto,
@@ -216,14 +225,14 @@ export const ACTIONS: Record<string, Record<string, DashboardForm>> = {
       command: (ctx, b, id) => new RefundCollectionCommand(ctx, id!, b),
     },
     void: {
-      title: 'dash.action.collections.void.title', resource: 'collections', submit: 'dash.action.collections.void.submit', danger: true, fields: [], dto: Object as never, body: () => ({}),
+      title: 'dash.action.collections.void.title', permission: 'collections.write', resource: 'collections', submit: 'dash.action.collections.void.submit', danger: true, fields: [], dto: Object as never, body: () => ({}),
       offered: statusIn(PAYABLE),
       command: (ctx, _b, id) => new VoidCollectionCommand(ctx, id!),
     },
   },
   test_clocks: {
     advance: {
-      title: 'dash.action.test_clocks.advance.title', resource: 'test_clocks', submit: 'dash.action.test_clocks.advance.submit',
+      title: 'dash.action.test_clocks.advance.title', permission: 'test_clocks.write', resource: 'test_clocks', submit: 'dash.action.test_clocks.advance.submit',
       fields: [{ name: 'frozen_time', hint: 'dash.hint.later' }],
       dto: AdvanceTestClockDto,
       body: (f) => given(f, 'frozen_time'),

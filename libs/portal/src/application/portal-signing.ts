@@ -45,6 +45,18 @@ export class PageSessionSigning {
     return signer.sign(Buffer.from(JSON.stringify(claims)).toString('base64url'));
   }
 
+  /** An opaque value (a dashboard session id) signed as it is. */
+  async signOpaque(value: string): Promise<string> {
+    return signerFactory(await this.signingKey()).sign(value);
+  }
+
+  /** The opaque value of a cookie signed by signOpaque, or null when its signature does not hold. */
+  async unsignOpaque(signed: string | undefined): Promise<string | null> {
+    if (!signed) return null;
+    const result = signerFactory(await this.signingKey()).unsign(signed);
+    return result.valid && result.value ? result.value : null;
+  }
+
   /** The claims of a cookie value when its signature holds and it has not expired at `now`; else null. */
   async verify(value: string | undefined, now: Date): Promise<SessionClaims | null> {
     if (!value) return null;

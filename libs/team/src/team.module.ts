@@ -1,0 +1,55 @@
+import { Module } from '@nestjs/common';
+import type { Config } from '#platform/config.js';
+import { CONFIG } from '#platform/tokens.js';
+import { PortalModule } from '#portal/portal.module.js';
+import { loadMasterKey, SecretSealer } from '#shared/sealing.js';
+import { AcceptInvitationHandler } from './application/accept-invitation.js';
+import { ChangeMemberRoleHandler } from './application/change-member-role.js';
+import { ChangePasswordHandler } from './application/change-password.js';
+import { DashboardSessions } from './application/dashboard-sessions.js';
+import { DisableMemberHandler } from './application/disable-member.js';
+import { EnableMemberHandler } from './application/enable-member.js';
+import { EnrolTwoFactor } from './application/enrol-two-factor.js';
+import { InviteFirstOwner } from './application/invite-first-owner.js';
+import { InviteMemberHandler } from './application/invite-member.js';
+import { RemoveMemberHandler } from './application/remove-member.js';
+import { RequestPasswordResetHandler } from './application/request-password-reset.js';
+import { RequireTwoFactorHandler } from './application/require-two-factor.js';
+import { ResetPasswordHandler } from './application/reset-password.js';
+import { RevokeInvitationHandler } from './application/revoke-invitation.js';
+import { SecurityLog } from './application/security-log.js';
+import { SignIn } from './application/sign-in.js';
+import { TransferOwnershipHandler } from './application/transfer-ownership.js';
+import { TeamStores } from './infrastructure/team-stores.js';
+
+/**
+ * The merchant's team: members, invitations, roles, passwords, two-factor sign-in, dashboard sessions
+ * and the security log. The sealer's master key is MASTER_KEY, else `DATA_DIR/master.key` (made on
+ * first use).
+ */
+@Module({
+  imports: [PortalModule],
+  providers: [
+    TeamStores,
+    SecurityLog,
+    DashboardSessions,
+    SignIn,
+    EnrolTwoFactor,
+    InviteFirstOwner,
+    { provide: SecretSealer, inject: [CONFIG], useFactory: (config: Config) => SecretSealer.fromMasterKey(loadMasterKey({ env: config.masterKey ?? undefined, dataDir: config.dataDir })) },
+    InviteMemberHandler,
+    AcceptInvitationHandler,
+    RevokeInvitationHandler,
+    ChangeMemberRoleHandler,
+    DisableMemberHandler,
+    EnableMemberHandler,
+    RemoveMemberHandler,
+    TransferOwnershipHandler,
+    RequireTwoFactorHandler,
+    RequestPasswordResetHandler,
+    ResetPasswordHandler,
+    ChangePasswordHandler,
+  ],
+  exports: [TeamStores, SecurityLog, DashboardSessions, SignIn, EnrolTwoFactor, InviteFirstOwner, SecretSealer],
+})
+export class TeamModule {}
