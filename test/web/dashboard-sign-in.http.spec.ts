@@ -88,6 +88,16 @@ test('an unknown e-mail and a wrong password get the same answer; five failures 
   expect((await events('security-unattributed')).some((e) => e.data.email === 'nadie@example.com')).toBe(true);
 });
 
+test('ten guesses sent at once for one e-mail: at most five are tried, the rest find it locked', async () => {
+  const v = pageVisitor(t);
+  await v.get('/dashboard');
+  const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => v.post('/dashboard/login', { email: 'burst@example.com', password: `guess number ${i}` })));
+  const statuses = answers.map((a) => a.status);
+  expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(4);
+  expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(6);
+  t.clock.set(new Date(t.clock.now().getTime() + 16 * 60 * 1000));
+});
+
 test('a password reset is e-mailed as a single-use link; using it ends every other session of the member', async () => {
   const other = (await signIn(OWNER, OWNER_PASSWORD)).v;
   expect((await other.get('/dashboard/subscriptions')).status).toBe(200);

@@ -42,6 +42,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     // One line per request, written when it is answered (below), instead of pino's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => newId('req'),
+    // Fastify takes a hop count too (the adapter's type omits it).
+    trustProxy: options.config.trustProxy as boolean,
     bodyLimit: options.config.bodyLimitBytes,
     requestTimeout: options.config.requestTimeoutMs,
     // On SIGTERM, a kept-alive connection's next request after the close began is served like the

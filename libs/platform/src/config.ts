@@ -25,6 +25,12 @@ export interface Config {
   ownerEmail: string | null;
   /** Master key sealing the secrets the service reads back (MASTER_KEY, base64 of 32 bytes); null: `DATA_DIR/master.key`. */
   masterKey: string | null;
+  /**
+   * Whose address a request comes from when a proxy stands in front (TRUST_PROXY, Fastify's
+   * `trustProxy`): false (default: the socket's), a number of proxy hops, or addresses/CIDRs. The
+   * sign-in throttle and the security log use it.
+   */
+  trustProxy: boolean | number | string;
   logLevel: string;
   /**
    * `/metrics` (no API key): answered only to loopback callers unless METRICS_TOKEN is set, in which case
@@ -106,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dashboardUrl: (env.DASHBOARD_URL ?? `http://localhost:${port}/dashboard`).replace(/\/$/, ''),
     ownerEmail: env.OWNER_EMAIL?.trim() || null,
     masterKey: env.MASTER_KEY || null,
+    trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL ?? 'info',
     metricsToken: env.METRICS_TOKEN || null,
     defaultAccountName: env.ACCOUNT_NAME?.trim() || null,
@@ -172,4 +179,13 @@ export const readStoreFile = (config: Config) => join(config.dataDir, 'read-mode
 /** A URL without its user and password, for logs. */
 export function redactUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/** TRUST_PROXY: unset or `false` → false; `true` → every hop (only behind a proxy that overwrites X-Forwarded-For); digits → that many hops; else addresses. */
+function trustProxy(value: string | undefined): boolean | number | string {
+  const v = (value ?? '').trim();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v;
 }

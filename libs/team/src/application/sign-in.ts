@@ -57,8 +57,29 @@ export class SignIn {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async withPassword(emailInput: string, password: string, attempt: Attempt): Promise<SignInOutcome> {
+  /**
+   * Attempts for one e-mail run one after the other in this process, so parallel guesses cannot all
+   * pass the gate before the first failure is counted. (Across several API processes the throttle's
+   * read-modify-write is not atomic: a burst split between processes may get a few more tries.)
+   */
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private serialised<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const before = this.queues.get(key) ?? Promise.resolve();
+    const run = before.then(work, work);
+    const settled = run.catch(() => undefined);
+    this.queues.set(key, settled);
+    void settled.then(() => {
+      if (this.queues.get(key) === settled) this.queues.delete(key);
+    });
+    return run;
+  }
+
+  withPassword(emailInput: string, password: string, attempt: Attempt): Promise<SignInOutcome> {
     const email = String(emailInput ?? '').trim().toLowerCase();
+    return this.serialised(`email:${email}`, () => this.passwordStep(email, password, attempt));
+  }
+
+  private async passwordStep(email: string, password: string, attempt: Attempt): Promise<SignInOutcome> {
     const keys = { email: `email:${sha256Hex(email)}`, address: `ip:${attempt.address ?? 'unknown'}` };
     const gate = await this.gate(keys);
     const member = email ? ((await this.store.find<MemberDoc>('members', { where: { email }, orderBy: { field: 'invited_at', direction: 'asc' }, limit: 5 })).find((m) => m.status !== 'invited') ?? null) : null;
@@ -99,7 +120,11 @@ export class SignIn {
   async withCode(pending: string | undefined, code: string, attempt: Attempt): Promise<SignInOutcome> {
     const member = await this.pendingMember(pending);
     if (!member || !member.email) return { outcome: 'refused' };
-    const keys = { email: `email:${sha256Hex(member.email)}`, address: `ip:${attempt.address ?? 'unknown'}` };
+    return this.serialised(`email:${member.email}`, () => this.codeStep(member, member.email!, code, attempt));
+  }
+
+  private async codeStep(member: MemberDoc, email: string, code: string, attempt: Attempt): Promise<SignInOutcome> {
+    const keys = { email: `email:${sha256Hex(email)}`, address: `ip:${attempt.address ?? 'unknown'}` };
     const gate = await this.gate(keys);
     if (gate.locked) return { outcome: 'locked', until: gate.until };
     const credential = await this.stores.credential<TotpCredential>(member.totp_credential);
@@ -108,7 +133,7 @@ export class SignIn {
     const step = verifyTotp(this.sealer.open(credential.sealed), code, now, credential.last_step);
     if (step !== null) {
       await this.stores.saveCredential({ ...credential, last_step: step });
-      return this.signedIn(member, member.email, attempt, false);
+      return this.signedIn(member, email, attempt, false);
     }
     const hashed = sha256Hex(normaliseRecoveryCode(code));
     const index = credential.recovery.findIndex((h, i) => h === hashed && !member.recovery_codes_used.includes(i));
@@ -116,13 +141,13 @@ export class SignIn {
       try {
         const result = await executeTeam(this.executor, staffContext({ accountId: member.account_id, member: member.id, address: attempt.address }), { type: 'UseRecoveryCode', member: member.id, credential: credential.id, index });
         await this.engine.waitFor(result.position);
-        return this.signedIn(member, member.email, attempt, false, 'recovery_code');
+        return this.signedIn(member, email, attempt, false, 'recovery_code');
       } catch {
         // Used a moment ago by another request: a failure like any wrong code.
       }
     }
-    await this.log.record(member.account_id, 'security.two_factor_failed', { member: member.id, email: member.email, address: attempt.address, user_agent: attempt.userAgent, reason: 'wrong_code' });
-    return this.failed(keys, member, member.email, 'wrong_code', attempt, false);
+    await this.log.record(member.account_id, 'security.two_factor_failed', { member: member.id, email, address: attempt.address, user_agent: attempt.userAgent, reason: 'wrong_code' });
+    return this.failed(keys, member, email, 'wrong_code', attempt, false);
   }
 
   private async signedIn(member: MemberDoc, email: string, attempt: Attempt, mustEnrol: boolean, method = member.totp_credential ? 'password_and_code' : 'password'): Promise<SignInOutcome> {
