@@ -1,4 +1,5 @@
-const { relative } = require('node:path');
+const { readdirSync, readlinkSync } = require('node:fs');
+const { basename, relative } = require('node:path');
 const threads = require('node:worker_threads');
 const { TestEnvironment } = require('jest-environment-node');
 
@@ -31,6 +32,7 @@ class CheckedEnvironment extends TestEnvironment {
     void process.stdout.fd;
     void process.stderr.fd;
     this.before = counts();
+    this.sqliteBefore = sqliteFiles();
     // Threads are not among those resources: the ones this file starts are followed here.
     this.threads = followThreads();
   }
@@ -38,7 +40,7 @@ class CheckedEnvironment extends TestEnvironment {
   async teardown() {
     await super.teardown();
     releaseStdin();
-    const left = await leftOver(this.before, this.threads);
+    const left = await leftOver(this.before, this.threads, this.sqliteBefore);
     this.threads.stop();
     if (left.length > 0) process.stderr.write(`open handles left by ${this.testPath}: ${left.join(', ')} (run it alone with --detectOpenHandles)\n`);
   }
@@ -93,7 +95,29 @@ function followThreads() {
   };
 }
 
-async function leftOver(before, followed) {
+/**
+ * The SQLite files (database, -wal, -shm) this process holds open, by file descriptor. A connection
+ * left open at the end of a file is closed by the worker's exit instead, which checkpoints its WAL and
+ * syncs: slow enough on a busy machine for jest to call the worker's exit ungraceful.
+ */
+function sqliteFiles() {
+  const open = new Set();
+  try {
+    for (const fd of readdirSync('/proc/self/fd')) {
+      try {
+        const target = readlinkSync(`/proc/self/fd/${fd}`);
+        if (/\.sqlite(-wal|-shm)?$/.test(target)) open.add(`${fd}:${target}`);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  } catch {
+    // no /proc: nothing to tell
+  }
+  return open;
+}
+
+async function leftOver(before, followed, sqliteBefore) {
   const until = Date.now() + GRACE_MS;
   for (;;) {
     const now = counts();
@@ -104,6 +128,8 @@ async function leftOver(before, followed) {
     // nobody closed, which the worker's exit then has to end.
     const idle = followed.running() - held;
     if (idle > 0) extra.push(`Worker thread still running (unref'd) ×${idle}`);
+    const files = [...sqliteFiles()].filter((f) => !sqliteBefore.has(f)).map((f) => basename(f.slice(f.indexOf(':') + 1)));
+    if (files.length > 0) extra.push(`SQLite files open ×${files.length} (${[...new Set(files)].slice(0, 4).join(', ')})`);
     if (extra.length === 0 || Date.now() >= until) return extra;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
