@@ -1,22 +1,25 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { EventBrief } from '#event-store/event-store.port.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { READ_STORE } from '#platform/tokens.js';
+import { type Clock, CLOCK } from '#shared/clock.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
-import { type Mode, parseApiKey, secretMatches } from '../domain/api-key.js';
+import { type ApiKeyKind, type ApiKeyPermissions, type Mode, parseApiKey, secretMatches } from '../domain/api-key.js';
+import { API_KEY_USAGE, type ApiKeyDoc, type ApiKeyUsageDoc, keyIsUsable } from '../read-models/api-key.read-model.js';
 
 export interface Principal {
   accountId: string;
   mode: Mode;
+  /** The key the request came with (its id, never its secret). */
+  keyId: string;
+  kind: ApiKeyKind;
+  /** Restricted keys only: what the key may do (libs/http/src/api-resource.ts enforces it). */
+  permissions?: ApiKeyPermissions;
 }
 
-interface ApiKeyDoc {
-  id: string;
-  account_id: string;
-  mode: Mode;
-  secret_hash: string;
-}
+/** A key's last use is written at most this often (per key and process). */
+export const USAGE_WRITE_INTERVAL_MS = 60_000;
 
 /**
  * What tells this process that a key's document may change: the projection pipeline when it runs
@@ -44,10 +47,19 @@ const REMEMBERED_KEYS = 10_000;
  * account event in a batch it reads — the only events that write `api_keys` — empties the memory, and
  * nothing is remembered again until the `api_keys` projection has committed past that event, so a
  * key whose document changes (or goes) is judged on the new document from the next request on.
+ *
+ * A rolled key's expiry and a revocation are in the document, and are judged on every request against
+ * the clock port's now (a remembered document still expires). A key's last use is written to
+ * `api_key_usage` (not a projection: no position, kept by a rebuild) at most once a minute per key,
+ * without the request waiting for it.
  */
 @Injectable()
-export class AuthenticateApiKey {
+export class AuthenticateApiKey implements OnModuleInit, OnModuleDestroy {
   private readonly known = new LRUCache<string, ApiKeyDoc>({ max: REMEMBERED_KEYS });
+  /** Key id → when this process last wrote its use (ms). */
+  private readonly usageWritten = new LRUCache<string, number>({ max: REMEMBERED_KEYS });
+  private readonly usageWrites = new Set<Promise<void>>();
+  private usageReady: Promise<void> | null = null;
   private source: KeyChangeSource | null = null;
   /** The last account event seen in a batch that the api_keys projection may not have committed yet. */
   private settling: string | null = null;
@@ -58,9 +70,27 @@ export class AuthenticateApiKey {
 
   constructor(
     @Inject(READ_STORE) private readonly store: ReadStore,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Optional() engine?: ProjectionEngine,
   ) {
     if (engine) this.watchKeyChanges(engine.pipeline);
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.ensureUsageCollection();
+  }
+
+  /** Lets the last-use writes still under way land before the stores close. */
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([...this.usageWrites]);
+  }
+
+  private ensureUsageCollection(): Promise<void> {
+    this.usageReady ??= this.store.ensureCollections([{ name: API_KEY_USAGE, indexes: [] }]).catch((error) => {
+      this.usageReady = null;
+      throw error;
+    });
+    return this.usageReady;
   }
 
   /** Lets the memory be trusted while `source` watches the log (see the class comment). */
@@ -93,8 +123,35 @@ export class AuthenticateApiKey {
       // Remembered only if no account event was shown while it was read (it may be older than that event).
       if (doc && trusted && generation === this.generation && this.trusted()) this.known.set(parsed.keyId, doc);
     }
-    if (!doc || doc.mode !== parsed.mode || !secretMatches(parsed.secret, doc.secret_hash)) return null;
-    return { accountId: doc.account_id, mode: doc.mode };
+    if (!doc || doc.mode !== parsed.mode || (doc.kind ?? 'secret') !== parsed.kind || !secretMatches(parsed.secret, doc.secret_hash)) return null;
+    const now = this.clock.now();
+    if (!keyIsUsable(doc, now)) return null;
+    this.recordUse(doc.id, now);
+    return parsed.kind === 'restricted'
+      ? { accountId: doc.account_id, mode: doc.mode, keyId: doc.id, kind: 'restricted', permissions: doc.permissions ?? {} }
+      : { accountId: doc.account_id, mode: doc.mode, keyId: doc.id, kind: 'secret' };
+  }
+
+  /** Writes the key's last use when this process has not for a minute; never delays nor fails the request. */
+  private recordUse(keyId: string, now: Date): void {
+    const ms = now.getTime();
+    const last = this.usageWritten.get(keyId);
+    if (last !== undefined && ms - last < USAGE_WRITE_INTERVAL_MS && ms >= last) return;
+    this.usageWritten.set(keyId, ms);
+    const doc: ApiKeyUsageDoc = { id: keyId, last_used_at: now.toISOString() };
+    const write: Promise<void> = this.ensureUsageCollection()
+      .then(() => this.store.commit([{ collection: API_KEY_USAGE, id: keyId, doc: { ...doc } }]))
+      .catch(() => {
+        // Only a hint for the key list: the next use a minute later tries again.
+        this.usageWritten.delete(keyId);
+      })
+      .finally(() => this.usageWrites.delete(write));
+    this.usageWrites.add(write);
+  }
+
+  /** Waits for the last-use writes under way (tests). */
+  async usageSettled(): Promise<void> {
+    await Promise.all([...this.usageWrites]);
   }
 
   /** Whether the memory may answer: the pipeline watches, and has committed every account event it showed. */

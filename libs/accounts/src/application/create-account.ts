@@ -34,7 +34,7 @@ export class CreateAccountHandler implements ICommandHandler<CreateAccountComman
         accountId: id,
         name,
         now,
-        apiKeys: [test, live].map((k) => ({ key_id: k.keyId, mode: k.mode, secret_hash: k.secretHash })),
+        apiKeys: [test, live].map((k) => ({ key_id: k.keyId, mode: k.mode, secret_hash: k.secretHash, last4: k.last4, created_at: now.toISOString() })),
       }),
       null,
     );

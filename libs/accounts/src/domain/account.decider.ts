@@ -8,11 +8,24 @@ import {
   OFFLINE_GATEWAY,
 } from '#payments/domain/gateways.js';
 import type { Mode } from './api-key.js';
+import {
+  type ApiKeyCommand,
+  type ApiKeyEvent,
+  type ApiKeyStates,
+  DEFAULT_KEY_NAMES,
+  decideCreateApiKey,
+  decideRevokeApiKey,
+  decideRollApiKey,
+  evolveApiKeys,
+} from './account-api-keys.js';
 
+/** A key of `account.created`: a secret key. Events written before key management have no `last4` nor `created_at`. */
 export interface ApiKeyRecord {
   key_id: string;
   mode: Mode;
   secret_hash: string;
+  last4?: string;
+  created_at?: string;
 }
 
 /**
@@ -101,7 +114,8 @@ export type AccountCommand =
   | { type: 'ConfigureGateway'; accountId: string; mode: Mode; gateway: string; now: Date }
   | { type: 'RemoveGateway'; accountId: string; mode: Mode; gateway: string; now: Date }
   | { type: 'SetRetryPolicy'; accountId: string; retry_days: number[]; final_days: number; now: Date }
-  | { type: 'RenameAccount'; accountId: string; name: string; now: Date };
+  | { type: 'RenameAccount'; accountId: string; name: string; now: Date }
+  | ApiKeyCommand;
 
 export type AccountCreated = DomainEvent<
   'account.created',
@@ -127,7 +141,7 @@ export type AccountRetryPolicySet = DomainEvent<
   { account_id: string; retry_days: number[]; final_days: number; set_at: string }
 >;
 export type AccountRenamed = DomainEvent<'account.renamed', { account_id: string; name: string; renamed_at: string }>;
-export type AccountEvent = AccountCreated | AccountGatewayConfigured | AccountGatewayRemoved | AccountRetryPolicySet | AccountRenamed;
+export type AccountEvent = AccountCreated | AccountGatewayConfigured | AccountGatewayRemoved | AccountRetryPolicySet | AccountRenamed | ApiKeyEvent;
 
 /** The name customers see (e-mails, hosted pages): 1 to 200 characters once trimmed. */
 function checkAccountName(value: string): string {
@@ -142,6 +156,8 @@ export interface AccountState {
   gateways: AccountGatewaySets;
   /** `DEFAULT_RETRY_POLICY` until `account.retry_policy_set`. */
   retry_policy: RetryPolicy;
+  /** Every key by id (`account.created`'s are secret keys), with its expiry once rolled and whether it was revoked. */
+  keys: ApiKeyStates;
 }
 
 export const accountStream = (accountId: string) => `account-${accountId}`;
@@ -158,9 +174,12 @@ function checkGatewayCommand(command: { accountId: string; mode: Mode; gateway: 
   return command.gateway;
 }
 
-/** A merchant account: its API keys (one live, one test), its configured gateways per mode and its retry policy. */
+/**
+ * A merchant account: its API keys (one test and one live secret key at creation; more created, rolled
+ * and revoked since: account-api-keys.ts), its configured gateways per mode and its retry policy.
+ */
 export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent> = {
-  initialState: { exists: false, name: null, gateways: { test: [], live: [] }, retry_policy: copyRetryPolicy(DEFAULT_RETRY_POLICY) },
+  initialState: { exists: false, name: null, gateways: { test: [], live: [] }, retry_policy: copyRetryPolicy(DEFAULT_RETRY_POLICY), keys: {} },
 
   decide(command, state) {
     switch (command.type) {
@@ -227,6 +246,15 @@ export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent>
         if (name === state.name) return [];
         return [{ type: 'account.renamed', data: { account_id: command.accountId, name, renamed_at: command.now.toISOString() } }];
       }
+      case 'CreateApiKey':
+        if (!state.exists) throw notFound('account', command.accountId, null);
+        return decideCreateApiKey(command);
+      case 'RollApiKey':
+        if (!state.exists) throw notFound('account', command.accountId, null);
+        return decideRollApiKey(command, state.keys);
+      case 'RevokeApiKey':
+        if (!state.exists) throw notFound('account', command.accountId, null);
+        return decideRevokeApiKey(command, state.keys);
     }
   },
 
@@ -234,7 +262,11 @@ export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent>
     switch (event.type) {
       case 'account.created': {
         const gateways = event.data.gateways ?? defaultGateways();
-        return { ...state, exists: true, name: event.data.name, gateways: { test: [...gateways.test], live: [...gateways.live] } };
+        const keys: ApiKeyStates = {};
+        for (const k of event.data.api_keys) {
+          keys[k.key_id] = { kind: 'secret', mode: k.mode, name: DEFAULT_KEY_NAMES.secret, expires_at: null, revoked: false, rolled_to: null };
+        }
+        return { ...state, exists: true, name: event.data.name, gateways: { test: [...gateways.test], live: [...gateways.live] }, keys };
       }
       case 'account.gateway_configured': {
         const { mode, gateway } = event.data;
@@ -248,6 +280,10 @@ export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent>
         return { ...state, retry_policy: { retry_days: [...event.data.retry_days], final_days: event.data.final_days } };
       case 'account.renamed':
         return { ...state, name: event.data.name };
+      case 'account.api_key_created':
+      case 'account.api_key_rolled':
+      case 'account.api_key_revoked':
+        return { ...state, keys: evolveApiKeys(state.keys, event) };
       default:
         return state;
     }
