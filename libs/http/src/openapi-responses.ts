@@ -18,7 +18,8 @@ const RESOURCES: Record<string, { name: string; object: string; prefix: string }
 
 const ERROR_TEXT: Record<string, string> = {
   '400': 'Invalid request: a parameter is missing, unknown or invalid (`param` names it), or a rule refused it',
-  '401': 'No valid API key (HTTP Basic with the secret key as user name, or Bearer)',
+  '401': 'No valid API key (HTTP Basic with the secret key as user name, or Bearer): unknown, revoked, or rolled and past its expiry',
+  '403': 'A restricted key (`rk_`) without the permission this operation needs (`permission_denied`: read for GET, write otherwise, on its resource); nothing was done',
   '402': 'The payment was attempted and declined (`decline_code`, `charge`, `collection`)',
   '404': 'No such object for this account and mode, or unknown URL',
   '409': 'Conflict: the object changed concurrently, its state forbids this, or the Idempotency-Key is in use',
@@ -86,7 +87,7 @@ export function describeResponses(document: OpenAPIObject): OpenAPIObject {
               : { type: 'object', additionalProperties: true };
         op.responses[ok?.[0] ?? '200'] = { description: ok?.[1]?.description || 'OK', content: { 'application/json': { schema } } };
       }
-      const codes = ['400', '401', '429', '500', '503'];
+      const codes = ['400', '401', '403', '429', '500', '503'];
       if (/\{[^}]+\}/.test(path)) codes.push('404');
       if (method === 'post') codes.push('409', '413', '415');
       if (method === 'post' && /^\/v1\/(subscriptions|collections\/\{id\}\/pay|test_helpers\/collections\/\{id\}\/customer_payment)$/.test(path)) codes.push('402');

@@ -14,6 +14,7 @@ import { EventMailFollower } from './event-mail-follower.js';
 import { MAIL, type MailPort } from './mail.port.js';
 import { OutboxMail } from './outbox-mail.js';
 import { SmtpMail } from './smtp-mail.js';
+import { ApiResource } from '#http/api-resource.js';
 
 /** The embedded outbox (always there, so the test-mode endpoint can answer; empty when SMTP is chosen). */
 export const OUTBOX = Symbol('OUTBOX');
@@ -43,6 +44,7 @@ export class MailLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 /** Test mode: the messages the embedded outbox holds for the caller's account, newest first. */
 @ApiTags('test helpers')
 @ApiBasicAuth()
+@ApiResource('outbox')
 @Controller('v1/test_helpers/outbox')
 export class OutboxController {
   constructor(@Inject(OUTBOX) private readonly outbox: OutboxMail) {}

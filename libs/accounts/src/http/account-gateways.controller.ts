@@ -9,10 +9,12 @@ import { GetGatewayQuery } from '../application/get-gateway.js';
 import { ListGatewaysQuery } from '../application/list-gateways.js';
 import { RemoveGatewayCommand } from '../application/remove-gateway.js';
 import { ConfigureGatewayDto, GatewayResponse } from './dto/gateway.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 /** The caller's own account, in the mode of the key used (test or live). */
 @ApiTags('account')
 @ApiBasicAuth()
+@ApiResource('account')
 @Controller('v1/account/gateways')
 export class AccountGatewaysController {
   constructor(

@@ -7,10 +7,12 @@ import { Ctx } from '#http/request-context.js';
 import { GetRetryPolicyQuery } from '../application/get-retry-policy.js';
 import { SetRetryPolicyCommand } from '../application/set-retry-policy.js';
 import { RetryPolicyResponse, SetRetryPolicyDto } from './dto/retry-policy.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 /** The caller's own account's dunning policy: one per account, the same with the test and the live key. */
 @ApiTags('account')
 @ApiBasicAuth()
+@ApiResource('account')
 @Controller('v1/account/retry_policy')
 export class AccountRetryPolicyController {
   constructor(

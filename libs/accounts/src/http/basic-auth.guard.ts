@@ -2,7 +2,9 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '#shared/errors.js';
 import type { AuthenticatedRequest } from '#http/request-context.js';
+import { accessFor, API_RESOURCE, permissionDenied } from '#http/api-resource.js';
 import { AuthenticateApiKey } from '../application/authenticate-api-key.js';
+import { type ApiKeyResource, permits } from '../domain/api-key.js';
 
 export const PUBLIC_ROUTE = 'billing:public-route';
 
@@ -16,7 +18,9 @@ const unauthenticated = (code: string, message: string) => new ApiError(401, 'au
 
 /**
  * `Authorization: Basic base64(<secret key>:)` — the key is the user name, the password empty
- * (`curl -u sk_test_…:`). `Bearer <secret key>` is accepted too.
+ * (`curl -u sk_test_…:`). `Bearer <secret key>` is accepted too. An unknown, expired or revoked key
+ * is 401 `invalid_api_key`; a restricted key (`rk_`) outside its permission on the route's resource
+ * (`@ApiResource`) is 403 `permission_denied`, before anything else runs.
  */
 @Injectable()
 export class BasicAuthGuard implements CanActivate {
@@ -34,6 +38,11 @@ export class BasicAuthGuard implements CanActivate {
     }
     const principal = await this.auth.authenticate(key);
     if (!principal) throw unauthenticated('invalid_api_key', 'Invalid API key provided.');
+    if (principal.kind === 'restricted') {
+      const resource = this.reflector.getAllAndOverride<ApiKeyResource | undefined>(API_RESOURCE, [context.getHandler(), context.getClass()]) ?? null;
+      const access = accessFor(request.method);
+      if (resource === null || !permits(principal.permissions, resource, access)) throw permissionDenied(resource, access);
+    }
     request.principal = principal;
     return true;
   }

@@ -10,9 +10,11 @@ import { GetPriceQuery } from '../application/get-price.js';
 import { ListPricesQuery } from '../application/list-prices.js';
 import { UpdatePriceCommand } from '../application/update-price.js';
 import { CreatePriceDto, ListPricesParams, UpdatePriceDto } from './dto/price.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 @ApiTags('prices')
 @ApiBasicAuth()
+@ApiResource('prices')
 @Controller('v1/prices')
 export class PricesController {
   constructor(

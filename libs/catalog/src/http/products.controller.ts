@@ -10,9 +10,11 @@ import { GetProductQuery } from '../application/get-product.js';
 import { ListProductsQuery } from '../application/list-products.js';
 import { UpdateProductCommand } from '../application/update-product.js';
 import { CreateProductDto, ListProductsParams, UpdateProductDto } from './dto/product.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 @ApiTags('products')
 @ApiBasicAuth()
+@ApiResource('products')
 @Controller('v1/products')
 export class ProductsController {
   constructor(

@@ -7,10 +7,12 @@ import { Ctx } from '#http/request-context.js';
 import { CreateCheckoutSessionCommand } from '../application/create-checkout-session.js';
 import { ExpireCheckoutSessionCommand, GetCheckoutSessionQuery, ListCheckoutSessionsQuery } from '../application/checkout-session-queries.js';
 import { CreateCheckoutSessionDto, ListCheckoutSessionsParams } from './dto/checkout-session.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 /** The spec names the path in the singular (`/v1/checkout_session`); the list and expire live beside it. */
 @ApiTags('checkout sessions')
 @ApiBasicAuth()
+@ApiResource('checkout_sessions')
 @Controller('v1/checkout_session')
 export class CheckoutSessionsController {
   constructor(

@@ -16,9 +16,11 @@ import {
   UpdateStorefrontCommand,
 } from '../application/payment-link-commands.js';
 import { CreatePaymentLinkDto, CreateStorefrontDto, ListPaymentLinksParams, UpdatePaymentLinkDto, UpdateStorefrontDto } from './dto/checkout-session.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 @ApiTags('payment links')
 @ApiBasicAuth()
+@ApiResource('payment_links')
 @Controller('v1/payment_links')
 export class PaymentLinksController {
   constructor(
@@ -55,6 +57,7 @@ export class PaymentLinksController {
 
 @ApiTags('storefronts')
 @ApiBasicAuth()
+@ApiResource('storefronts')
 @Controller('v1/storefronts')
 export class StorefrontsController {
   constructor(

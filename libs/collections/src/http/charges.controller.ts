@@ -8,9 +8,11 @@ import { GetTransactionQuery } from '../application/get-transaction.js';
 import { ListChargesQuery } from '../application/list-charges.js';
 import { ListTransactionsQuery } from '../application/list-transactions.js';
 import { ListChargesParams, ListTransactionsParams } from './dto/collection.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 @ApiTags('charges')
 @ApiBasicAuth()
+@ApiResource('charges')
 @Controller('v1')
 export class ChargesController {
   constructor(private readonly queries: QueryBus) {}

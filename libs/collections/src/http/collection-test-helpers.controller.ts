@@ -8,6 +8,7 @@ import { GetCollectionQuery } from '../application/get-collection.js';
 import { PayCollectionCommand } from '../application/pay-collection.js';
 import { SettleProcessingPaymentCommand } from '../application/settle-processing-payment.js';
 import { PayCollectionDto } from './dto/collection.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 const testOnly = (ctx: CommandContext) => {
   if (ctx.mode !== 'test') throw new DomainError('test_mode_only', 'Test helpers are only available with a test key', null, 403);
@@ -16,6 +17,7 @@ const testOnly = (ctx: CommandContext) => {
 /** Test mode: play the customer's part (hosted page, PSE redirect, cash voucher). */
 @ApiTags('test helpers')
 @ApiBasicAuth()
+@ApiResource('collections')
 @Controller('v1/test_helpers/collections')
 export class CollectionTestHelpersController {
   constructor(private readonly write: WriteThenRead) {}

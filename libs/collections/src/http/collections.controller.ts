@@ -27,9 +27,11 @@ import {
   UpdateCollectionItemsDto,
   UpdateCollectionTotalDto,
 } from './dto/collection.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 @ApiTags('collections')
 @ApiBasicAuth()
+@ApiResource('collections')
 @Controller('v1/collections')
 export class CollectionsController {
   constructor(

@@ -6,10 +6,12 @@ import { Ctx } from '#http/request-context.js';
 import { GetCollectionQuery } from '../application/get-collection.js';
 import { RegisterInvoicesPaymentCommand } from '../application/register-invoices-payment.js';
 import { RegisterInvoicesPaymentDto } from './dto/collection.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 /** Collection operations addressed by customer (the spec's `/v1/customers/{id}/register_invoices_payment`). */
 @ApiTags('collections')
 @ApiBasicAuth()
+@ApiResource('collections')
 @Controller('v1/customers')
 export class CustomerPaymentsController {
   constructor(private readonly write: WriteThenRead) {}

@@ -2,10 +2,12 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiBasicAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { GetCountryParametersQuery } from '../application/get-country-parameters.js';
+import { ApiResource } from '#http/api-resource.js';
 
 /** The country parameter catalog (read-only; Colombia). */
 @ApiTags('country parameters')
 @ApiBasicAuth()
+@ApiResource('country_parameters')
 @Controller('v1/country_parameters')
 export class CountryParametersController {
   constructor(private readonly queries: QueryBus) {}

@@ -6,9 +6,11 @@ import { WriteThenRead } from '#platform/write-then-read.js';
 import { Ctx } from '#http/request-context.js';
 import { CreateCouponCommand, DeleteCouponCommand, GetCouponQuery, ListCouponsQuery, UpdateCouponCommand } from '../application/coupon-commands.js';
 import { CreateCouponDto, ListCouponsParams, UpdateCouponDto } from './dto/coupon.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 @ApiTags('coupons')
 @ApiBasicAuth()
+@ApiResource('coupons')
 @Controller('v1/coupons')
 export class CouponsController {
   constructor(

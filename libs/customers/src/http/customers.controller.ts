@@ -10,9 +10,11 @@ import { ListCustomerPaymentMethodsQuery } from '../application/list-customer-pa
 import { ListCustomersQuery } from '../application/list-customers.js';
 import { UpdateCustomerCommand } from '../application/update-customer.js';
 import { CreateCustomerDto, ListCustomersParams, ListPaymentMethodsParams, UpdateCustomerDto } from './dto/customer.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 @ApiTags('customers')
 @ApiBasicAuth()
+@ApiResource('customers')
 @Controller('v1/customers')
 export class CustomersController {
   constructor(
@@ -47,6 +49,7 @@ export class CustomersController {
   }
 
   @Get(':id/payment_methods')
+  @ApiResource('payment_methods')
   @ApiOperation({ summary: "List a customer's payment methods" })
   paymentMethods(@Ctx() ctx: CommandContext, @Param('id') id: string, @Query() params: ListPaymentMethodsParams) {
     return this.queries.execute(new ListCustomerPaymentMethodsQuery(ctx, id, params));

@@ -8,6 +8,7 @@ import { ListQuery } from '#http/list.js';
 import { GetEventQuery } from '../application/get-event.js';
 import { ListEventsQuery } from '../application/list-events.js';
 import { EVENT_PATTERNS } from '../public-event-types.js';
+import { ApiResource } from '#http/api-resource.js';
 
 export class ListEventsParams extends ListQuery {
   @ApiPropertyOptional({
@@ -34,6 +35,7 @@ export class ListEventsParams extends ListQuery {
 
 @ApiTags('events')
 @ApiBasicAuth()
+@ApiResource('events')
 @Controller('v1/events')
 export class EventsController {
   constructor(private readonly queries: QueryBus) {}

@@ -20,6 +20,7 @@ import { SimulatedInvoicingProvider } from '../provider/simulated-invoicing-prov
 import { CreateCreditNoteDto, InvoicingProviderBehaviourDto, ListInvoicesParams, PayInvoiceDto, UpdateInvoicingSettingsDto, UploadInvoiceDto } from './dto/invoice.dto.js';
 import { PayInvoiceCommand } from '../application/pay-invoice.js';
 import { UploadInvoiceCommand } from '../application/upload-invoice.js';
+import { ApiResource } from '#http/api-resource.js';
 
 /**
  * Fiscal invoices (issued through the account's invoicing provider) and their credit notes. An
@@ -28,6 +29,7 @@ import { UploadInvoiceCommand } from '../application/upload-invoice.js';
  */
 @ApiTags('invoices')
 @ApiBasicAuth()
+@ApiResource('invoices')
 @Controller('v1')
 export class InvoicesController {
   constructor(
@@ -75,6 +77,7 @@ export class InvoicesController {
   }
 
   @Post('invoices/:id/credit_notes')
+  @ApiResource('credit_notes')
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a credit note against an invoice (amount ≤ amount due, with a reason), issued through the provider' })
   createCreditNote(@Ctx() ctx: CommandContext, @Param('id') id: string, @Body() body: CreateCreditNoteDto) {
@@ -82,18 +85,21 @@ export class InvoicesController {
   }
 
   @Get('invoices/:id/credit_notes')
+  @ApiResource('credit_notes')
   @ApiOperation({ summary: "List an invoice's credit notes, newest first" })
   creditNotes(@Ctx() ctx: CommandContext, @Param('id') id: string, @Query() params: ListQuery) {
     return this.queries.execute(new ListCreditNotesQuery(ctx, id, params));
   }
 
   @Get('credit_notes/:id')
+  @ApiResource('credit_notes')
   @ApiOperation({ summary: 'Get a credit note' })
   getCreditNote(@Ctx() ctx: CommandContext, @Param('id') id: string) {
     return this.queries.execute(new GetCreditNoteQuery(ctx, id));
   }
 
   @Post('credit_notes/:id/void')
+  @ApiResource('credit_notes')
   @HttpCode(200)
   @ApiOperation({ summary: "Void a credit note (its amount goes back on the invoice's balance; not a refund's)" })
   voidCreditNote(@Ctx() ctx: CommandContext, @Param('id') id: string) {
@@ -101,12 +107,14 @@ export class InvoicesController {
   }
 
   @Get('account/invoicing_settings')
+  @ApiResource('account')
   @ApiOperation({ summary: "The account's invoicing settings in the key's mode" })
   settings(@Ctx() ctx: CommandContext) {
     return this.queries.execute(new GetInvoicingSettingsQuery(ctx));
   }
 
   @Post('account/invoicing_settings')
+  @ApiResource('account')
   @HttpCode(200)
   @ApiOperation({ summary: "Update the account's invoicing settings (enabled, provider, numbering range, default withholding rates)" })
   updateSettings(@Ctx() ctx: CommandContext, @Body() body: UpdateInvoicingSettingsDto) {
@@ -118,6 +126,7 @@ export class InvoicesController {
 @ApiTags('invoices')
 @ApiBasicAuth()
 @UseGuards(TestModeOnlyGuard)
+@ApiResource('invoices')
 @Controller('v1/test_helpers/invoicing_provider')
 export class InvoicingProviderTestHelperController {
   constructor(@Inject(SimulatedInvoicingProvider) private readonly simulator: SimulatedInvoicingProvider) {}

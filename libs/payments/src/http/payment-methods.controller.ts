@@ -9,9 +9,11 @@ import { GetPaymentMethodQuery } from '../application/get-payment-method.js';
 import { MigratePaymentMethodCommand } from '../application/migrate-payment-method.js';
 import { UpdatePaymentMethodCommand } from '../application/update-payment-method.js';
 import { MigratePaymentMethodDto, UpdatePaymentMethodDto } from './dto/payment-method.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 @ApiTags('payment methods')
 @ApiBasicAuth()
+@ApiResource('payment_methods')
 @Controller('v1/payment_methods')
 export class PaymentMethodsController {
   constructor(

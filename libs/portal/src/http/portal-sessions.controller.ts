@@ -4,9 +4,11 @@ import type { CommandContext } from '#platform/command-context.js';
 import { Ctx } from '#http/request-context.js';
 import { CreatePortalSession } from '../application/create-portal-session.js';
 import { CreatePortalSessionDto } from './dto/portal-session.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 @ApiTags('portal')
 @ApiBasicAuth()
+@ApiResource('portal_sessions')
 @Controller('v1/portal_sessions')
 export class PortalSessionsController {
   constructor(private readonly sessions: CreatePortalSession) {}

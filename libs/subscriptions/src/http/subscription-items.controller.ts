@@ -7,9 +7,11 @@ import { Ctx } from '#http/request-context.js';
 import { ChangeSubscriptionItemCommand } from '../application/change-subscription-item.js';
 import { GetSubscriptionItemQuery } from '../application/get-subscription-item.js';
 import { CreateSubscriptionItemDto, UpdateSubscriptionItemDto } from './dto/subscription.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 @ApiTags('subscriptions')
 @ApiBasicAuth()
+@ApiResource('subscription_items')
 @Controller('v1/subscription_items')
 export class SubscriptionItemsController {
   constructor(

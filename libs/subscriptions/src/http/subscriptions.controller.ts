@@ -27,9 +27,11 @@ import {
   SubscriptionShippingItemDto,
   UpdateSubscriptionDto,
 } from './dto/subscription.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 @ApiTags('subscriptions')
 @ApiBasicAuth()
+@ApiResource('subscriptions')
 @Controller('v1/subscriptions')
 export class SubscriptionsController {
   constructor(

@@ -11,12 +11,14 @@ import { GetTestClockQuery } from '../application/get-test-clock.js';
 import { ListTestClocksQuery } from '../application/list-test-clocks.js';
 import { AdvanceTestClockDto, CreateTestClockDto, DeletedTestClockResponse, ListTestClocksParams, TestClockResponse } from './dto/test-clock.dto.js';
 import { TestModeOnlyGuard } from './test-mode-only.guard.js';
+import { ApiResource } from '#http/api-resource.js';
 
 /** Test clocks (test mode only): put customers and their subscriptions on a clock, advance it, watch time happen. */
 @ApiTags('test clocks')
 @ApiBasicAuth()
 @ApiForbiddenResponse({ description: 'A live key: `test_mode_only`, "Test clocks are only available with a test key".' })
 @UseGuards(TestModeOnlyGuard)
+@ApiResource('test_clocks')
 @Controller('v1/test_helpers/test_clocks')
 export class TestClocksController {
   constructor(

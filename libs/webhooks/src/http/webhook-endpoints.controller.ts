@@ -23,10 +23,12 @@ import {
   UpdateWebhookEndpointDto,
   WebhookEndpointResponse,
 } from './dto/webhook-endpoint.dto.js';
+import { ApiResource } from '#http/api-resource.js';
 
 /** Webhook endpoints of the key's account and mode: where the `evt_` feed is pushed, signed (Standard Webhooks). */
 @ApiTags('webhook endpoints')
 @ApiBasicAuth()
+@ApiResource('webhook_endpoints')
 @Controller('v1/webhook_endpoints')
 export class WebhookEndpointsController {
   constructor(
@@ -101,6 +103,7 @@ export class WebhookEndpointsController {
 @ApiTags('webhook endpoints')
 @ApiBasicAuth()
 @UseGuards(TestModeOnlyGuard)
+@ApiResource('webhook_endpoints')
 @Controller('v1/test_helpers/webhook_endpoints')
 export class WebhookTestHelpersController {
   constructor(private readonly write: WriteThenRead) {}
