@@ -20,9 +20,12 @@ const INTERNAL_PREFIXES: Record<string, string> = {
   delivery: "webhook deliveries (the endpoint's delivery attempts list them)",
   fiscal_number: 'the claim of a fiscal document number, once per account and mode',
   invoicing_settings: "the account's invoicing settings and its numbering",
+  member: 'team members: invitations, roles, passwords and two-factor (the security log shows them)',
   payment_link_use: "a payment link's use held while a checkout session's payment is in flight",
   platform: 'the default account claimed at first start',
   portal_session: 'customer portal sessions (short-lived, not a feed resource)',
+  security: 'sign-in facts of the security log (stream security-<acct>)',
+  team: "the team's settings (two-factor required)",
 };
 
 function sources(dir: string): string[] {
