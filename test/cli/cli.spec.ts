@@ -201,6 +201,63 @@ describe('cli', () => {
     await expect(cli(['accounts', 'rename', '--account', account.id], dataDir)).rejects.toBeInstanceOf(UsageError);
   });
 
+  test('keys create, list, roll and revoke: keys printed once, listed masked; the service answers as the CLI decided', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
+    const account = JSON.parse((await cli(['accounts', 'create', '--name', 'Keys SAS', '--json'], dataDir)).lines[0]);
+    const keys = (...args: string[]) => cli(['keys', ...args, '--account', account.id], dataDir);
+
+    const restricted = await keys('create', '--mode', 'test', '--restricted', '--permissions', 'subscriptions=read, customers=write', '--name', 'Reports', '--json');
+    expect(restricted.code).toBe(0);
+    const rk = JSON.parse(restricted.lines[0]);
+    expect(rk).toEqual({ id: expect.any(String), key: expect.stringMatching(/^rk_test_[0-9A-Za-z]{44}$/), kind: 'restricted', mode: 'test', name: 'Reports' });
+    const sk = JSON.parse((await keys('create', '--mode', 'live', '--json')).lines[0]);
+    expect(sk).toMatchObject({ key: expect.stringMatching(/^sk_live_/), kind: 'secret', name: 'Secret key' });
+
+    const testKeyId = account.test_key.slice(8, 20);
+    const rolled = JSON.parse((await keys('roll', '--key', testKeyId, '--expires-in', '24h', '--json')).lines[0]);
+    expect(rolled).toMatchObject({ key: expect.stringMatching(/^sk_test_/), kind: 'secret', mode: 'test', rolled: { id: testKeyId, expires_at: expect.any(String) } });
+    expect(Date.parse(rolled.rolled.expires_at) - Date.now()).toBeGreaterThan(24 * 3600_000 - 60_000);
+    // A full key names its key too.
+    const revoked = await keys('revoke', '--key', account.live_key);
+    expect(revoked.lines).toEqual([expect.stringMatching(new RegExp(`^revoked ${account.live_key.slice(8, 20)} at `))]);
+
+    const listed = JSON.parse((await keys('list', '--json')).lines[0]);
+    expect(listed).toHaveLength(5);
+    expect(listed.map((k: { masked: string; status: string }) => `${k.masked.slice(0, 8)} ${k.status}`).sort()).toEqual(
+      ['rk_test_ active', 'sk_live_ active', 'sk_live_ revoked', 'sk_test_ active', 'sk_test_ expiring'].sort(),
+    );
+    expect(listed.find((k: { id: string }) => k.id === rk.id).permissions).toEqual({ customers: 'write', subscriptions: 'read' });
+    const text = (await keys('list')).lines.join('\n');
+    expect(text).toContain(`rk_test_…${rk.key.slice(-4)}`);
+    for (const printed of [rk.key, sk.key, rolled.key, account.test_key, account.live_key]) {
+      expect(JSON.stringify(listed)).not.toContain(printed.slice(20));
+      expect(text).not.toContain(printed.slice(20));
+    }
+    expect(JSON.stringify(listed)).not.toMatch(/secret_hash|[0-9a-f]{64}/);
+
+    // Refusals: bad expiry, unknown key, permissions without --restricted, unknown account.
+    await expect(keys('roll', '--key', rolled.id, '--expires-in', '8d')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'expires_in' });
+    await expect(keys('roll', '--key', rolled.id, '--expires-in', 'soon')).rejects.toBeInstanceOf(UsageError);
+    await expect(keys('revoke', '--key', 'nokey0000000')).rejects.toMatchObject({ code: 'resource_missing', status: 404, param: 'key' });
+    await expect(keys('create', '--mode', 'test', '--permissions', 'customers=read')).rejects.toBeInstanceOf(UsageError);
+    await expect(keys('create', '--mode', 'test', '--restricted', '--permissions', 'spaceships=read')).rejects.toMatchObject({ code: 'parameter_invalid', param: 'permissions[spaceships]' });
+    await expect(keys('create')).rejects.toBeInstanceOf(UsageError);
+    await expect(cli(['keys', 'list', '--account', 'acct_nope'], dataDir)).rejects.toMatchObject({ code: 'resource_missing', status: 404, param: 'account' });
+    await expect(cli(['keys', 'list'], dataDir)).rejects.toBeInstanceOf(UsageError);
+
+    const t = await startTestApp({ dataDir, embedded: true });
+    try {
+      expect((await t.as(account.live_key).get('/v1/products')).status).toBe(401);
+      expect((await t.as(sk.key).get('/v1/products')).status).toBe(200);
+      expect((await t.as(account.test_key).get('/v1/products')).status).toBe(200); // rolled, not yet expired
+      expect((await t.as(rolled.key).get('/v1/products')).status).toBe(200);
+      expect((await t.as(rk.key).get('/v1/subscriptions')).status).toBe(200);
+      expect((await t.as(rk.key).post('/v1/subscriptions', {})).status).toBe(403);
+    } finally {
+      await t.close();
+    }
+  });
+
   test('an unknown command or projection is refused', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
     await expect(cli(['accounts', 'delete'], dataDir)).rejects.toBeInstanceOf(UsageError);

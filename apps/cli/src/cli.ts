@@ -13,6 +13,11 @@ import { GetRetryPolicyQuery, type RetryPolicyObject } from '#accounts/applicati
 import { SetRetryPolicyCommand } from '#accounts/application/set-retry-policy.js';
 import { RenameAccountCommand } from '#accounts/application/rename-account.js';
 import { isMode } from '#accounts/domain/account.decider.js';
+import { CreateApiKeyCommand, type CreatedApiKey } from '#accounts/application/create-api-key.js';
+import { RollApiKeyCommand, type RolledApiKey } from '#accounts/application/roll-api-key.js';
+import { RevokeApiKeyCommand, type RevokedApiKey } from '#accounts/application/revoke-api-key.js';
+import { type ApiKeyObject, ListApiKeysQuery } from '#accounts/application/list-api-keys.js';
+import { parseApiKey } from '#accounts/domain/api-key.js';
 import { GetInvoicingSettingsQuery } from '#invoicing/application/get-invoicing-settings.js';
 import { UpdateInvoicingSettingsCommand } from '#invoicing/application/update-invoicing-settings.js';
 import type { InvoicingSettingsChanges } from '#invoicing/domain/invoicing-settings.decider.js';
@@ -54,6 +59,17 @@ export const USAGE = `usage:
         [--next-number N] [--range-end N|none] [--reteiva R] [--reteica R] [--retefte R] [--json]
                                                          set them: numbering range, default withholding rates
                                                          (reteica per thousand, e.g. 9.66; reteiva, retefte percent)
+  npm run cli -- keys list --account ACCT [--json]       the account's API keys, masked (sk_live_…wxyz): kind, mode,
+                                                         name, status, created, expires, revoked, last used
+  npm run cli -- keys create --account ACCT --mode test|live [--name N]
+        [--restricted --permissions subscriptions=read,customers=write] [--json]
+                                                         a new secret key, or a restricted key (rk_) with per-resource
+                                                         read|write permissions; the key is printed once
+  npm run cli -- keys roll --account ACCT --key KEYID [--expires-in now|1h|24h|7d|SECONDS] [--json]
+                                                         a new key (printed once) replacing KEYID, which keeps
+                                                         working until the expiry (default now, at most 7 days)
+  npm run cli -- keys revoke --account ACCT --key KEYID [--json]
+                                                         the key answers 401 from its next request
   npm run cli -- members list --account ACCT [--json]   the account's team: e-mail, role, status
   npm run cli -- members invite --account ACCT --email E --role owner|admin|developer|support|analyst|viewer [--json]
                                                          invite a member (e-mailed through the mail port); prints
@@ -96,6 +112,10 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       reteiva: { type: 'string' },
       reteica: { type: 'string' },
       retefte: { type: 'string' },
+      key: { type: 'string' },
+      'expires-in': { type: 'string' },
+      restricted: { type: 'boolean', default: false },
+      permissions: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -126,6 +146,51 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       await engine.catchUp();
       const out = { id: created.id, name: created.name, test_key: created.test_key, live_key: created.live_key, owner_invitation: { member: owner.member, url: owner.url, expires_at: owner.expires_at } };
       io.out(values.json ? JSON.stringify(out) : `account ${out.id} (${out.name})\n  test key: ${out.test_key}\n  live key: ${out.live_key}\n  owner's invitation (single use, until ${owner.expires_at}): ${owner.url}`);
+      return 0;
+    }
+    if (area === 'keys') {
+      if (action !== 'list' && action !== 'create' && action !== 'roll' && action !== 'revoke') throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+      if (!values.account) throw new UsageError(`keys ${action} needs --account ACCT`);
+      const store = app.get<ReadStore>(READ_STORE);
+      await requireAccount(store, engine, values.account);
+      const ctx: CommandContext = { accountId: values.account, mode: 'live', requestId: null, idempotencyKey: null, actor: { type: 'cli' } };
+      const commands = app.get(CommandBus);
+      if (action === 'list') {
+        const keys = await app.get(QueryBus).execute<ListApiKeysQuery, ApiKeyObject[]>(new ListApiKeysQuery(values.account));
+        if (values.json) io.out(JSON.stringify(keys));
+        else for (const k of keys) io.out(describeKey(k));
+        return 0;
+      }
+      if (action === 'create') {
+        if (!isMode(values.mode)) throw new UsageError('keys create needs --mode test|live');
+        if (values.permissions !== undefined && !values.restricted) throw new UsageError('--permissions is for restricted keys: add --restricted');
+        if (values.restricted && values.permissions === undefined) throw new UsageError('keys create --restricted needs --permissions RESOURCE=read|write,…');
+        const created = await commands.execute<CreateApiKeyCommand, CreatedApiKey>(
+          new CreateApiKeyCommand(ctx, {
+            kind: values.restricted ? 'restricted' : 'secret',
+            mode: values.mode,
+            name: values.name ?? null,
+            permissions: values.restricted ? parsePermissions(values.permissions!) : null,
+          }),
+        );
+        await engine.catchUp(); // the key authenticates at once, whether or not the service is running
+        const out = { id: created.id, key: created.key, kind: created.kind, mode: created.mode, name: created.name };
+        io.out(values.json ? JSON.stringify(out) : `created ${out.kind} key ${out.id} (${out.name}, ${out.mode} mode); shown only now:\n  ${out.key}`);
+        return 0;
+      }
+      if (!values.key) throw new UsageError(`keys ${action} needs --key KEYID`);
+      const keyId = parseApiKey(values.key)?.keyId ?? values.key;
+      if (action === 'roll') {
+        const rolled = await commands.execute<RollApiKeyCommand, RolledApiKey>(new RollApiKeyCommand(ctx, keyId, parseExpiresIn(values['expires-in'])));
+        await engine.catchUp();
+        const out = { id: rolled.id, key: rolled.key, kind: rolled.kind, mode: rolled.mode, name: rolled.name, rolled: rolled.rolled };
+        io.out(values.json ? JSON.stringify(out) : `rolled ${keyId}: it works until ${out.rolled.expires_at}; the new key ${out.id}, shown only now:\n  ${out.key}`);
+        return 0;
+      }
+      const revoked = await commands.execute<RevokeApiKeyCommand, RevokedApiKey>(new RevokeApiKeyCommand(ctx, keyId));
+      await engine.catchUp();
+      const out = { id: revoked.id, revoked_at: revoked.revoked_at };
+      io.out(values.json ? JSON.stringify(out) : `revoked ${out.id} at ${out.revoked_at}`);
       return 0;
     }
     if (area === 'members' && (action === 'list' || action === 'invite')) {
@@ -299,6 +364,31 @@ function parseDayList(value: string | undefined): number[] {
   if (value === undefined) throw new UsageError("accounts retry-policy set needs --retry-days D1,D2,… ('' for none)");
   if (value.trim() === '' || value.trim() === 'none') return [];
   return value.split(',').map((part) => parseDays(part, '--retry-days'));
+}
+
+/** `--permissions subscriptions=read,customers=write` (the account decider checks resources and values). */
+function parsePermissions(value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [resource, access, ...rest] = part.split('=').map((p) => p.trim());
+    if (!resource || !access || rest.length) throw new UsageError(`--permissions takes RESOURCE=read|write pairs separated by commas, not '${part}'`);
+    out[resource] = access;
+  }
+  return out;
+}
+
+/** `--expires-in now | 1h | 24h | 7d | 90m | SECONDS` → seconds (default now; the account decider checks the range). */
+function parseExpiresIn(value: string | undefined): number {
+  if (value === undefined || value.trim() === 'now') return 0;
+  const m = /^\s*(\d+)\s*([smhd]?)\s*$/.exec(value);
+  if (!m) throw new UsageError(`--expires-in takes now, a number of seconds or a duration like 1h, 24h, 7d, not '${value}'`);
+  return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+}
+
+function describeKey(k: ApiKeyObject): string {
+  const permissions = k.permissions ? `  ${Object.entries(k.permissions).map(([r, a]) => `${r}=${a}`).join(',')}` : '';
+  const until = k.status === 'expiring' || k.status === 'expired' ? ` until ${k.expires_at}` : k.status === 'revoked' ? ` at ${k.revoked_at}` : '';
+  return `${k.id}  ${k.masked.padEnd(17)} ${k.kind.padEnd(10)} ${k.status}${until}  "${k.name}"  created ${k.created_at ?? '-'}  last used ${k.last_used_at ?? 'never'}${permissions}`;
 }
 
 function describeRetryPolicy(accountId: string, policy: RetryPolicyObject): string {
