@@ -36,8 +36,8 @@ function operations(document: OpenAPIObject): Array<[string, string, Node]> {
  */
 function describeAuthentication(document: OpenAPIObject): void {
   const schemes = (document.components ??= {}).securitySchemes ??= {};
-  schemes.basic = { type: 'http', scheme: 'basic', description: 'Your secret key (sk_test_… or sk_live_…) as the user name, empty password (`curl -u sk_test_…:`).' };
-  schemes.bearer = { type: 'http', scheme: 'bearer', description: 'Your secret key (sk_test_… or sk_live_…) as the bearer token (not a JWT).' };
+  schemes.basic = { type: 'http', scheme: 'basic', description: 'Your secret key (sk_test_… or sk_live_…) or a restricted key (rk_test_…, rk_live_…: 403 permission_denied outside its permissions) as the user name, empty password (`curl -u sk_test_…:`).' };
+  schemes.bearer = { type: 'http', scheme: 'bearer', description: 'Your secret or restricted key (sk_… or rk_…) as the bearer token (not a JWT).' };
   for (const [path, , op] of operations(document)) {
     if (path.startsWith('/v1/')) op.security = [{ basic: [] }, { bearer: [] }];
     else op.security ??= [];
