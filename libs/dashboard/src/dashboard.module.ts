@@ -5,12 +5,13 @@ import { WebModule } from '#web/web.module.js';
 import { TeamModule } from '#team/team.module.js';
 import { DashboardAuthController } from './http/dashboard-auth.controller.js';
 import { DashboardPage } from './http/dashboard-page.js';
+import { DashboardKeysController } from './http/dashboard-keys.controller.js';
 import { DashboardPagesController } from './http/dashboard-pages.controller.js';
 
 /** The merchant dashboard at /dashboard: members of the account's team sign in; pages over the API's queries and commands. */
 @Module({
   imports: [AccountsModule, PortalModule, WebModule, TeamModule],
-  controllers: [DashboardAuthController, DashboardPagesController],
+  controllers: [DashboardAuthController, DashboardKeysController, DashboardPagesController],
   providers: [DashboardPage],
   exports: [DashboardPage],
 })
