@@ -21,9 +21,9 @@ function snapshot(dataDir: string): Record<string, unknown[]> {
 }
 
 describe('cli', () => {
-  test('accounts create --json prints one JSON line whose keys authenticate', async () => {
+  test('accounts create --json prints one JSON line whose keys authenticate and whose owner invitation opens the dashboard once', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
-    const { code, lines } = await cli(['accounts', 'create', '--name', 'Acme SAS', '--json'], dataDir);
+    const { code, lines } = await cli(['accounts', 'create', '--name', 'Acme SAS', '--owner-email', 'Ana@Acme.co', '--json'], dataDir);
     expect(code).toBe(0);
     expect(lines).toHaveLength(1);
     const account = JSON.parse(lines[0]);
@@ -32,6 +32,7 @@ describe('cli', () => {
       name: 'Acme SAS',
       test_key: expect.stringMatching(/^sk_test_/),
       live_key: expect.stringMatching(/^sk_live_/),
+      owner_invitation: { member: expect.stringMatching(/^mem_/), url: expect.stringMatching(/^http:\/\/localhost:\d+\/dashboard\/invitations\/invite_[A-Za-z0-9]+\.[A-Za-z0-9_-]+$/), expires_at: expect.any(String) },
     });
     const t = await startTestApp({ dataDir, embedded: true });
     try {
@@ -40,6 +41,13 @@ describe('cli', () => {
       expect(res.body.is_test).toBe(true);
       const live = await t.as(account.live_key).post('/v1/products', { name: 'y' });
       expect(live.body.is_test).toBe(false);
+      const path = new URL(account.owner_invitation.url).pathname;
+      const page = await t.http().get(path);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('ana@acme.co');
+      // The invitation is the owner's: the team stream says so.
+      const members = await cli(['members', 'list', '--account', account.id, '--json'], dataDir);
+      expect(JSON.parse(members.lines[0])).toEqual([{ id: account.owner_invitation.member, email: 'ana@acme.co', role: 'owner', status: 'invited', two_factor: false }]);
     } finally {
       await t.close();
     }
