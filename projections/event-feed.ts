@@ -2,7 +2,7 @@ import type { RecordedEvent } from '#event-store/event-store.port.js';
 import type { CollectionSpec, DocumentWrite } from '#read-store/read-store.port.js';
 import { eventIdFromUuid } from '#shared/ids.js';
 import { type Doc, type Projection, toPublic } from '#projection-runtime/projection.js';
-import { FEED_COLLECTION, type FeedEntry } from '#events/read-models/event.read-model.js';
+import { type EventActor, FEED_COLLECTION, type FeedEntry } from '#events/read-models/event.read-model.js';
 
 /** A stream's category: `product-prod_123` → `product`. */
 export function categoryOf(streamId: string): string {
@@ -36,6 +36,13 @@ function customerOf(object: Record<string, unknown>): string | null {
   return typeof object.customer === 'string' ? object.customer : null;
 }
 
+/** Who caused the event, from its metadata: the actor's kind and the member, nothing else (never a session). */
+function actorOf(metadata: RecordedEvent['metadata']): EventActor | null {
+  const actor = metadata.actor as { type?: unknown; member?: unknown } | undefined | null;
+  if (!actor || (actor.type !== 'dashboard' && actor.type !== 'portal' && actor.type !== 'cli')) return null;
+  return typeof actor.member === 'string' ? { type: actor.type, member: actor.member } : { type: actor.type };
+}
+
 /** The feed entry of `event`, whose subject (`data.object`) stood as `state` right after it. */
 function feedEntry(event: RecordedEvent, subjectId: string, state: Doc): FeedEntry {
   const object = toPublic(state);
@@ -54,6 +61,7 @@ function feedEntry(event: RecordedEvent, subjectId: string, state: Doc): FeedEnt
     _type_prefix: event.type.slice(0, event.type.indexOf('.')),
     _subscription: subscriptionOf(state),
     _customer: customerOf(state),
+    _actor: actorOf(event.metadata),
   };
 }
 

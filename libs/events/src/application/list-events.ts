@@ -2,7 +2,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { ReadModels, type Owner } from '#platform/read-models.js';
 import { invalidParam } from '#shared/errors.js';
 import { type ListPage, listPage } from '#http/list.js';
-import { type FeedEntry, feedHorizon, type PublicEvent, withinHorizon } from '../read-models/event.read-model.js';
+import { type EventWithActor, type FeedEntry, feedHorizon, type PublicEvent, withinHorizon } from '../read-models/event.read-model.js';
 import { toPublic } from '#projection-runtime/projection.js';
 import type { Scalar } from '#read-store/read-store.port.js';
 
@@ -22,6 +22,8 @@ export class ListEventsQuery {
     readonly owner: Owner,
     readonly filter: EventFilter,
     readonly url: string,
+    /** `actors`: each entry also says who caused it (`actor`), for the dashboard's timelines; never for the API. */
+    readonly options: { actors?: boolean } = {},
   ) {}
 }
 
@@ -33,7 +35,7 @@ export class ListEventsQuery {
 export class ListEventsHandler implements IQueryHandler<ListEventsQuery, ListPage<PublicEvent>> {
   constructor(private readonly readModels: ReadModels) {}
 
-  async execute({ owner, filter, url }: ListEventsQuery): Promise<ListPage<PublicEvent>> {
+  async execute({ owner, filter, url, options }: ListEventsQuery): Promise<ListPage<PublicEvent | EventWithActor>> {
     const limit = filter.limit ?? 10;
     const where: Record<string, Scalar> = { _account: owner.accountId, is_test: owner.mode === 'test' };
     if (filter.type) {
@@ -59,6 +61,7 @@ export class ListEventsHandler implements IQueryHandler<ListEventsQuery, ListPag
       after,
       limit: limit + 1,
     });
-    return listPage(url, withinHorizon(rows, horizon).map((r) => toPublic(r) as PublicEvent), limit);
+    const shown = (r: FeedEntry): PublicEvent | EventWithActor => (options?.actors ? { ...(toPublic(r) as PublicEvent), actor: r._actor ?? null } : (toPublic(r) as PublicEvent));
+    return listPage(url, withinHorizon(rows, horizon).map(shown), limit);
   }
 }

@@ -12,6 +12,19 @@ export interface PublicEvent {
   request: { id: string | null; idempotency_key: string | null };
 }
 
+/**
+ * Who caused an event, as the dashboard's timelines name it: the member of the team who acted in the
+ * dashboard, the customer in the portal, or the CLI (from the event's `metadata.actor`; nothing else
+ * of it, never a session). Absent for the API's callers and the service's own schedule.
+ */
+export interface EventActor {
+  type: 'dashboard' | 'portal' | 'cli';
+  member?: string;
+}
+
+/** A feed entry with who caused it: for the service's own pages (never in the API's output nor webhooks). */
+export type EventWithActor = PublicEvent & { actor: EventActor | null };
+
 export interface FeedEntry extends PublicEvent, Doc {
   _account: string;
   /** Global position: the feed's order. */
@@ -21,6 +34,8 @@ export interface FeedEntry extends PublicEvent, Doc {
   _subscription: string | null;
   /** The customer the object is or belongs to (entries written before this field have none). */
   _customer?: string | null;
+  /** Who caused the event (entries written before this field have none). */
+  _actor?: EventActor | null;
 }
 
 /** The read model of the public `evt_` feed: one entry per public event, in global order (`_seq`). */

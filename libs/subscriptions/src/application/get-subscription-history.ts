@@ -1,7 +1,7 @@
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { type Owner, ReadModels } from '#platform/read-models.js';
 import type { ListPage } from '#http/list.js';
-import type { PublicEvent } from '#events/read-models/event.read-model.js';
+import type { EventWithActor, PublicEvent } from '#events/read-models/event.read-model.js';
 import type { SubscriptionDoc } from '../read-models/subscription.read-model.js';
 import { ListEventsQuery } from '#events/application/list-events.js';
 
@@ -10,6 +10,8 @@ export class GetSubscriptionHistoryQuery {
     readonly owner: Owner,
     readonly id: string,
     readonly params: { limit?: number; starting_after?: string },
+    /** `actors`: each entry also says who caused it (the dashboard's timeline); the API never asks. */
+    readonly options: { actors?: boolean } = {},
   ) {}
 }
 
@@ -18,16 +20,16 @@ export class GetSubscriptionHistoryQuery {
  * (the feed's entries tagged with the subscription), paged like the feed.
  */
 @QueryHandler(GetSubscriptionHistoryQuery)
-export class GetSubscriptionHistoryHandler implements IQueryHandler<GetSubscriptionHistoryQuery, ListPage<PublicEvent>> {
+export class GetSubscriptionHistoryHandler implements IQueryHandler<GetSubscriptionHistoryQuery, ListPage<PublicEvent | EventWithActor>> {
   constructor(
     private readonly readModels: ReadModels,
     private readonly queries: QueryBus,
   ) {}
 
-  async execute({ owner, id, params }: GetSubscriptionHistoryQuery): Promise<ListPage<PublicEvent>> {
+  async execute({ owner, id, params, options }: GetSubscriptionHistoryQuery): Promise<ListPage<PublicEvent | EventWithActor>> {
     await this.readModels.get<SubscriptionDoc>('subscriptions', 'subscription', id, owner);
     return this.queries.execute(
-      new ListEventsQuery(owner, { limit: params.limit ?? 100, starting_after: params.starting_after, subscription: id }, `/v1/subscriptions/${id}/history`),
+      new ListEventsQuery(owner, { limit: params.limit ?? 100, starting_after: params.starting_after, subscription: id }, `/v1/subscriptions/${id}/history`, { actors: options?.actors }),
     );
   }
 }
