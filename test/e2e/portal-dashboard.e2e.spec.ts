@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { billingSetup, card } from '../support/billing-fixtures.js';
+import { makeMember } from '../support/dashboard-member.js';
 import { crawlLinks, describeBroken, type CrawlFetch } from '../support/link-crawler.js';
 import { hasChromium, openBrowser, screenshot, VIEWPORTS } from './support/browser.js';
 import { startServer } from './support/server.js';
@@ -17,7 +18,7 @@ if (!hasChromium()) console.warn('e2e skipped: no chromium at /usr/bin/chromium 
 jest.setTimeout(120_000);
 
 let server: Awaited<ReturnType<typeof startServer>>;
-let keys: { test_key: string; live_key: string };
+let keys: { id: string; test_key: string; live_key: string };
 beforeAll(async () => {
   if (!hasChromium()) return;
   server = await startServer();
@@ -225,6 +226,12 @@ describeWithBrowser('merchant dashboard', () => {
       else await field.fill(value);
     }
   };
+  /** Types a member's e-mail and password in the sign-in form and sends it. */
+  const signIn = async (page: Page, email: string, password: string) => {
+    await page.getByLabel('Correo electrónico', { exact: true }).fill(email);
+    await page.getByLabel('Contraseña', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+  };
   const create = async (page: Page, form: string, values: Record<string, string>, button: string) => {
     await page.goto(`${server.base}/dashboard/new/${form}`);
     await fill(page, values);
@@ -233,20 +240,43 @@ describeWithBrowser('merchant dashboard', () => {
     return page.url().split('/').pop()!.split('?')[0];
   };
 
-  test('sign in, test mode, create product, price, customer and a charge subscription, list, timeline, as_of, cancel; a live key sees none of it', async () => {
+  test('sign in as a member, test mode, create product, price, customer and a charge subscription, list, timeline (who did it), as_of, cancel; live mode (the switch) sees none of it', async () => {
+    const owner = await makeMember(server, keys.id, 'owner', { email: `duena.e2e.${Date.now()}@example.com` });
     const b = await openBrowser(VIEWPORTS.laptop);
     let subId = '';
     try {
       const { page } = b;
       await page.goto(`${server.base}/dashboard`);
+      expect(await page.locator('h1').textContent()).toBe('Ingresa al panel');
+      // The password field looks like the e-mail field (the same width and height), at both sizes.
+      const fieldBox = async (label: string) => (await page.getByLabel(label, { exact: true }).boundingBox())!;
+      const sameFields = async () => {
+        const [email, password] = [await fieldBox('Correo electrónico'), await fieldBox('Contraseña')];
+        expect([password.width, password.height]).toEqual([email.width, email.height]);
+      };
+      await sameFields();
       await screenshot(page, 'dashboard-login-laptop');
-      await page.getByLabel('Llave secreta').fill('sk_test_wrong');
-      await page.getByRole('button', { name: 'Ingresar' }).click();
-      expect(await page.locator('.field-error').textContent()).toContain('La llave no es válida');
-      await page.getByLabel('Llave secreta').fill(keys.test_key);
-      await page.getByRole('button', { name: 'Ingresar' }).click();
+      await page.setViewportSize(VIEWPORTS.phone);
+      expect(await sideways(page)).toBeLessThanOrEqual(0);
+      await sameFields();
+      await screenshot(page, 'dashboard-login-phone');
+      // A wrong password: the same words as an unknown e-mail, the e-mail kept, the password not.
+      await signIn(page, owner.email, 'not the right password at all');
+      expect(await page.getByRole('alert').textContent()).toBe('El correo o la contraseña no son correctos.');
+      expect(await page.getByLabel('Correo electrónico', { exact: true }).inputValue()).toBe(owner.email);
+      expect(await page.getByLabel('Contraseña', { exact: true }).inputValue()).toBe('');
+      await screenshot(page, 'dashboard-login-refused-phone');
+      await signIn(page, 'nobody.e2e@example.com', owner.password);
+      expect(await page.getByRole('alert').textContent()).toBe('El correo o la contraseña no son correctos.');
+      await page.setViewportSize(VIEWPORTS.laptop);
+      await signIn(page, owner.email, owner.password);
       await page.waitForURL(/\/dashboard\/subscriptions/);
       expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('test');
+      expect(await page.locator('[data-member-role]').textContent()).toBe(`Sesión de ${owner.email} (Propietario)`);
+      // The session cookie: HttpOnly (no script reads it), SameSite.
+      const session = (await b.context.cookies()).find((c) => c.name === 'dashboard_session')!;
+      expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+      expect(await page.locator('html').evaluate((el) => el.ownerDocument.cookie)).not.toContain('dashboard_session');
       // Spanish (es-CO) by default: headings, the mode badge, the table's headers.
       expect(await page.locator('html').getAttribute('lang')).toBe('es-CO');
       expect(await page.locator('h1').textContent()).toBe('Suscripciones');
@@ -303,18 +333,23 @@ describeWithBrowser('merchant dashboard', () => {
       await page.getByRole('button', { name: 'Cancelar suscripción' }).click();
       await page.waitForURL(/done=cancel/);
       expect(await page.locator('[data-field="status"]').textContent()).toBe('Cancelada');
+      // The timeline names who canceled it: the member, by e-mail and role in words.
+      const canceledEntry = page.locator('.timeline li', { has: page.locator('strong', { hasText: /^subscription\.canceled$/ }) });
+      expect(await canceledEntry.locator('.actor').textContent()).toBe(`por ${owner.email} (Propietario)`);
+      expect(await canceledEntry.locator('.actor').getAttribute('data-actor')).toBe(owner.memberId);
+      await screenshot(page, 'dashboard-subscription-canceled-laptop');
       // The phone size of the same pages.
       await page.setViewportSize(VIEWPORTS.phone);
       await screenshot(page, 'dashboard-subscription-phone');
       await page.goto(`${server.base}/dashboard/subscriptions`);
       await screenshot(page, 'dashboard-subscriptions-phone');
-      // The switch to live mode asks for the live key once; after that it goes back and forth.
+      // The switch goes to live mode and back without asking for anything.
       await page.getByRole('button', { name: 'Cambiar a en vivo' }).click();
-      expect(await page.locator('h1').textContent()).toContain('Cambiar a modo en vivo');
-      await page.getByLabel('Llave secreta').fill(keys.live_key);
-      await page.getByRole('button', { name: 'Ingresar' }).click();
       await page.waitForURL(/\/dashboard\/subscriptions/);
+      expect(await page.locator('h1').textContent()).toBe('Suscripciones');
       expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('live');
+      expect(await page.locator('input[type="password"]').count()).toBe(0);
+      expect(await page.content()).not.toContain(subId);
       await page.getByRole('button', { name: 'Cambiar a prueba' }).click();
       await page.waitForURL(/\/dashboard\/subscriptions/);
       expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('test');
@@ -359,9 +394,9 @@ describeWithBrowser('merchant dashboard', () => {
     const b = await openBrowser(VIEWPORTS.laptop);
     try {
       const { page } = b;
+      const member = await makeMember(server, keys.id, 'owner');
       await page.goto(`${server.base}/dashboard?locale=es`);
-      await page.getByLabel('Llave secreta').fill(keys.test_key);
-      await page.getByRole('button', { name: 'Ingresar' }).click();
+      await signIn(page, member.email, member.password);
       await page.waitForURL(/\/dashboard\/subscriptions/);
       for (const list of lists) {
         const name = list.split('?')[0];

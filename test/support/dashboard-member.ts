@@ -17,6 +17,25 @@ export const memberPassword = (n: number) => `orbit velvet canyon ${['pickle', '
  * `mode`, test by default). Returns the visitor with the member's id, e-mail and password.
  */
 export async function signInMember(t: TestApp, accountId: string, role: Role = 'owner', options: { email?: string; mode?: 'test' | 'live' } = {}) {
+  const { memberId, email, password } = await makeMember(t, accountId, role, options);
+  const visitor = pageVisitor(t);
+  await visitor.get('/dashboard');
+  const res = await visitor.post('/dashboard/login', { email, password });
+  if (res.status !== 303) throw new Error(`sign-in of ${email} answered ${res.status}`);
+  if (options.mode === 'live') {
+    const switched = await visitor.post('/dashboard/switch', {});
+    if (switched.status !== 303) throw new Error(`the switch to live mode of ${email} answered ${switched.status}`);
+  }
+  await visitor.get('/dashboard/subscriptions');
+  return { visitor, memberId, email, password };
+}
+
+/**
+ * A member of `accountId`'s team with `role`, invited and accepted through the team's commands, not
+ * signed in anywhere: for a browser that signs in through the form (test/e2e). Returns the member's
+ * id, e-mail and password.
+ */
+export async function makeMember(t: Pick<TestApp, 'app'>, accountId: string, role: Role = 'owner', options: { email?: string } = {}) {
   const n = ++made;
   const email = options.email ?? `${role}-${n}-${accountId.slice(-6).toLowerCase()}@example.com`;
   const password = memberPassword(n);
@@ -26,11 +45,5 @@ export async function signInMember(t: TestApp, accountId: string, role: Role = '
   await engine.waitFor(invitation.position);
   const accepted = await commands.execute(new AcceptInvitationCommand(invitation.url.split('/').pop()!, null, password, null));
   await engine.waitFor(accepted.position);
-  const visitor = pageVisitor(t);
-  await visitor.get('/dashboard');
-  const res = await visitor.post('/dashboard/login', { email, password });
-  if (res.status !== 303) throw new Error(`sign-in of ${email} answered ${res.status}`);
-  if (options.mode === 'live') await visitor.post('/dashboard/switch', {});
-  await visitor.get('/dashboard/subscriptions');
-  return { visitor, memberId: invitation.member, email, password };
+  return { memberId: invitation.member, email, password };
 }

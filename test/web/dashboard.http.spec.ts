@@ -1,48 +1,118 @@
 import { EVENT_STORE } from '#platform/tokens.js';
 import type { EventStore } from '#event-store/event-store.port.js';
+import { signInMember } from '../support/dashboard-member.js';
 import { pageVisitor } from '../support/page-session.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
-let keys: { test_key: string; live_key: string };
+let keys: { id: string; test_key: string; live_key: string };
 beforeAll(async () => {
   t = await startTestApp();
   keys = await t.account('Dash merchant');
 });
 afterAll(() => t.close());
 
-async function signedIn(key: string) {
-  const v = pageVisitor(t);
-  await v.get('/dashboard');
-  const res = await v.post('/dashboard/login', { key });
-  expect(res.status).toBe(303);
-  return v;
+/** A new owner of the account, signed in (test mode unless asked). */
+async function signedIn(mode: 'test' | 'live' = 'test') {
+  return (await signInMember(t, keys.id, 'owner', { mode })).visitor;
 }
+/** The sign-in form's refusal (the alert above the form). */
+const loginError = (html: string) => /<p class="alert alert-error" role="alert" id="login-error">([^<]*)</.exec(html)?.[1];
 
 const idFrom = (location: string) => location.split('/').pop()!.split('?')[0];
 /** The actions a detail page offers (its forms' buttons), in page order. */
 const offered = (html: string) => [...html.matchAll(/data-action="([a-z_]+)"/g)].map((m) => m[1]);
 
-test('sign-in: a wrong key is refused next to the field; a test key opens test mode with a signed HttpOnly cookie', async () => {
+test('sign-in: a wrong password is refused with the same words as an unknown e-mail; the right one opens test mode with a signed HttpOnly cookie; a key is no way in', async () => {
+  const { email, password } = await signInMember(t, keys.id, 'support');
   const v = pageVisitor(t);
   await v.get('/dashboard');
-  const bad = await v.post('/dashboard/login', { key: 'sk_test_nope' });
-  expect(bad.status).toBe(401);
-  expect(bad.text).toContain('La llave no es válida');
-  expect(bad.text).not.toContain('Invalid API key provided.');
-  const ok = await v.post('/dashboard/login', { key: keys.test_key });
+  const wrong = await v.post('/dashboard/login', { email, password: 'not the password at all' });
+  expect(wrong.status).toBe(401);
+  expect(loginError(wrong.text)).toBe('El correo o la contraseña no son correctos.');
+  // The e-mail stays in its field, the password typed is never sent back.
+  expect(wrong.text).toContain(`value="${email}"`);
+  expect(wrong.text).not.toContain('not the password at all');
+  const unknown = await v.post('/dashboard/login', { email: 'nobody.here@example.com', password });
+  expect(unknown.status).toBe(401);
+  expect(loginError(unknown.text)).toBe(loginError(wrong.text));
+  // The old way in, a secret key in the form, is no way in (not even with the e-mail field empty).
+  const byKey = await v.post('/dashboard/login', { key: keys.test_key });
+  expect(byKey.status).toBe(400);
+  expect(([] as string[]).concat(byKey.headers['set-cookie'] ?? []).some((c) => /^dashboard_session=[^;]/.test(c))).toBe(false);
+  expect((await v.get('/dashboard/subscriptions')).status).toBe(303);
+  const ok = await v.post('/dashboard/login', { email, password });
+  expect(ok.status).toBe(303);
+  expect(ok.headers.location).toBe('/dashboard/subscriptions');
   const cookie = ([] as string[]).concat(ok.headers['set-cookie']).find((c) => c.startsWith('dashboard_session='))!;
   expect(cookie).toMatch(/HttpOnly/);
   expect(cookie).toMatch(/SameSite=Lax/);
-  expect(cookie).not.toContain(keys.test_key.split('_').pop()!);
+  expect(cookie).not.toContain(encodeURIComponent(password));
   const list = await v.get('/dashboard/subscriptions');
   expect(list.status).toBe(200);
   expect(list.text).toContain('data-mode="test"');
+  expect(list.text).toContain(`Sesión de ${email} (Soporte)`);
   expect((await pageVisitor(t).get('/dashboard/subscriptions')).status).toBe(303);
 });
 
+test('the mode switch goes test ⇄ live and back without asking for anything; each mode shows only its own objects', async () => {
+  const api = t.as(keys.test_key);
+  const testProduct = (await api.post('/v1/products', { name: 'Plan Prueba Switch' })).body;
+  const liveProduct = (await t.as(keys.live_key).post('/v1/products', { name: 'Plan Vivo Switch' })).body;
+  const v = await signedIn();
+  const inTest = await v.get('/dashboard/products');
+  expect(inTest.text).toContain('data-mode="test"');
+  expect(inTest.text).toContain('data-switch="live"');
+  expect(inTest.text).toContain(testProduct.id);
+  expect(inTest.text).not.toContain(liveProduct.id);
+  const toLive = await v.post('/dashboard/switch', {});
+  expect(toLive.status).toBe(303);
+  expect(toLive.headers.location).toBe('/dashboard/subscriptions');
+  const live = await v.get('/dashboard/products');
+  expect(live.status).toBe(200);
+  expect(live.text).toContain('data-mode="live"');
+  expect(live.text).toContain('MODO EN VIVO');
+  expect(live.text).toContain('data-switch="test"');
+  expect(live.text).toContain(liveProduct.id);
+  expect(live.text).not.toContain(testProduct.id);
+  expect((await v.get(`/dashboard/products/${testProduct.id}`)).status).toBe(404);
+  expect((await v.get(`/dashboard/products/${liveProduct.id}`)).status).toBe(200);
+  expect((await v.post('/dashboard/switch', {})).status).toBe(303);
+  const back = await v.get('/dashboard/products');
+  expect(back.text).toContain('data-mode="test"');
+  expect(back.text).toContain(testProduct.id);
+  // Not signed in: the switch leads to the sign-in page and switches nothing.
+  const anonymous = pageVisitor(t);
+  await anonymous.get('/dashboard');
+  const refused = await anonymous.post('/dashboard/switch', {});
+  expect(refused.status).toBe(303);
+  expect(refused.headers.location).toBe('/dashboard');
+});
+
+test('a member of one account never sees another account\'s objects (404), in lists, details and actions', async () => {
+  const other = await t.account('Otra tienda');
+  const theirs = t.as(other.test_key);
+  const product = (await theirs.post('/v1/products', { name: 'Plan Ajeno' })).body;
+  const price = (await theirs.post('/v1/prices', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, unit_price: '19900', currency: 'COP' })).body;
+  const customer = (await theirs.post('/v1/customers', { email: `ajeno.${Date.now()}@example.com`, name: 'Ana Ajena' })).body;
+  const sub = (await theirs.post('/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }], collection_method: 'collect', days_until_due: 5 })).body;
+  // The other account's own member sees it (the ids are right).
+  const theirMember = (await signInMember(t, other.id, 'owner')).visitor;
+  expect((await theirMember.get(`/dashboard/subscriptions/${sub.id}`)).status).toBe(200);
+  const v = await signedIn();
+  for (const path of [`/dashboard/products/${product.id}`, `/dashboard/prices/${price.id}`, `/dashboard/customers/${customer.id}`, `/dashboard/subscriptions/${sub.id}`, `/dashboard/subscriptions/${sub.id}?as_of=${new Date().toISOString()}`]) {
+    const res = await v.get(path);
+    expect([path, res.status]).toEqual([path, 404]);
+    expect(res.text).not.toContain('Ana Ajena');
+  }
+  for (const list of ['products', 'customers', 'subscriptions', 'events']) expect((await v.get(`/dashboard/${list}`)).text).not.toMatch(new RegExp(`${product.id}|${customer.id}|${sub.id}`));
+  await v.get('/dashboard/subscriptions');
+  expect((await v.post(`/dashboard/subscriptions/${sub.id}/cancel`, { cancel_at: 'now' })).status).toBe(404);
+  expect((await theirs.get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('active');
+});
+
 test('forms validate with the API\'s rules and show the refusal next to the field; creation runs the API\'s command with the dashboard as actor', async () => {
-  const v = await signedIn(keys.test_key);
+  const { visitor: v, memberId } = await signInMember(t, keys.id, 'developer');
   await v.get('/dashboard/new/price');
   const invalid = await v.post('/dashboard/new/price', { product_id: 'prod_missing', type: 'recurring', billing_period: 'month', billing_interval: 'x', currency: 'COP', unit_price: '100' });
   expect(invalid.status).toBe(400);
@@ -53,19 +123,19 @@ test('forms validate with the API\'s rules and show the refusal next to the fiel
   const productId = idFrom(created.headers.location);
   expect(productId).toMatch(/^prod_/);
   const events = await t.app.get<EventStore>(EVENT_STORE).readStream(`product-${productId}`);
-  expect(events[0].metadata.actor).toEqual({ type: 'dashboard' });
+  expect(events[0].metadata.actor).toEqual({ type: 'dashboard', member: memberId });
   await v.get('/dashboard/new/price');
   const missing = await v.post('/dashboard/new/price', { product_id: productId, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP' });
   expect(missing.status).toBe(400);
   expect(missing.text).toContain('data-error-for="unit_price"');
-  // A live key's dashboard sees none of the test objects.
-  const live = await signedIn(keys.live_key);
+  // Live mode (the switch) sees none of the test objects.
+  const live = await signedIn('live');
   expect((await live.get('/dashboard/products')).text).not.toContain(productId);
   expect((await live.get(`/dashboard/products/${productId}`)).status).toBe(404);
 });
 
 test('a charge subscription by hand, its timeline, as_of its first event, then canceled', async () => {
-  const v = await signedIn(keys.test_key);
+  const v = await signedIn();
   await v.get('/dashboard/new/product');
   const productId = idFrom((await v.post('/dashboard/new/product', { name: 'Plan Plata' })).headers.location);
   await v.get('/dashboard/new/price');
@@ -104,7 +174,7 @@ test('a standalone collection by hand: send, pay out of band with proof, refund;
   const product = (await api.post('/v1/products', { name: 'Visita técnica' })).body;
   const oneTime = (await api.post('/v1/prices', { product_id: product.id, type: 'one_time', unit_price: '80000', currency: 'COP' })).body;
   const customer = (await api.post('/v1/customers', { email: `col.${Date.now()}@example.com`, name: 'Eva Ruiz' })).body;
-  const v = await signedIn(keys.test_key);
+  const v = await signedIn();
   await v.get('/dashboard/new/collection');
   const created = await v.post('/dashboard/new/collection', { customer: customer.id, 'items[0][price]': oneTime.id, 'items[0][quantity]': '2', collection_method: 'collect', days_until_due: '5' });
   expect(created.status).toBe(303);
@@ -144,20 +214,23 @@ test('a standalone collection by hand: send, pay out of band with proof, refund;
   await v.get(`/dashboard/test_clocks/${clockId}`);
   expect((await v.post(`/dashboard/test_clocks/${clockId}/advance`, { frozen_time: '2026-02-01T00:00:00.000Z' })).status).toBe(303);
   expect((await api.get(`/v1/test_helpers/test_clocks/${clockId}`)).body.frozen_time).toBe('2026-02-01T00:00:00.000Z');
-  // A live key has no test clocks.
-  const live = await signedIn(keys.live_key);
-  expect((await live.get('/dashboard/test_clocks')).text).toContain('Los relojes de prueba solo están disponibles con una llave de prueba.');
+  // Live mode has no test clocks.
+  const live = await signedIn('live');
+  expect((await live.get('/dashboard/test_clocks')).text).toContain('Los relojes de prueba solo están disponibles en modo de prueba.');
 });
 
 test('Spanish (es-CO) by default; English on request, kept by a cookie across links and form posts', async () => {
+  const { email, password } = await signInMember(t, keys.id, 'owner');
   const v = pageVisitor(t);
   const login = await v.get('/dashboard');
   expect(login.text).toContain('<html lang="es-CO"');
   expect(login.text).toContain('Ingresa al panel');
-  expect(login.text).toContain('Llave secreta');
-  const bad = await v.post('/dashboard/login', { key: 'sk_test_nope' });
-  expect(bad.text).toContain('La llave no es válida');
-  expect((await v.post('/dashboard/login', { key: keys.test_key })).status).toBe(303);
+  expect(login.text).toContain('<label for="email">Correo electrónico</label>');
+  expect(login.text).toContain('<label for="password">Contraseña</label>');
+  expect(login.text).not.toContain('Llave secreta');
+  const bad = await v.post('/dashboard/login', { email, password: 'otra contraseña cualquiera' });
+  expect(loginError(bad.text)).toBe('El correo o la contraseña no son correctos.');
+  expect((await v.post('/dashboard/login', { email, password })).status).toBe(303);
   const list = await v.get('/dashboard/products');
   expect(list.text).toMatch(/<h1>Productos<\/h1>/);
   expect(list.text).toContain('MODO DE PRUEBA');
@@ -192,7 +265,7 @@ test('amounts and dates go through the page formatters (es-CO: $ 49.900 and a Sp
   const api = t.as(keys.test_key);
   const product = (await api.post('/v1/products', { name: 'Plan Formato' })).body;
   const price = (await api.post('/v1/prices', { product_id: product.id, type: 'one_time', unit_price: '49900', currency: 'COP' })).body;
-  const v = await signedIn(keys.test_key);
+  const v = await signedIn();
   const detail = await v.get(`/dashboard/prices/${price.id}`);
   expect(detail.text).toMatch(/data-field="unit_price">\$ 49\.900</);
   expect(detail.text).toMatch(/data-field="created_date"><time[^>]*>\d{1,2} de [a-z]+ de \d{4}<\/time>/);
@@ -204,7 +277,7 @@ test('the API\'s values in words of the page\'s language, the value kept beside 
   const api = t.as(keys.test_key);
   const product = (await api.post('/v1/products', { name: 'Plan Palabras' })).body;
   const price = (await api.post('/v1/prices', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, unit_price: '19900', currency: 'COP' })).body;
-  const v = await signedIn(keys.test_key);
+  const v = await signedIn();
   // A product is "Activo", a subscription "Activa": the words agree with the noun.
   const products = await v.get('/dashboard/products');
   expect(products.text).toContain(`<span class="status status-active" data-value="active">Activo</span>`);
@@ -229,12 +302,14 @@ test('the API\'s values in words of the page\'s language, the value kept beside 
 
 test('a refused form speaks the page\'s language: Spanish in es-CO, English in en, naming the field by its label (the API keeps its own English)', async () => {
   const api = t.as(keys.test_key);
+  const { email, password } = await signInMember(t, keys.id, 'owner');
   const v = pageVisitor(t);
   await v.get('/dashboard?locale=es');
-  const empty = await v.post('/dashboard/login', { key: '' });
-  expect(empty.text).toContain('Escribe la llave secreta de tu cuenta.');
+  const empty = await v.post('/dashboard/login', { email: '', password: '' });
+  expect(empty.status).toBe(400);
+  expect(loginError(empty.text)).toBe('Escribe tu correo y tu contraseña.');
   expect(empty.text).not.toContain('Missing required param');
-  expect((await v.post('/dashboard/login', { key: keys.test_key })).status).toBe(303);
+  expect((await v.post('/dashboard/login', { email, password })).status).toBe(303);
   // Creation forms: a missing name, a missing unit price, an unknown customer.
   await v.get('/dashboard/new/product?locale=es');
   const noName = await v.post('/dashboard/new/product', { description: 'sin nombre' });
@@ -262,9 +337,10 @@ test('a refused form speaks the page\'s language: Spanish in es-CO, English in e
   await v.get('/dashboard/new/price');
   const noPriceEn = await v.post('/dashboard/new/price', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: '1', currency: 'COP' });
   expect(noPriceEn.text).toMatch(/data-error-for="unit_price">Unit price: this field is required\.</);
-  const wrongKey = pageVisitor(t);
-  await wrongKey.get('/dashboard?locale=en');
-  expect((await wrongKey.post('/dashboard/login', { key: 'sk_test_nope' })).text).toContain('The key is not valid');
+  const wrongPassword = pageVisitor(t);
+  await wrongPassword.get('/dashboard?locale=en');
+  expect(loginError((await wrongPassword.post('/dashboard/login', { email, password: 'not the right one' })).text)).toBe('The e-mail or the password is not right.');
+  expect(loginError((await wrongPassword.post('/dashboard/login', { email: '', password: '' })).text)).toBe('Enter your e-mail and your password.');
   // The API itself still answers in its own words.
   expect((await api.post('/v1/products', {})).body.error.message).toBe('Missing required param: name.');
 });
@@ -275,7 +351,7 @@ test('a cancellation scheduled for the period end is withdrawn from the dashboar
   const price = (await api.post('/v1/prices', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, unit_price: '19900', currency: 'COP' })).body;
   const customer = (await api.post('/v1/customers', { email: `keep.${Date.now()}@example.com`, name: 'Rita Ruiz' })).body;
   const sub = (await api.post('/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }], collection_method: 'collect', days_until_due: 5 })).body;
-  const v = await signedIn(keys.test_key);
+  const v = await signedIn();
   await v.get(`/dashboard/subscriptions/${sub.id}`);
   expect((await v.post(`/dashboard/subscriptions/${sub.id}/cancel`, { cancel_at: 'period_end' })).status).toBe(303);
   const ending = await v.get(`/dashboard/subscriptions/${sub.id}`);

@@ -1,5 +1,6 @@
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { csrfOf, openSession } from '../support/hosted-page.js';
+import { signInMember } from '../support/dashboard-member.js';
 import { crawlLinks, describeBroken, fetchWith, linksOf } from '../support/link-crawler.js';
 import { pageVisitor } from '../support/page-session.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -12,7 +13,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  * `<a href>` and expects 200 (or a deliberate redirect to a 200) for each.
  */
 let t: TestApp;
-let keys: { test_key: string; live_key: string };
+let keys: { id: string; test_key: string; live_key: string };
 const seeded: Record<string, string> = {};
 beforeAll(async () => {
   t = await startTestApp();
@@ -43,17 +44,15 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function signedIn(key: string) {
-  const v = pageVisitor(t);
-  await v.get('/dashboard');
-  expect((await v.post('/dashboard/login', { key })).status).toBe(303);
-  return v;
+/** An owner of the account (every page and form is theirs to open), signed in to the dashboard in test mode. */
+async function signedIn() {
+  return (await signInMember(t, keys.id, 'owner')).visitor;
 }
 
 describe('dashboard', () => {
   test('every link of every page reachable from the lists (and from refused forms) opens a page, in es-CO and en', async () => {
     for (const locale of ['es', 'en']) {
-      const v = await signedIn(keys.test_key);
+      const v = await signedIn();
       await v.get(`/dashboard/subscriptions?locale=${locale}`);
       // Refused forms: a creation and an action on an object; their pages' links count too.
       await v.get('/dashboard/new/price');
@@ -82,8 +81,18 @@ describe('dashboard', () => {
     }
   });
 
+  test('a viewer is shown no link to a page its role is refused (no 403 behind any link), and no creation form', async () => {
+    const { visitor: v } = await signInMember(t, keys.id, 'viewer');
+    const result = await crawlLinks(fetchWith(v), ['/dashboard/subscriptions?locale=es', `/dashboard/subscriptions/${seeded.active}`], { within: (p) => p.startsWith('/dashboard') });
+    expect(describeBroken(result.broken)).toEqual([]);
+    const seen = [...result.visited.keys()];
+    expect(seen.some((p) => p.startsWith('/dashboard/new/'))).toBe(false);
+    expect(seen.some((p) => /^\/dashboard\/collections\/col_/.test(p))).toBe(true);
+    expect(result.links).toBeGreaterThan(20);
+  });
+
   test('a refused form\'s language switch leads to the form\'s page, not to where it posted', async () => {
-    const v = await signedIn(keys.test_key);
+    const v = await signedIn();
     await v.get('/dashboard/new/product?locale=es');
     const refused = await v.post('/dashboard/new/product', { description: 'sin nombre' });
     expect(refused.status).toBe(400);
@@ -99,7 +108,7 @@ describe('dashboard', () => {
   });
 
   test('a subscription bought through checkout: every entry of its timeline links its event, and "the state after" opens from the subscription\'s own first entry on', async () => {
-    const v = await signedIn(keys.test_key);
+    const v = await signedIn();
     const detail = await v.get(`/dashboard/subscriptions/${seeded.bought}?locale=es`);
     const entries = [...detail.text.matchAll(/<li data-event="(evt_[0-9a-f]+)"><strong>([a-z_.]+)<\/strong>(.*?)<\/li>/g)].map((m) => ({ id: m[1], type: m[2], html: m[3] }));
     expect(entries.map((e) => e.type)).toContain('checkout_session.completed');
@@ -118,7 +127,7 @@ describe('dashboard', () => {
   });
 
   test('a dashboard 404 keeps the dashboard\'s layout (menu, brand, footer), never the checkout\'s "Pago seguro"', async () => {
-    const v = await signedIn(keys.test_key);
+    const v = await signedIn();
     // The state of a subscription as of an event written before it existed (its customer's creation): 404.
     const before = (await t.as(keys.test_key).get(`/v1/events?object_id=${seeded.customer}&type=customer.created`)).body.data[0].id;
     await v.get('/dashboard/subscriptions?locale=es');
