@@ -9,7 +9,7 @@ export const AUTH_MESSAGES: Catalog = {
     'dash.login.forgot': '¿Olvidaste tu contraseña?',
     'dash.login.missing': 'Escribe tu correo y tu contraseña.',
     'dash.login.invalid': 'El correo o la contraseña no son correctos.',
-    'dash.login.locked': 'Demasiados intentos fallidos. Por seguridad, el ingreso queda en pausa hasta las {time}.',
+    'dash.login.locked': 'Demasiados intentos fallidos. Por seguridad, el ingreso queda en pausa hasta el {time}',
     'dash.code.title': 'Código de verificación',
     'dash.code.help': 'Escribe el código de 6 dígitos de tu aplicación de autenticación, o uno de tus códigos de recuperación.',
     'dash.code.label': 'Código',
