@@ -4,6 +4,7 @@ import type { ReadStore } from '#read-store/read-store.port.js';
 import { type Clock, CLOCK, SystemClock } from '#shared/clock.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import type { ServiceProjections } from '#projection-runtime/projection.js';
+import { StateCollections } from './state-collections.js';
 import { AggregateExecutor } from './aggregate-executor.js';
 import { type Config, redactUrl } from './config.js';
 import { applyHeapPolicy } from './heap-policy.js';
@@ -41,6 +42,7 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly store: ReadStore,
     private readonly executor: AggregateExecutor,
+    private readonly stateCollections: StateCollections,
   ) {}
 
   /** True once the stores answered and the projections started: what `/health/ready` reports. */
@@ -52,6 +54,7 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
       async () => {
         await this.events.headPosition();
         await this.engine.init();
+        await this.store.ensureCollections(this.stateCollections.all());
         if (this.config.role !== 'api') await this.engine.catchUp();
       },
       {
@@ -102,8 +105,9 @@ export class PlatformModule {
         ReadModels,
         WriteThenRead,
         PlatformLifecycle,
+        StateCollections,
       ],
-      exports: [CONFIG, CLOCK, EVENT_STORE, READ_STORE, ProjectionEngine, AggregateExecutor, ReadModels, WriteThenRead, PlatformLifecycle],
+      exports: [CONFIG, CLOCK, EVENT_STORE, READ_STORE, ProjectionEngine, AggregateExecutor, ReadModels, WriteThenRead, PlatformLifecycle, StateCollections],
     };
   }
 }

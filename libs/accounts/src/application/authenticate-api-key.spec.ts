@@ -35,7 +35,7 @@ async function setUp() {
   await store.commit([{ collection: 'api_keys', id: key.keyId, doc: { id: key.keyId, account_id: 'acct_1', mode: 'test', secret_hash: key.secretHash } }]);
   const clock = new FixedClock(new Date('2026-11-23T10:00:00.000Z'));
   const auth = new AuthenticateApiKey(store, clock);
-  await auth.onModuleInit();
+  await store.ensureCollections([{ name: 'api_key_usage', indexes: [] }]);
   const pipeline = new FakePipeline();
   auth.watchKeyChanges(pipeline);
   return { store, key, auth, pipeline, clock };

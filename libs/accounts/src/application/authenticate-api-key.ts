@@ -1,8 +1,9 @@
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { EventBrief } from '#event-store/event-store.port.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { READ_STORE } from '#platform/tokens.js';
+import { StateCollections } from '#platform/state-collections.js';
 import { type Clock, CLOCK } from '#shared/clock.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { type ApiKeyKind, type ApiKeyPermissions, type Mode, parseApiKey, secretMatches } from '../domain/api-key.js';
@@ -54,7 +55,7 @@ const REMEMBERED_KEYS = 10_000;
  * without the request waiting for it.
  */
 @Injectable()
-export class AuthenticateApiKey implements OnModuleInit, OnModuleDestroy {
+export class AuthenticateApiKey implements OnModuleDestroy {
   private readonly known = new LRUCache<string, ApiKeyDoc>({ max: REMEMBERED_KEYS });
   /** Key id → when this process last wrote its use (ms). */
   private readonly usageWritten = new LRUCache<string, number>({ max: REMEMBERED_KEYS });
@@ -72,12 +73,11 @@ export class AuthenticateApiKey implements OnModuleInit, OnModuleDestroy {
     @Inject(READ_STORE) private readonly store: ReadStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Optional() engine?: ProjectionEngine,
+    @Optional() collections?: StateCollections,
   ) {
     if (engine) this.watchKeyChanges(engine.pipeline);
-  }
-
-  async onModuleInit(): Promise<void> {
-    await this.ensureUsageCollection();
+    // Created at start by the platform (retried while the read store starts); made on first use otherwise.
+    collections?.register({ name: API_KEY_USAGE, indexes: [] });
   }
 
   /** Lets the last-use writes still under way land before the stores close. */

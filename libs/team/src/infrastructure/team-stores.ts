@@ -1,6 +1,7 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { CollectionSpec, ReadStore } from '#read-store/read-store.port.js';
 import { READ_STORE } from '#platform/tokens.js';
+import { StateCollections } from '#platform/state-collections.js';
 import type { SealedSecret } from '#shared/sealing.js';
 
 /**
@@ -75,11 +76,9 @@ export interface ThrottleDoc {
 }
 
 @Injectable()
-export class TeamStores implements OnModuleInit {
-  constructor(@Inject(READ_STORE) readonly store: ReadStore) {}
-
-  async onModuleInit() {
-    await this.store.ensureCollections(TEAM_COLLECTIONS);
+export class TeamStores {
+  constructor(@Inject(READ_STORE) readonly store: ReadStore, collections: StateCollections) {
+    collections.register(...TEAM_COLLECTIONS);
   }
 
   private put(collection: string, id: string, doc: object | null) {
