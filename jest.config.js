@@ -25,4 +25,9 @@ export default {
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testTimeout: 120000,
   maxWorkers: 2,
+  // A worker whose heap passed 1 GB after a file is replaced by a fresh one. A worker that ran many
+  // files ends a full run with 1.5 GB or more resident, and tearing that heap down at exit took longer
+  // than the half second jest gives it ("A worker process has failed to exit gracefully"); recycled,
+  // the run also spends less time collecting garbage (351 s against 467 s for jest here).
+  workerIdleMemoryLimit: '1GB',
 };
