@@ -4,6 +4,7 @@ import { loadConfig, redactUrl } from '#platform/config.js';
 import { EnsureDefaultAccount, UNNAMED_ACCOUNT } from '#accounts/application/ensure-default-account.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { InviteFirstOwner } from '#team/application/invite-first-owner.js';
+import { MASTER_KEY_SOURCE } from '#team/team.module.js';
 import { createApp } from './create-app.js';
 
 /**
@@ -19,6 +20,7 @@ const log = new Logger('main');
 const say = (lines: string[]) => process.stderr.write(`${lines.join('\n')}\n`);
 
 const created = config.role === 'worker' ? null : await app.get(EnsureDefaultAccount).run(config.defaultAccountName);
+const masterKey = app.get<{ created: boolean; path: string | null }>(MASTER_KEY_SOURCE);
 if (created) {
   // The keys are printed only once they authenticate: the api_keys read model has their account
   // (on a loaded machine the first projection pass can take longer than one 10 s wait).
@@ -48,6 +50,11 @@ if (created) {
         ]
       : []),
   ]);
+}
+
+if (masterKey.created && masterKey.path) {
+  // Made now (first start, or the first since two-factor secrets are sealed): the operator must keep it.
+  say([`  Two-factor secrets are sealed with a master key created at ${masterKey.path}: back it up with the data`, '  (or give every process the same MASTER_KEY).', '']);
 }
 
 const stores = `event store: ${config.eventStoreUrl ? redactUrl(config.eventStoreUrl) : 'embedded'}, read models: ${config.mongoUrl ? redactUrl(config.mongoUrl) : 'embedded'}, data: ${config.dataDir}`;

@@ -22,6 +22,9 @@ import { SignIn } from './application/sign-in.js';
 import { TransferOwnershipHandler } from './application/transfer-ownership.js';
 import { TeamStores } from './infrastructure/team-stores.js';
 
+/** Where the master key came from: `{ created, path }` (path null: MASTER_KEY); the first start says so. */
+export const MASTER_KEY_SOURCE = Symbol('MASTER_KEY_SOURCE');
+
 /**
  * The merchant's team: members, invitations, roles, passwords, two-factor sign-in, dashboard sessions
  * and the security log. The sealer's master key is MASTER_KEY, else `DATA_DIR/master.key` (made on
@@ -36,7 +39,8 @@ import { TeamStores } from './infrastructure/team-stores.js';
     SignIn,
     EnrolTwoFactor,
     InviteFirstOwner,
-    { provide: SecretSealer, inject: [CONFIG], useFactory: (config: Config) => SecretSealer.fromMasterKey(loadMasterKey({ env: config.masterKey ?? undefined, dataDir: config.dataDir })) },
+    { provide: MASTER_KEY_SOURCE, inject: [CONFIG], useFactory: (config: Config) => loadMasterKey({ env: config.masterKey ?? undefined, dataDir: config.dataDir }) },
+    { provide: SecretSealer, inject: [MASTER_KEY_SOURCE], useFactory: (source: ReturnType<typeof loadMasterKey>) => SecretSealer.fromMasterKey(source) },
     InviteMemberHandler,
     AcceptInvitationHandler,
     RevokeInvitationHandler,
@@ -50,6 +54,6 @@ import { TeamStores } from './infrastructure/team-stores.js';
     ResetPasswordHandler,
     ChangePasswordHandler,
   ],
-  exports: [TeamStores, SecurityLog, DashboardSessions, SignIn, EnrolTwoFactor, InviteFirstOwner, SecretSealer],
+  exports: [MASTER_KEY_SOURCE, TeamStores, SecurityLog, DashboardSessions, SignIn, EnrolTwoFactor, InviteFirstOwner, SecretSealer],
 })
 export class TeamModule {}
