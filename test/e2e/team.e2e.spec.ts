@@ -204,5 +204,14 @@ describeWithBrowser('the merchant team', () => {
     await first.page.getByRole('link', { name: 'Clientes' }).first().click();
     await first.page.waitForURL(/\/dashboard$/);
     expect(await first.page.locator('h1').textContent()).toBe('Ingresa al panel');
+
+    // The admin's security log tells the story, newest first; their account page lists their sessions.
+    await ownerAgain.page.goto(`${server.base}/dashboard/security-log`);
+    await screenshot(ownerAgain.page, 'team-security-log-laptop');
+    const log = await ownerAgain.page.locator('main').textContent();
+    for (const words of [SUPPORT]) expect(log).toContain(words);
+    await ownerAgain.page.setViewportSize(VIEWPORTS.phone);
+    await ownerAgain.page.goto(`${server.base}/dashboard/account`);
+    await screenshot(ownerAgain.page, 'team-account-phone');
   });
 });

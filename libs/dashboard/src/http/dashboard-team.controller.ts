@@ -477,7 +477,9 @@ export class DashboardTeamController {
   private async emailsOf(entries: SecurityLogEntry[]): Promise<Map<string, string>> {
     const ids = [...new Set(entries.flatMap((e) => [e.member, e.actor]).filter((v): v is string => typeof v === 'string'))];
     const docs = ids.length > 0 ? await this.store.getMany<MemberDoc>('members', ids) : new Map<string, MemberDoc>();
-    return new Map([...docs].filter(([, m]) => !!m.email).map(([id, m]) => [id, m.email as string]));
+    // A removed member's e-mail is still on the lines that name them (team events carry it).
+    const fromLines = entries.filter((e) => e.member && e.email).map((e) => [e.member as string, e.email as string] as const);
+    return new Map([...fromLines, ...[...docs].filter(([, m]) => !!m.email).map(([id, m]) => [id, m.email as string] as const)]);
   }
 
   private lineOf(t: Translate, locale: Locale, e: SecurityLogEntry, emails: Map<string, string>) {

@@ -33,7 +33,7 @@ describe('team decider', () => {
 
   it('an invitation expires, and a revoked one cannot be accepted', () => {
     given(teamDecider, [invited('m1', 'support')]).when({ type: 'AcceptInvitation', accountId: A, now: later, invitation: 'invite_m1', email: null, credential: 'c' }).thenRejects('link_invalid');
-    const revoked: TeamEvent = { type: 'member.invitation_revoked', data: { account_id: A, member: 'm1', invitation: 'invite_m1', revoked_at: now.toISOString(), by: null } };
+    const revoked: TeamEvent = { type: 'member.invitation_revoked', data: { account_id: A, member: 'm1', email: null, invitation: 'invite_m1', revoked_at: now.toISOString(), by: null } };
     given(teamDecider, [invited('m1', 'support'), revoked]).when({ type: 'AcceptInvitation', accountId: A, now, invitation: 'invite_m1', email: null, credential: 'c' }).thenRejects('link_invalid');
   });
 
@@ -60,26 +60,26 @@ describe('team decider', () => {
   });
 
   it('role changes, disabling and password resets end sessions (the epoch moves on); recovery codes are single use', () => {
-    const disabled: TeamEvent = { type: 'member.disabled', data: { account_id: A, member: 'support1', disabled_at: now.toISOString(), by: 'admin1' } };
+    const disabled: TeamEvent = { type: 'member.disabled', data: { account_id: A, member: 'support1', email: null, disabled_at: now.toISOString(), by: 'admin1' } };
     const state = [...team, disabled].reduce(teamDecider.evolve, teamDecider.initialState);
     expect(state.members.support1.session_epoch).toBe(1);
     expect(state.members.support1.status).toBe('disabled');
-    const enabled: TeamEvent = { type: 'member.two_factor_enabled', data: { account_id: A, member: 'support1', credential: 'cred_t', enabled_at: now.toISOString() } };
-    const used: TeamEvent = { type: 'member.recovery_code_used', data: { account_id: A, member: 'support1', credential: 'cred_t', index: 3, used_at: now.toISOString() } };
+    const enabled: TeamEvent = { type: 'member.two_factor_enabled', data: { account_id: A, member: 'support1', email: null, credential: 'cred_t', enabled_at: now.toISOString() } };
+    const used: TeamEvent = { type: 'member.recovery_code_used', data: { account_id: A, member: 'support1', email: null, credential: 'cred_t', index: 3, used_at: now.toISOString() } };
     given(teamDecider, [...team, enabled, used]).when({ type: 'UseRecoveryCode', accountId: A, now, member: 'support1', credential: 'cred_t', index: 3 }).thenRejects('code_invalid');
     given(teamDecider, [...team, enabled, used]).when({ type: 'UseRecoveryCode', accountId: A, now, member: 'support1', credential: 'cred_t', index: 4 }).then((events) => expect(events).toHaveLength(1));
   });
 
   it('a password reset link works once and for an hour', () => {
-    const requested: TeamEvent = { type: 'member.password_reset_requested', data: { account_id: A, member: 'support1', reset: 'rst_1', expires_at: '2026-11-26T13:00:00.000Z', requested_at: now.toISOString() } };
+    const requested: TeamEvent = { type: 'member.password_reset_requested', data: { account_id: A, member: 'support1', email: null, reset: 'rst_1', expires_at: '2026-11-26T13:00:00.000Z', requested_at: now.toISOString() } };
     const reset = given(teamDecider, [...team, requested]).when({ type: 'ResetPassword', accountId: A, now, reset: 'rst_1', credential: 'cred_new' }).events();
-    expect(reset[0]).toMatchObject({ type: 'member.password_reset', data: { member: 'support1', credential: 'cred_new' } });
+    expect(reset[0]).toMatchObject({ type: 'member.password_reset', data: { member: 'support1', email: 'support1@example.com', credential: 'cred_new' } });
     given(teamDecider, [...team, requested, ...reset]).when({ type: 'ResetPassword', accountId: A, now, reset: 'rst_1', credential: 'cred_again' }).thenRejects('link_invalid');
     given(teamDecider, [...team, requested]).when({ type: 'ResetPassword', accountId: A, now: new Date('2026-11-26T13:00:00.000Z'), reset: 'rst_1', credential: 'c' }).thenRejects('link_invalid');
   });
 
   it('a member cannot turn two-factor off while the account requires it', () => {
-    const enabled: TeamEvent = { type: 'member.two_factor_enabled', data: { account_id: A, member: 'support1', credential: 'cred_t', enabled_at: now.toISOString() } };
+    const enabled: TeamEvent = { type: 'member.two_factor_enabled', data: { account_id: A, member: 'support1', email: null, credential: 'cred_t', enabled_at: now.toISOString() } };
     const required: TeamEvent = { type: 'team.two_factor_requirement_set', data: { account_id: A, required: true, set_at: now.toISOString(), by: 'owner1' } };
     given(teamDecider, [...team, enabled, required]).when({ type: 'DisableTwoFactor', accountId: A, now, by: 'support1', member: 'support1' }).thenRejects('invalid_state');
     given(teamDecider, [...team, enabled]).when({ type: 'DisableTwoFactor', accountId: A, now, by: 'support1', member: 'support1' }).then((events) => expect(events[0].type).toBe('member.two_factor_disabled'));

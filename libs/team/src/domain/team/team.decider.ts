@@ -69,7 +69,7 @@ export const teamDecider: Decider<TeamCommand, TeamState, TeamEvent> = {
         const member = memberOf(state, command.member);
         checkMayChange(actor, member);
         if (member.status !== 'invited' || !member.invitation) throw invalidState('Only a pending invitation can be revoked', 'member');
-        return [{ type: 'member.invitation_revoked', data: { account_id, member: member.id, invitation: member.invitation.id, revoked_at: at(command.now), by: command.by } }];
+        return [{ type: 'member.invitation_revoked', data: { account_id, member: member.id, email: member.email, invitation: member.invitation.id, revoked_at: at(command.now), by: command.by } }];
       }
       case 'AcceptInvitation': {
         const member = memberByInvitation(state, command.invitation);
@@ -86,7 +86,7 @@ export const teamDecider: Decider<TeamCommand, TeamState, TeamEvent> = {
         checkMayChange(actor, member, command.role);
         if (member.role === command.role) return [];
         if (command.role !== 'owner') checkKeepsOwner(state, member);
-        return [{ type: 'member.role_changed', data: { account_id, member: member.id, role: command.role, previous_role: member.role, changed_at: at(command.now), by: command.by } }];
+        return [{ type: 'member.role_changed', data: { account_id, member: member.id, email: member.email, role: command.role, previous_role: member.role, changed_at: at(command.now), by: command.by } }];
       }
       case 'TransferOwnership': {
         const actor = actorOf(state, command.by);
@@ -95,8 +95,8 @@ export const teamDecider: Decider<TeamCommand, TeamState, TeamEvent> = {
         if (to.status !== 'active') throw invalidState('Ownership goes to an active member', 'member');
         if (to.id === command.by) return [];
         const events: TeamEvent[] = [];
-        if (to.role !== 'owner') events.push({ type: 'member.role_changed', data: { account_id, member: to.id, role: 'owner', previous_role: to.role, changed_at: at(command.now), by: command.by } });
-        events.push({ type: 'member.role_changed', data: { account_id, member: command.by, role: 'admin', previous_role: 'owner', changed_at: at(command.now), by: command.by } });
+        if (to.role !== 'owner') events.push({ type: 'member.role_changed', data: { account_id, member: to.id, email: to.email, role: 'owner', previous_role: to.role, changed_at: at(command.now), by: command.by } });
+        events.push({ type: 'member.role_changed', data: { account_id, member: command.by, email: state.members[command.by]?.email ?? null, role: 'admin', previous_role: 'owner', changed_at: at(command.now), by: command.by } });
         return events;
       }
       case 'DisableMember': {
@@ -106,14 +106,14 @@ export const teamDecider: Decider<TeamCommand, TeamState, TeamEvent> = {
         if (member.status === 'disabled') return [];
         if (member.status !== 'active') throw invalidState('An invitation is revoked, not disabled', 'member');
         checkKeepsOwner(state, member);
-        return [{ type: 'member.disabled', data: { account_id, member: member.id, disabled_at: at(command.now), by: command.by } }];
+        return [{ type: 'member.disabled', data: { account_id, member: member.id, email: member.email, disabled_at: at(command.now), by: command.by } }];
       }
       case 'EnableMember': {
         const actor = actorOf(state, command.by);
         const member = memberOf(state, command.member);
         checkMayChange(actor, member);
         if (member.status !== 'disabled') return [];
-        return [{ type: 'member.enabled', data: { account_id, member: member.id, enabled_at: at(command.now), by: command.by } }];
+        return [{ type: 'member.enabled', data: { account_id, member: member.id, email: member.email, enabled_at: at(command.now), by: command.by } }];
       }
       case 'RemoveMember': {
         const actor = actorOf(state, command.by);
@@ -125,23 +125,23 @@ export const teamDecider: Decider<TeamCommand, TeamState, TeamEvent> = {
       case 'RequestPasswordReset': {
         const member = memberOf(state, command.member);
         if (member.status !== 'active') throw invalidState('Only an active member can reset a password', 'member');
-        return [{ type: 'member.password_reset_requested', data: { account_id, member: member.id, reset: command.reset, expires_at: at(command.expiresAt), requested_at: at(command.now) } }];
+        return [{ type: 'member.password_reset_requested', data: { account_id, member: member.id, email: member.email, reset: command.reset, expires_at: at(command.expiresAt), requested_at: at(command.now) } }];
       }
       case 'ResetPassword': {
         const member = memberByReset(state, command.reset);
         const reset = member?.resets[command.reset];
         if (!member || !reset || member.status !== 'active' || new Date(reset.expires_at) <= command.now) throw linkInvalid();
-        return [{ type: 'member.password_reset', data: { account_id, member: member.id, reset: command.reset, credential: command.credential, reset_at: at(command.now) } }];
+        return [{ type: 'member.password_reset', data: { account_id, member: member.id, email: member.email, reset: command.reset, credential: command.credential, reset_at: at(command.now) } }];
       }
       case 'ChangePassword': {
         const member = memberOf(state, command.member);
         if (member.status !== 'active') throw invalidState('Only an active member can change a password', 'member');
-        return [{ type: 'member.password_changed', data: { account_id, member: member.id, credential: command.credential, changed_at: at(command.now) } }];
+        return [{ type: 'member.password_changed', data: { account_id, member: member.id, email: member.email, credential: command.credential, changed_at: at(command.now) } }];
       }
       case 'EnableTwoFactor': {
         const member = memberOf(state, command.member);
         if (member.status !== 'active') throw invalidState('Only an active member can turn on two-factor sign-in', 'member');
-        return [{ type: 'member.two_factor_enabled', data: { account_id, member: member.id, credential: command.credential, enabled_at: at(command.now) } }];
+        return [{ type: 'member.two_factor_enabled', data: { account_id, member: member.id, email: member.email, credential: command.credential, enabled_at: at(command.now) } }];
       }
       case 'DisableTwoFactor': {
         const actor = actorOf(state, command.by);
@@ -149,12 +149,12 @@ export const teamDecider: Decider<TeamCommand, TeamState, TeamEvent> = {
         if (!member.two_factor) return [];
         if (command.by !== member.id) checkMayChange(actor, member);
         else if (state.require_two_factor) throw invalidState('This account requires two-factor sign-in: it cannot be turned off', 'member');
-        return [{ type: 'member.two_factor_disabled', data: { account_id, member: member.id, disabled_at: at(command.now), by: command.by } }];
+        return [{ type: 'member.two_factor_disabled', data: { account_id, member: member.id, email: member.email, disabled_at: at(command.now), by: command.by } }];
       }
       case 'UseRecoveryCode': {
         const member = memberOf(state, command.member);
         if (!member.two_factor || member.two_factor.credential !== command.credential || member.two_factor.used.includes(command.index)) throw new DomainError('code_invalid', 'That code is not valid', 'code', 400);
-        return [{ type: 'member.recovery_code_used', data: { account_id, member: member.id, credential: command.credential, index: command.index, used_at: at(command.now) } }];
+        return [{ type: 'member.recovery_code_used', data: { account_id, member: member.id, email: member.email, credential: command.credential, index: command.index, used_at: at(command.now) } }];
       }
       case 'RequireTwoFactor': {
         const actor = actorOf(state, command.by);
