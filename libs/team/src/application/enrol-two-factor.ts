@@ -11,6 +11,7 @@ import { sha256Hex } from '../infrastructure/tokens.js';
 import { TeamStores, type TotpCredential } from '../infrastructure/team-stores.js';
 import type { MemberDoc } from '../read-models/member.read-model.js';
 import { executeTeam, type Staff, staffContext } from './staff-context.js';
+import { openSealed } from './open-sealed.js';
 
 export interface Enrolment {
   /** The pending credential (its sealed secret is stored; enrolment confirms it). */
@@ -39,7 +40,7 @@ export class EnrolTwoFactor {
   async start(staff: Staff & { member: string }, email: string, accountName: string, credential: string | null): Promise<Enrolment> {
     const pending = await this.stores.credential<TotpCredential>(credential);
     if (pending && pending.member === staff.member && pending.kind === 'totp' && pending.recovery.length === 0) {
-      const secret = this.sealer.open(pending.sealed);
+      const secret = openSealed(this.sealer, pending.sealed, staff.member);
       return { credential: pending.id, secret, qr: await qrSvg(totpUri(secret, { issuer: accountName, label: email })) };
     }
     const secret = newTotpSecret();
@@ -52,7 +53,7 @@ export class EnrolTwoFactor {
   async confirm(staff: Staff & { member: string }, credential: string, code: string): Promise<string[]> {
     const pending = await this.stores.credential<TotpCredential>(credential);
     if (!pending || pending.member !== staff.member || pending.kind !== 'totp' || pending.recovery.length > 0) throw new DomainError('code_invalid', 'Start the enrolment again', 'code', 400);
-    const step = verifyTotp(this.sealer.open(pending.sealed), code, this.executor.now(), null);
+    const step = verifyTotp(openSealed(this.sealer, pending.sealed, staff.member), code, this.executor.now(), null);
     if (step === null) throw new DomainError('code_invalid', 'That code is not right: check the time of your phone and type the current code', 'code', 400);
     const codes = newRecoveryCodes();
     await this.stores.saveCredential({ ...pending, recovery: codes.map((c) => sha256Hex(normaliseRecoveryCode(c))), last_step: step });

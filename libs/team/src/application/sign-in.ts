@@ -16,6 +16,7 @@ import type { MemberDoc, TeamDoc } from '../read-models/member.read-model.js';
 import { DashboardSessions } from './dashboard-sessions.js';
 import { SecurityLog } from './security-log.js';
 import { executeTeam, staffContext } from './staff-context.js';
+import { openSealed } from './open-sealed.js';
 
 /** How long the second step (the code) may wait after the password was right. */
 export const CODE_STEP_MS = 5 * 60 * 1000;
@@ -130,7 +131,7 @@ export class SignIn {
     const credential = await this.stores.credential<TotpCredential>(member.totp_credential);
     if (!credential) return { outcome: 'refused' };
     const now = this.clock.now();
-    const step = verifyTotp(this.sealer.open(credential.sealed), code, now, credential.last_step);
+    const step = verifyTotp(openSealed(this.sealer, credential.sealed, member.id), code, now, credential.last_step);
     if (step !== null) {
       await this.stores.saveCredential({ ...credential, last_step: step });
       return this.signedIn(member, email, attempt, false);
