@@ -309,10 +309,12 @@ describeWithBrowser('merchant dashboard', () => {
       expect(await page.locator(`tr[data-id="${subId}"]`).count()).toBe(1);
       // On a laptop every column shows without scrolling sideways (list dates are short: `23 de nov de 2026`).
       expect(await page.locator('.table-wrap').evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
-      expect(await page.locator(`tr[data-id="${subId}"] td[data-label="Creado"] time`).textContent()).toMatch(/^\d{1,2} de [a-z]+\.? de \d{4}$/);
+      expect(await page.locator(`tr[data-id="${subId}"] td[data-label="Próxima renovación"] time`).textContent()).toMatch(/^\d{1,2} de [a-z]+\.? de \d{4}$/);
+      // In business terms: the customer (linking to the subscription), the plan and its price in words.
+      expect(await page.locator(`tr[data-id="${subId}"] td[data-label="Cliente"] a`).textContent()).toBe('Marta Ruiz');
+      expect(await page.locator(`tr[data-id="${subId}"] td[data-label="Plan"]`).textContent()).toMatch(/ · \$ 39\.900 al mes$/);
       // The API's values in Spanish words, the value itself kept beside them.
       expect(await page.locator(`tr[data-id="${subId}"] td[data-label="Estado"] [data-value="active"]`).textContent()).toBe('Activa');
-      expect(await page.locator(`tr[data-id="${subId}"] td[data-label="Método de cobro"] [data-value="charge"]`).textContent()).toBe('Cobro automático');
       expect(await page.locator('select#flt-status option[value="past_due"]').textContent()).toBe('Pago vencido');
       await screenshot(page, 'dashboard-subscriptions-laptop');
       await page.locator(`tr[data-id="${subId}"] a`).first().click();

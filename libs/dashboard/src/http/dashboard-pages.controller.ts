@@ -23,6 +23,7 @@ import { DashboardPage, type DashboardVisitor, pages } from './dashboard-page.js
 import { ACTIONS, CREATE_FORMS, type DashboardForm } from './dashboard-forms.js';
 import { pick, RESOURCES } from './dashboard-resources.js';
 import { valueLabel } from './dashboard-values.js';
+import { listRows } from './dashboard-list-rows.js';
 import { actorWords, stateAfterFrom, type TimelineActor } from './dashboard-timeline.js';
 
 type Doc = Record<string, any>;
@@ -115,6 +116,7 @@ export class DashboardPagesController {
         const params = (await apiValidationPipe().transform({ ...rest, limit: rest.limit ?? '20' }, { type: 'query', metatype: resource.params as never, data: '' })) as Record<string, any>;
         if (resource.requires) params[resource.requires] = required;
         page = await this.queries.execute(resource.list(visitor, params));
+        if (page) page = { ...page, data: await listRows(this.store, visitor, name, page.data, { t, locale: this.page.locale(request, reply) }) };
       } catch (e) {
         if (!(e instanceof ApiError) || e.status >= 500) throw e;
         error = apiErrorText(e, { t, locale: this.page.locale(request, reply), field: fieldLabel(t) });

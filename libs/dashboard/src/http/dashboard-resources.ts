@@ -28,10 +28,19 @@ import { ListEventsParams } from '#events/http/events.controller.js';
 
 type Params = Record<string, any>;
 
-/** A column of a list: a field path, shown as money (with the row's currency), a date, or as is. */
+/**
+ * A column of a list: a field path of the row (a document's field, or one dashboard-list-rows.ts
+ * computes for the page), headed `dash.field.<field>`, shown as money (in the row's `currency`, or
+ * its field named by `currency`), a date, a status in words, or as is. `link`: the cell links to the
+ * row's detail page and shows the row's id under it (ids stay reachable, not in front). `also`: fields
+ * shown under the value in the same cell (an export gives each its own column).
+ */
 export interface Column {
   field: string;
   kind?: 'money' | 'date' | 'status' | 'id';
+  link?: boolean;
+  also?: string[];
+  currency?: string;
 }
 
 /**
@@ -76,7 +85,7 @@ export const RESOURCES: Record<string, DashboardResource> = {
   customers: {
     params: ListCustomersParams,
     filters: [{ name: 'email' }],
-    columns: [{ field: 'id', kind: 'id' }, { field: 'email' }, { field: 'name' }, { field: 'created_date', kind: 'date' }],
+    columns: [{ field: 'name', link: true }, { field: 'email' }, { field: 'document' }, { field: 'city' }, { field: 'created_date', kind: 'date' }],
     list: (o, p) => new ListCustomersQuery(o, p),
     get: (o, id) => new GetCustomerQuery(o, id),
     create: 'customer',
@@ -84,7 +93,7 @@ export const RESOURCES: Record<string, DashboardResource> = {
   subscriptions: {
     params: ListSubscriptionsParams,
     filters: [{ name: 'customer' }, { name: 'status', options: SUB_STATUSES }],
-    columns: [{ field: 'id', kind: 'id' }, { field: 'customer' }, { field: 'status', kind: 'status' }, { field: 'collection_method' }, { field: 'next_renewal_date', kind: 'date' }, { field: 'created_date', kind: 'date' }],
+    columns: [{ field: 'customer_name', link: true, also: ['customer_email'] }, { field: 'plan' }, { field: 'amount_per_period', kind: 'money', currency: 'amount_per_period_currency' }, { field: 'status', kind: 'status' }, { field: 'next_renewal', kind: 'date' }],
     list: (o, p) => new ListSubscriptionsQuery(o, p),
     get: (o, id) => new GetSubscriptionQuery(o, id),
     create: 'subscription',
@@ -92,7 +101,7 @@ export const RESOURCES: Record<string, DashboardResource> = {
   collections: {
     params: ListCollectionsParams,
     filters: [{ name: 'customer' }, { name: 'subscription' }, { name: 'status', options: COL_STATUSES }],
-    columns: [{ field: 'id', kind: 'id' }, { field: 'customer' }, { field: 'total', kind: 'money' }, { field: 'status', kind: 'status' }, { field: 'collection_method' }, { field: 'created_date', kind: 'date' }],
+    columns: [{ field: 'customer_name', link: true, also: ['customer_email'] }, { field: 'concept' }, { field: 'total', kind: 'money' }, { field: 'due_date', kind: 'date' }, { field: 'status', kind: 'status' }, { field: 'collection_method' }],
     list: (o, p) => new ListCollectionsQuery(o, p),
     get: (o, id) => new GetCollectionQuery(o, id),
     create: 'collection',
@@ -100,7 +109,7 @@ export const RESOURCES: Record<string, DashboardResource> = {
   charges: {
     params: ListChargesParams,
     filters: [{ name: 'collection' }, { name: 'customer' }, { name: 'status', options: ['pending', 'paid', 'failed', 'refunded'] }],
-    columns: [{ field: 'id', kind: 'id' }, { field: 'collection' }, { field: 'amount', kind: 'money' }, { field: 'status', kind: 'status' }, { field: 'gateway' }, { field: 'created_date', kind: 'date' }],
+    columns: [{ field: 'customer_name', link: true, also: ['customer_email'] }, { field: 'amount', kind: 'money' }, { field: 'method' }, { field: 'status', kind: 'status' }, { field: 'created_date', kind: 'date' }],
     list: (o, p) => new ListChargesQuery(o, p),
     get: (o, id) => new GetChargeQuery(o, id),
   },

@@ -1,0 +1,62 @@
+import type { Catalog } from '#web/i18n.js';
+
+/**
+ * The words of the dashboard's lists in business terms (dashboard-list-rows.ts): the computed columns'
+ * headers (`dash.field.<field>`, the same key an export's header uses), a price's period ("al mes",
+ * "cada 3 meses") and a charge's outcome. es-CO first, English on request.
+ */
+export const LIST_MESSAGES: Catalog = {
+  'es-CO': {
+    'dash.field.customer_name': 'Cliente',
+    'dash.field.customer_email': 'Correo electrónico',
+    'dash.field.plan': 'Plan',
+    'dash.field.amount_per_period': 'Valor por periodo',
+    'dash.field.next_renewal': 'Próxima renovación',
+    'dash.field.document': 'Documento',
+    'dash.field.city': 'Ciudad',
+    'dash.field.concept': 'Concepto',
+    'dash.field.due_date': 'Vence',
+    'dash.field.method': 'Medio de pago',
+    'dash.list.no_name': 'Sin nombre',
+    'dash.list.more_items': '+{n} más',
+    'dash.list.period.day': 'al día',
+    'dash.list.period.week': 'a la semana',
+    'dash.list.period.month': 'al mes',
+    'dash.list.period.year': 'al año',
+    'dash.list.period.days': 'cada {n} días',
+    'dash.list.period.weeks': 'cada {n} semanas',
+    'dash.list.period.months': 'cada {n} meses',
+    'dash.list.period.years': 'cada {n} años',
+    // A charge's outcome (its status), masculine: "el cargo".
+    'dash.value.charges.status.in_progress': 'En curso',
+    'dash.value.charges.status.pending': 'Pendiente',
+    'dash.value.charges.status.succeeded': 'Aprobado',
+    'dash.value.charges.status.failed': 'Rechazado',
+  },
+  en: {
+    'dash.field.customer_name': 'Customer',
+    'dash.field.customer_email': 'E-mail',
+    'dash.field.plan': 'Plan',
+    'dash.field.amount_per_period': 'Amount per period',
+    'dash.field.next_renewal': 'Next renewal',
+    'dash.field.document': 'Document',
+    'dash.field.city': 'City',
+    'dash.field.concept': 'Concept',
+    'dash.field.due_date': 'Due',
+    'dash.field.method': 'Payment method',
+    'dash.list.no_name': 'No name',
+    'dash.list.more_items': '+{n} more',
+    'dash.list.period.day': 'a day',
+    'dash.list.period.week': 'a week',
+    'dash.list.period.month': 'a month',
+    'dash.list.period.year': 'a year',
+    'dash.list.period.days': 'every {n} days',
+    'dash.list.period.weeks': 'every {n} weeks',
+    'dash.list.period.months': 'every {n} months',
+    'dash.list.period.years': 'every {n} years',
+    'dash.value.charges.status.in_progress': 'In progress',
+    'dash.value.charges.status.pending': 'Pending',
+    'dash.value.charges.status.succeeded': 'Approved',
+    'dash.value.charges.status.failed': 'Declined',
+  },
+};
