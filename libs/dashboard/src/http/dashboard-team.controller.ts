@@ -2,7 +2,6 @@ import { Controller, Get, Inject, Param, Post, Req, Res, UseFilters, UseGuards }
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Readable } from 'node:stream';
 import { Public } from '#accounts/http/basic-auth.guard.js';
 import { READ_STORE } from '#platform/tokens.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
@@ -30,6 +29,7 @@ import { formFields } from '#web/form.js';
 import { formatDateTime } from '#web/format.js';
 import type { Locale, Translate } from '#web/i18n.js';
 import { PageError, PageErrorFilter } from '#web/page-errors.js';
+import { CSV_BOM, csvLine, csvSeparator, sendCsv } from './csv.js';
 import { addressOf, DASHBOARD_COOKIE, DashboardPage, type DashboardVisitor, pages, userAgentOf } from './dashboard-page.js';
 
 /** The pending two-factor enrolment's credential id (not a secret: `start` and `confirm` check it is the visitor's and unconfirmed). */
@@ -79,12 +79,6 @@ export function describeLogEntry(t: Translate, locale: Locale, entry: SecurityLo
   const key = entry.type === 'team.two_factor_requirement_set' ? `dash.log.event.${entry.type}.${d.required === true ? 'on' : 'off'}` : `dash.log.event.${entry.type}`;
   const text = t(key, params);
   return text === key ? entry.type : text;
-}
-
-/** A CSV cell: quoted when it must be, and never read as a formula by a spreadsheet (OWASP CSV injection). */
-function csvCell(value: string, separator: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return safe.includes(separator) || /["\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
 /**
@@ -433,14 +427,13 @@ export class DashboardTeamController {
     this.page.authorize(visitor, 'data.export');
     const locale = this.page.locale(request, reply);
     const t = pages.helpers(locale).t;
-    // Spanish spreadsheets read `;` (the comma is their decimal separator); English ones `,`.
-    const sep = locale === 'en' ? ',' : ';';
-    const line = (cells: string[]) => `${cells.map((c) => csvCell(c, sep)).join(sep)}\r\n`;
+    const sep = csvSeparator(locale);
+    const line = (cells: string[]) => csvLine(cells, sep);
     const store = this.store;
     const self = this;
     const accountId = visitor.accountId;
     async function* lines(): AsyncGenerator<string> {
-      yield `\uFEFF${line(['at', 'time', 'event', 'description', 'member', 'actor', 'address'].map((c) => t(`dash.log.csv.${c}`)))}`;
+      yield `${CSV_BOM}${line(['at', 'time', 'event', 'description', 'member', 'actor', 'address'].map((c) => t(`dash.log.csv.${c}`)))}`;
       let after: { value: Scalar; id: string } | undefined;
       for (;;) {
         const batch = await store.find<SecurityLogEntry & { _position: string }>('security_log', { where: { account_id: accountId }, orderBy: { field: '_position', direction: 'desc' }, ...(after ? { after } : {}), limit: CSV_PAGE });
@@ -458,13 +451,7 @@ export class DashboardTeamController {
       }
     }
     const day = this.clock.now().toISOString().slice(0, 10);
-    reply
-      .status(200)
-      .header('Content-Type', 'text/csv; charset=utf-8')
-      .header('Content-Disposition', `attachment; filename="security-log-${day}.csv"`)
-      .header('Cache-Control', 'no-store')
-      .header('X-Content-Type-Options', 'nosniff');
-    return reply.send(Readable.from(lines()));
+    return sendCsv(reply, `security-log-${day}.csv`, lines());
   }
 
   /** The keyset position of a line of the visitor's log (the page's `after`), or none. */
