@@ -69,5 +69,6 @@ export function sendCsv(reply: FastifyReply, filename: string, chunks: AsyncIter
     .header('Content-Disposition', `attachment; filename="${filename}"`)
     .header('Cache-Control', 'no-store')
     .header('X-Content-Type-Options', 'nosniff');
-  return reply.send(Readable.from(chunks));
+  // One chunk read ahead at most: a slow download holds one page in memory, never the whole list.
+  return reply.send(Readable.from(chunks, { highWaterMark: 1 }));
 }
