@@ -128,14 +128,16 @@ test('a support member cancels a subscription through its page: the event names 
   expect(events.find((e) => e.type === 'subscription.created')!.metadata.actor).toBeUndefined();
   // The timeline: who canceled it, by e-mail and role in words; in English too.
   const page = await v.get(`/dashboard/subscriptions/${sub.id}`);
-  const entry = (type: string, html: string) => new RegExp(`<li data-event="evt_[0-9a-f]+"><strong>${type.replace('.', '\\.')}</strong>(.*?)</li>`).exec(html)?.[1] ?? '';
-  expect(entry('subscription.canceled', page.text)).toContain(`<span class="actor" data-actor="${memberId}">por ${email} (Soporte)</span>`);
+  // An entry: its attributes after the type, then its sentence and the rest.
+  const entry = (type: string, html: string) => new RegExp(`<li data-event="evt_[0-9a-f]+" data-type="${type.replace('.', '\\.')}"(.*?)</li>`).exec(html)?.[1] ?? '';
+  expect(entry('subscription.canceled', page.text)).toContain(` data-actor="${memberId}"><strong class="sentence">${email} (Soporte) canceló de inmediato</strong>`);
+  expect(entry('subscription.created', page.text)).not.toContain('data-actor');
   expect(entry('subscription.created', page.text)).not.toContain('class="actor"');
   const english = await v.get(`/dashboard/subscriptions/${sub.id}?locale=en`);
-  expect(entry('subscription.canceled', english.text)).toContain(`by ${email} (Support)`);
+  expect(entry('subscription.canceled', english.text)).toContain(`${email} (Support) canceled immediately`);
   // Another member reading the same timeline sees the same name.
   const { visitor: viewer } = await signInMember(t, account.id, 'viewer');
-  expect(entry('subscription.canceled', (await viewer.get(`/dashboard/subscriptions/${sub.id}?locale=es`)).text)).toContain(`por ${email} (Soporte)`);
+  expect(entry('subscription.canceled', (await viewer.get(`/dashboard/subscriptions/${sub.id}?locale=es`)).text)).toContain(`${email} (Soporte) canceló de inmediato`);
   // The API's history is unchanged: no actor, no member.
   const history = (await api().get(`/v1/subscriptions/${sub.id}/history`)).body.data;
   const apiCancel = history.find((e: { type: string }) => e.type === 'subscription.canceled');

@@ -110,7 +110,7 @@ describe('dashboard', () => {
   test('a subscription bought through checkout: every entry of its timeline links its event, and "the state after" opens from the subscription\'s own first entry on', async () => {
     const v = await signedIn();
     const detail = await v.get(`/dashboard/subscriptions/${seeded.bought}?locale=es`);
-    const entries = [...detail.text.matchAll(/<li data-event="(evt_[0-9a-f]+)"><strong>([a-z_.]+)<\/strong>(.*?)<\/li>/g)].map((m) => ({ id: m[1], type: m[2], html: m[3] }));
+    const entries = [...detail.text.matchAll(/<li data-event="(evt_[0-9a-f]+)" data-type="([a-z_.]+)"[^>]*>(.*?)<\/li>/g)].map((m) => ({ id: m[1], type: m[2], html: m[3] }));
     expect(entries.map((e) => e.type)).toContain('checkout_session.completed');
     const own = entries.findIndex((e) => e.type === 'subscription.created');
     expect(own).toBeGreaterThanOrEqual(0);

@@ -19,9 +19,10 @@ import { AUTH_MESSAGES } from './auth-messages.js';
 import { TEAM_MESSAGES } from './team-messages.js';
 import { KEYS_MESSAGES } from './keys-messages.js';
 import { LIST_MESSAGES } from './list-messages.js';
+import { TIMELINE_MESSAGES } from './timeline-messages.js';
 import { RESOURCES } from './dashboard-resources.js';
 
-export const pages = new PageRenderer(assetDir(import.meta.url, '../../views'), mergeCatalogs(API_ERROR_MESSAGES, DASHBOARD_MESSAGES, AUTH_MESSAGES, TEAM_MESSAGES, KEYS_MESSAGES, LIST_MESSAGES));
+export const pages = new PageRenderer(assetDir(import.meta.url, '../../views'), mergeCatalogs(API_ERROR_MESSAGES, DASHBOARD_MESSAGES, AUTH_MESSAGES, TEAM_MESSAGES, KEYS_MESSAGES, LIST_MESSAGES, TIMELINE_MESSAGES));
 export const DASHBOARD_COOKIE = 'dashboard_session';
 /** The second sign-in step (the code), between a right password and a session. */
 export const DASHBOARD_PENDING_COOKIE = 'dashboard_pending';

@@ -24,7 +24,7 @@ import { ACTIONS, CREATE_FORMS, type DashboardForm } from './dashboard-forms.js'
 import { pick, RESOURCES } from './dashboard-resources.js';
 import { valueLabel } from './dashboard-values.js';
 import { listRows } from './dashboard-list-rows.js';
-import { actorWords, stateAfterFrom, type TimelineActor } from './dashboard-timeline.js';
+import { stateAfterFrom, type TimelineActor, type TimelineEntry, timelineMethodIds, timelineSentences } from './dashboard-timeline.js';
 
 type Doc = Record<string, any>;
 
@@ -201,10 +201,13 @@ export class DashboardPagesController {
       ([a, form]) => !(name === 'test_clocks' && a === 'advance' && visitor.mode === 'live') && can(visitor.role, form.permission) && (form.offered?.(doc) ?? true),
     );
     const done = typeof query.done === 'string' && ACTIONS[name]?.[query.done] ? query.done : null;
-    return this.send(request, reply, visitor, 'dash-detail', { name, id, doc, resource, timeline, asOfFrom, asOf, actions, values, errors, failed, formError, done, linkOf, moneyFields: MONEY_FIELDS }, `dash.detail_title.${name}`, { id }, status, request.method === 'GET' ? request.url : `/dashboard/${name}/${id}`);
+    return this.send(request, reply, visitor, 'dash-detail', { name, id, doc, resource, timeline, asOfFrom, asOf, actions, values, errors, failed, formError, done, linkOf, moneyFields: MONEY_FIELDS, fieldLabel: fieldLabel(this.page.t(request, reply)) }, `dash.detail_title.${name}`, { id }, status, request.method === 'GET' ? request.url : `/dashboard/${name}/${id}`);
   }
 
-  /** Each timeline entry with who did it in the page's words (`by`), members looked up once each in the visitor's team. */
+  /**
+   * Each timeline entry as a sentence in the page's words (`sentence`) and who did it when the sentence
+   * does not name them (`by`): members and the charges' payment methods looked up once each in the visitor's account.
+   */
   private async withActors(request: FastifyRequest, reply: FastifyReply, visitor: DashboardVisitor, timeline: Doc[]): Promise<Doc[]> {
     const members = new Map<string, MemberDoc | null>();
     for (const e of timeline) {
@@ -213,8 +216,14 @@ export class DashboardPagesController {
       const doc = await this.store.get<MemberDoc>('members', member);
       members.set(member, doc && doc.account_id === visitor.accountId ? doc : null);
     }
-    const t = this.page.t(request, reply);
-    return timeline.map((e) => ({ ...e, by: actorWords(t, e.actor as TimelineActor | null, members), actorMember: (e.actor as TimelineActor | null)?.member ?? null }));
+    const methods = new Map<string, Doc>();
+    for (const pm of timelineMethodIds(timeline as TimelineEntry[])) {
+      const doc = await this.store.get<Doc>('payment_methods', pm);
+      if (doc && doc._account === visitor.accountId && doc.is_test === (visitor.mode === 'test')) methods.set(pm, doc);
+    }
+    const locale = this.page.locale(request, reply);
+    const sentences = timelineSentences(timeline as TimelineEntry[], { t: pages.helpers(locale).t, locale, members, methods });
+    return timeline.map((e, i) => ({ ...e, ...sentences[i], actorMember: (e.actor as TimelineActor | null)?.member ?? null }));
   }
 
   private formPage(request: FastifyRequest, reply: FastifyReply, visitor: DashboardVisitor, form: DashboardForm, action: string, values: Record<string, string>, errors: Record<string, string>, formError: string | null, status: number) {
