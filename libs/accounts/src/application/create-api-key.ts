@@ -3,7 +3,8 @@ import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import type { CommandContext } from '#platform/command-context.js';
 import { accountDecider, accountStream } from '../domain/account.decider.js';
 import type { ApiKeyCreated } from '../domain/account-api-keys.js';
-import { type ApiKeyKind, formatApiKey, maskKey, type Mode, newKeyMaterial } from '../domain/api-key.js';
+import { type ApiKeyKind, type Mode, newKeyMaterial } from '../domain/api-key.js';
+import { materialRecord, revealedKey, type RevealedApiKey } from './revealed-api-key.js';
 
 export interface CreateApiKeyInput {
   kind: ApiKeyKind;
@@ -25,15 +26,7 @@ export class CreateApiKeyCommand {
 }
 
 /** The key in clear exists only here: shown once, never stored (only the SHA-256 of its secret is). */
-export interface CreatedApiKey {
-  id: string;
-  key: string;
-  masked: string;
-  kind: ApiKeyKind;
-  mode: Mode;
-  name: string;
-  position: string | null;
-}
+export type CreatedApiKey = RevealedApiKey;
 
 @CommandHandler(CreateApiKeyCommand)
 export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand, CreatedApiKey> {
@@ -51,20 +44,11 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
         mode: input.mode,
         name: input.name ?? null,
         permissions: input.permissions ?? null,
-        key: { key_id: material.keyId, secret_hash: material.secretHash, last4: material.last4 },
+        key: materialRecord(material),
         now,
       }),
       ctx,
     );
-    const created = events[0].data as unknown as ApiKeyCreated['data'];
-    return {
-      id: created.key_id,
-      key: formatApiKey(created.kind, created.mode, material),
-      masked: maskKey(created.kind, created.mode, created.last4),
-      kind: created.kind,
-      mode: created.mode,
-      name: created.name,
-      position,
-    };
+    return revealedKey(events[0].data as unknown as ApiKeyCreated['data'], material, position);
   }
 }

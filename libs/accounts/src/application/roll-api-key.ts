@@ -3,7 +3,8 @@ import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import type { CommandContext } from '#platform/command-context.js';
 import { accountDecider, accountStream } from '../domain/account.decider.js';
 import type { ApiKeyRolled } from '../domain/account-api-keys.js';
-import { type ApiKeyKind, formatApiKey, maskKey, type Mode, newKeyMaterial } from '../domain/api-key.js';
+import { newKeyMaterial } from '../domain/api-key.js';
+import { materialRecord, revealedKey, type RevealedApiKey } from './revealed-api-key.js';
 
 /** Rolls key `keyId` of `ctx.accountId`: the old key keeps working `expiresInSeconds` (0 to 7 days). */
 export class RollApiKeyCommand {
@@ -14,18 +15,9 @@ export class RollApiKeyCommand {
   ) {}
 }
 
-/** The new key in clear exists only here (shown once). */
-export interface RolledApiKey {
-  /** The new key's id. */
-  id: string;
-  key: string;
-  masked: string;
-  kind: ApiKeyKind;
-  mode: Mode;
-  name: string;
-  /** The rolled key and when it stops working. */
+/** The new key in clear exists only here (shown once), and the rolled key with when it stops working. */
+export interface RolledApiKey extends RevealedApiKey {
   rolled: { id: string; expires_at: string };
-  position: string | null;
 }
 
 @CommandHandler(RollApiKeyCommand)
@@ -42,22 +34,12 @@ export class RollApiKeyHandler implements ICommandHandler<RollApiKeyCommand, Rol
         accountId: ctx.accountId,
         keyId,
         expiresInSeconds,
-        newKey: { key_id: material.keyId, secret_hash: material.secretHash, last4: material.last4 },
+        newKey: materialRecord(material),
         now,
       }),
       ctx,
     );
     const rolled = events[0].data as ApiKeyRolled['data'];
-    const next = rolled.new_key;
-    return {
-      id: next.key_id,
-      key: formatApiKey(next.kind, next.mode, material),
-      masked: maskKey(next.kind, next.mode, next.last4),
-      kind: next.kind,
-      mode: next.mode,
-      name: next.name,
-      rolled: { id: rolled.key_id, expires_at: rolled.expires_at },
-      position,
-    };
+    return { ...revealedKey(rolled.new_key, material, position), rolled: { id: rolled.key_id, expires_at: rolled.expires_at } };
   }
 }

@@ -20,7 +20,6 @@ import { PageErrorFilter } from '#web/page-errors.js';
 import { apiErrorText } from '#web/api-error-messages.js';
 import { formatDateTime } from '#web/format.js';
 import { addressOf, DASHBOARD_COOKIE, DASHBOARD_PENDING_COOKIE, DashboardPage, pages, userAgentOf } from './dashboard-page.js';
-import { SESSION_LIFETIME_MS } from '#team/application/dashboard-sessions.js';
 import { CODE_STEP_MS } from '#team/application/sign-in.js';
 import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
@@ -96,7 +95,7 @@ export class DashboardAuthController {
         return reply.redirect('/dashboard/login/code', 303);
       case 'signed_in':
         this.page.clearCookie(reply, DASHBOARD_PENDING_COOKIE);
-        this.page.setCookie(reply, DASHBOARD_COOKIE, outcome.cookie, SESSION_LIFETIME_MS / 1000);
+        this.page.setSessionCookie(reply, outcome.cookie);
         return reply.redirect(outcome.mustEnrol ? '/dashboard/account/two-factor' : '/dashboard/subscriptions', 303);
     }
   }

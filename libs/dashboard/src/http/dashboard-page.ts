@@ -4,7 +4,7 @@ import type { Config } from '#platform/config.js';
 import { CONFIG, READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import type { CommandContext } from '#platform/command-context.js';
-import { DashboardSessions, type SignedInMember } from '#team/application/dashboard-sessions.js';
+import { DashboardSessions, SESSION_LIFETIME_MS, type SignedInMember } from '#team/application/dashboard-sessions.js';
 import type { Staff } from '#team/application/staff-context.js';
 import { can, type Permission } from '#team/domain/roles.js';
 import { formFields } from '#web/form.js';
@@ -153,6 +153,11 @@ export class DashboardPage {
 
   setCookie(reply: FastifyReply, name: string, value: string, maxAgeSeconds?: number) {
     reply.setCookie(name, value, { path: '/dashboard', httpOnly: true, sameSite: 'lax', secure: this.secureCookies, ...(maxAgeSeconds ? { maxAge: maxAgeSeconds } : {}) });
+  }
+
+  /** The session cookie of a member just signed in (or signed in again after their own action ended their sessions). */
+  setSessionCookie(reply: FastifyReply, value: string) {
+    this.setCookie(reply, DASHBOARD_COOKIE, value, SESSION_LIFETIME_MS / 1000);
   }
 
   clearCookie(reply: FastifyReply, name: string) {

@@ -10,7 +10,7 @@ import { type Clock, CLOCK } from '#shared/clock.js';
 import { ApiError } from '#shared/errors.js';
 import { ChangeMemberRoleCommand } from '#team/application/change-member-role.js';
 import { ChangePasswordCommand } from '#team/application/change-password.js';
-import { DashboardSessions, SESSION_LIFETIME_MS } from '#team/application/dashboard-sessions.js';
+import { DashboardSessions } from '#team/application/dashboard-sessions.js';
 import { DisableMemberCommand } from '#team/application/disable-member.js';
 import { EnableMemberCommand } from '#team/application/enable-member.js';
 import { EnrolTwoFactor } from '#team/application/enrol-two-factor.js';
@@ -324,7 +324,7 @@ export class DashboardTeamController {
     const member = await this.store.get<MemberDoc>('members', visitor.memberId);
     if (!member || member.status !== 'active') return;
     const cookie = await this.sessions.open(member, { mode: visitor.mode, address: addressOf(request), userAgent: userAgentOf(request), mustEnrol: visitor.mustEnrol });
-    this.page.setCookie(reply, DASHBOARD_COOKIE, cookie, SESSION_LIFETIME_MS / 1000);
+    this.page.setSessionCookie(reply, cookie);
   }
 
   private async accountPage(request: FastifyRequest, reply: FastifyReply, visitor: DashboardVisitor, state: { done?: string | null; error?: string | null; errors?: Record<string, string> }, status: number) {
