@@ -92,6 +92,37 @@ export function readStoreContract(makeStore: () => Promise<ReadStore>, options: 
     expect(await ids({ email: [] })).toEqual([]);
   });
 
+  test('a prefix range matches the strings starting with it, with equalities, on id, ordered and paged', async () => {
+    const c = collection();
+    await store.ensureCollections([{ name: c, indexes: [{ fields: ['acct', 'term'] }] }]);
+    const docs = [
+      { id: 't1', acct: 'x', term: 'ana' },
+      { id: 't2', acct: 'x', term: 'anabel' },
+      { id: 't3', acct: 'x', term: 'andres' },
+      { id: 't4', acct: 'x', term: 'an' },
+      { id: 't5', acct: 'y', term: 'ana' },
+      { id: 't6', acct: 'x', term: 'b' },
+      { id: 't7', acct: 'x', term: 42 },
+      { id: 't8', acct: 'x', term: null },
+      { id: 't9', acct: 'x', term: 'ANA' },
+      { id: 'u1', acct: 'x', term: 'anaé' },
+    ];
+    await store.commit(docs.map((doc) => ({ collection: c, id: doc.id, doc })));
+    const ids = async (prefix: { field: string; value: string }, where: Record<string, any> = { acct: 'x' }, after?: { value: string; id: string }, limit = 10) =>
+      (await store.find<{ id: string }>(c, { where, prefix, orderBy: { field: 'term', direction: 'asc' }, after, limit })).map((d) => d.id);
+    expect(await ids({ field: 'term', value: 'ana' })).toEqual(['t1', 't2', 'u1']);
+    expect(await ids({ field: 'term', value: 'an' })).toEqual(['t4', 't1', 't2', 'u1', 't3']);
+    expect(await ids({ field: 'term', value: 'ana' }, {})).toEqual(['t1', 't5', 't2', 'u1']);
+    expect(await ids({ field: 'term', value: 'anabelle' })).toEqual([]);
+    expect(await ids({ field: 'term', value: '' })).toEqual(['t9', 't4', 't1', 't2', 'u1', 't3', 't6']);
+    expect(await ids({ field: 'term', value: 'an' }, { acct: 'x' }, { value: 'ana', id: 't1' }, 2)).toEqual(['t2', 'u1']);
+    const byId = async (value: string) =>
+      (await store.find<{ id: string }>(c, { where: { acct: 'x' }, prefix: { field: 'id', value }, orderBy: { field: 'id', direction: 'asc' }, limit: 10 })).map((d) => d.id);
+    expect(await byId('t')).toEqual(['t1', 't2', 't3', 't4', 't6', 't7', 't8', 't9']);
+    expect(await byId('u')).toEqual(['u1']);
+    expect(await byId('t5')).toEqual([]);
+  });
+
   test('sorts with id as tie-breaker and pages with a keyset cursor', async () => {
     const c = await seeded();
     const page = async (direction: 'asc' | 'desc', after?: { value: number; id: string }) =>

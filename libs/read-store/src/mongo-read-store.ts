@@ -1,6 +1,6 @@
 import { type MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
 import type { AnyBulkWriteOperation, ClientSession, Collection, Db, Document, Filter, IndexDirection } from 'mongodb';
-import { assertStorable, type Checkpoint, type CollectionSpec, type DocumentWrite, type FindQuery, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
+import { assertStorable, type Checkpoint, type CollectionSpec, type DocumentWrite, type FindQuery, prefixEnd, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DEFAULT_DATABASE = 'billing';
@@ -253,6 +253,11 @@ export class MongoReadStore implements ReadStore {
         // Mongo would match an element of an array, SQLite compares the whole value.
         and.push({ [f]: { $eq: value, $not: { $type: 'array' } } });
       }
+    }
+    if (query.prefix) {
+      // String bounds match strings only, compared by their UTF-8 bytes as SQLite does.
+      const f = query.prefix.field === 'id' ? '_id' : checkName(query.prefix.field);
+      and.push({ [f]: { $gte: query.prefix.value, $lt: prefixEnd(query.prefix.value) } });
     }
     const sortField = checkName(query.orderBy.field);
     const desc = query.orderBy.direction === 'desc';

@@ -9,6 +9,9 @@
 
 export type Scalar = string | number | boolean | null;
 
+/** The exclusive upper end of a prefix range: every string starting with the prefix sorts below it (for text without characters above U+FFFF). */
+export const prefixEnd = (prefix: string): string => `${prefix}\uffff`;
+
 export interface IndexSpec {
   /** Field paths (top-level names) in index order. */
   fields: string[];
@@ -30,6 +33,12 @@ export interface CollectionSpec {
 export interface FindQuery {
   /** Equality on top-level fields; an array value means "any of". */
   where?: Record<string, Scalar | Scalar[]>;
+  /**
+   * Strings on a top-level field that start with `value` (a range `>= value` and `< value + '\uffff'`,
+   * compared code unit by code unit; other types never match). Serve it with an index whose fields are
+   * the `where` equalities then this field (on `id`: every index ends in it on SQLite; MongoDB has `_id`).
+   */
+  prefix?: { field: string; value: string };
   /** Sort field (top-level, string or number) with `id` as tie-breaker in the same direction. */
   orderBy: { field: string; direction: 'asc' | 'desc' };
   /** Keyset cursor: only documents strictly after this (value, id) pair in the sort order. */

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type ReadModelRow, type ReadModelRows, readModelWrites } from '#shared/sqlite-read-model-commit.mjs';
 import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '#shared/sqlite-writer-thread.js';
-import { assertStorable, type Checkpoint, type CollectionSpec, type DocumentWrite, type FindQuery, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
+import { assertStorable, type Checkpoint, type CollectionSpec, type DocumentWrite, type FindQuery, prefixEnd, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -288,6 +288,12 @@ export class SqliteReadStore implements ReadStore {
         clauses.push(`${field(name)} = ?`);
         params.push(bindable(value));
       }
+    }
+    if (query.prefix) {
+      // The primary key is its own column; text only (a number or null is never in a text range).
+      const f = query.prefix.field === 'id' ? 'id' : field(query.prefix.field);
+      clauses.push(`${f} >= ? AND ${f} < ?`);
+      params.push(query.prefix.value, prefixEnd(query.prefix.value));
     }
     const sort = field(query.orderBy.field);
     const desc = query.orderBy.direction === 'desc';
