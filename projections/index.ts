@@ -6,13 +6,14 @@ import { withFeedEntries } from './event-feed.js';
 import type { Projection, ServiceProjections } from '#projection-runtime/projection.js';
 import { publicResourceProjections } from './public-resources.js';
 import { subscriptionItemsProjection } from './subscription-items.projection.js';
+import { revenueProjection } from './revenue.projection.js';
 
 /**
  * Every projection the service runs, in the order `projections rebuild` goes through them. The
  * public resources' projections also write the `evt_` feed's entries (see withFeedEntries).
  */
 export function allProjections(): Projection[] {
-  return [accountsProjection, apiKeysProjection, membersProjection, teamsProjection, securityLogProjection, ...publicResourceProjections().map(withFeedEntries), subscriptionItemsProjection] as Projection[];
+  return [accountsProjection, apiKeysProjection, membersProjection, teamsProjection, securityLogProjection, ...publicResourceProjections().map(withFeedEntries), subscriptionItemsProjection, revenueProjection] as Projection[];
 }
 
 /** What the composition root (apps/api's AppModule) hands to the platform: the pipeline thread loads `allProjections` from this module. */

@@ -26,6 +26,7 @@ import { WebModule } from '#web/web.module.js';
 import { PortalModule } from '#portal/portal.module.js';
 import { DashboardModule } from '#dashboard/dashboard.module.js';
 import { TeamModule } from '#team/team.module.js';
+import { AnalyticsModule } from '#analytics/analytics.module.js';
 import { MailModule } from '#mail/mail.module.js';
 import { CheckoutPagesModule } from '#checkout-pages/checkout-pages.module.js';
 import { HealthController } from './health.controller.js';
@@ -37,7 +38,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options, serviceProjections), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, TeamModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule, WebhooksModule, InvoicingModule, CountryParametersModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options, serviceProjections), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, TeamModule, AnalyticsModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule, WebhooksModule, InvoicingModule, CountryParametersModule],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },

@@ -9,6 +9,8 @@
  * against them with undeclared fields refused, so a field the service returns is a field listed here.
  */
 import { PUBLIC_EVENT_TYPES } from '#events/public-event-types.js';
+import { REPORTS } from '#analytics/read-models/report-catalog.js';
+import { MOVEMENT_TYPES } from '#analytics/read-models/revenue.read-model.js';
 
 type Schema = Record<string, unknown>;
 
@@ -640,11 +642,86 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
     },
     { description: 'Fiscal and geographic parameters of a country', noId: true, noTest: true },
   ),
+  RevenueMovement: resource(
+    'revenue_movement',
+    'evt_',
+    {
+      type: oneOf(MOVEMENT_TYPES),
+      amount: money('Signed change of MRR (negative for contraction and churn)'),
+      currency: currency(),
+      mrr_before: money('MRR of the subscription before'),
+      mrr_after: money('MRR of the subscription after'),
+      subscription: id('sub_'),
+      customer: id('cus_'),
+      event: id('evt_', 'The event that caused it (GET /v1/events/{id})'),
+      event_type: str(),
+      occurred_at: time(),
+    },
+    { description: 'One movement of MRR and the event that caused it (its id is the event id and the currency)', noTest: true },
+  ),
   MailMessage: resource(
     'mail_message',
     'msg_',
     { to: str(), subject: str(), text: str(), html: nstr(), kind: str('collection.sent, collection.reminder, …'), refs: { type: 'object', additionalProperties: str() }, created_date: time() },
     { description: 'An e-mail kept in the embedded outbox (tests)' },
+  ),
+};
+
+// ---- revenue analytics (docs/revenue-analytics.md) ------------------------------------------------
+
+const day = (description: string): Schema => ({ type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', example: '2026-11-01', description });
+const rate = (description: string): Schema => nullable({ type: 'string', pattern: '^-?\\d+\\.\\d{4}$', example: '0.0250', description: `${description}; null when the denominator is 0` });
+const PERIOD_FIELDS: Record<string, Schema> = {
+  start: day('First day of the period'),
+  end: day('Last day of the period (inclusive)'),
+  mrr_start: money('MRR at the start of the period'),
+  mrr: money('MRR at the end of the period (or at as_of)'),
+  new: money('MRR of subscriptions that counted for the first time'),
+  expansion: money('MRR added by upgrades, quantity increases, discounts ending and resumptions'),
+  contraction: money('MRR lost to downgrades, discounts and pauses'),
+  churn: money('MRR lost to cancellations, endings, expirations and unpaid subscriptions'),
+  reactivation: money('MRR of churned subscriptions that came back'),
+  net_new: money('new + expansion + reactivation − contraction − churn'),
+  active_subscriptions: int('Subscriptions counted in MRR at the end of the period'),
+  paying_customers: int('Customers with at least one subscription counted in MRR at the end of the period'),
+  new_subscriptions: int('Subscriptions that counted for the first time'),
+  churned_subscriptions: int('Subscriptions that churned'),
+  reactivated_subscriptions: int('Churned subscriptions that came back'),
+  subscriber_churn_rate: rate('churned_subscriptions ÷ active subscriptions at the start'),
+  revenue_churn_rate: rate('(churn + contraction) ÷ mrr_start'),
+  net_revenue_churn_rate: rate('(churn + contraction − expansion − reactivation) ÷ mrr_start'),
+  arpu: nmoney('mrr ÷ paying_customers; null without paying customers'),
+  collected: money('Payments received'),
+  refunded: money('Refunds given'),
+  net_revenue: money('collected − refunded'),
+  at_risk: money('Amount of collections past due at the end of the period'),
+  recovered: money('Paid after a failed attempt or after falling past due'),
+};
+const reportPeriod = obj(PERIOD_FIELDS, { description: 'One period of a revenue report' });
+const renewalsDue = obj({ count: int('Renewals due'), amount: money('What they would collect') }, { description: 'Renewals due in a window' });
+const rangeFields = {
+  currency: currency(),
+  from: day('First day of the range'),
+  to: day('Last day of the range (inclusive; the day that holds as_of at most)'),
+  interval: oneOf(['day', 'week', 'month']),
+  as_of: time('The moment reported: the figures as the events recorded up to then made them'),
+};
+const pickPeriod = (fields: readonly string[]) => obj(Object.fromEntries(['start', 'end', ...fields].map((f) => [f, PERIOD_FIELDS[f]])));
+
+/** The analytics' answers (not resources: no lists of them but the movements'). */
+export const REPORT_SCHEMAS: Record<string, Schema> = {
+  RevenueReport: resource(
+    'revenue_report',
+    null,
+    { ...rangeFields, periods: arr(reportPeriod), totals: reportPeriod, renewals: obj({ next_7_days: renewalsDue, next_30_days: renewalsDue }) },
+    { description: 'Every figure of the revenue analytics per period and over the range', noId: true, noTest: true },
+  ),
+  RenewalsReport: resource('renewals_report', null, { currency: currency(), as_of: time(), next_7_days: renewalsDue, next_30_days: renewalsDue }, { description: 'Renewals due from as_of', noId: true, noTest: true }),
+  ...Object.fromEntries(
+    Object.entries(REPORTS).map(([name, r]) => [
+      `${name.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Report`,
+      resource('report', null, { report: oneOf([name]), ...rangeFields, periods: arr(pickPeriod(r.fields)), totals: pickPeriod(r.fields) }, { description: r.summary, noId: true, noTest: true }),
+    ]),
   ),
 };
 
@@ -705,11 +782,15 @@ export const RESPONSES: Record<string, string> = {
   'POST /v1/account/invoicing_settings': 'InvoicingSettings',
   'POST /v1/test_helpers/invoicing_provider': 'InvoicingProviderBehaviour',
   'GET /v1/country_parameters/{country}': 'CountryParameters',
+  'GET /v1/reports/summary': 'RevenueReport',
+  'GET /v1/reports/renewals': 'RenewalsReport',
+  'GET /v1/reports/mrr_movements': 'RevenueMovementList',
+  ...Object.fromEntries(Object.keys(REPORTS).map((name) => [`GET /v1/reports/${name}`, `${name.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Report`])),
 };
 
 /** Every schema to put into `components.schemas`: the resources and a list schema for each. */
 export function allSchemas(): Record<string, Schema> {
-  const out: Record<string, Schema> = { ...RESOURCE_SCHEMAS };
+  const out: Record<string, Schema> = { ...RESOURCE_SCHEMAS, ...REPORT_SCHEMAS };
   for (const name of LISTS) {
     out[`${name}List`] = {
       type: 'object',

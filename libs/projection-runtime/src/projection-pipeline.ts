@@ -54,6 +54,9 @@ interface Outcome {
 /** Per collection: the documents of batches projected but not committed yet, with the batch's number. */
 type Overlay = Map<string, Map<string, { doc: Doc | null; seq: number }>>;
 
+/** An event with one document has no others. */
+const NO_RELATED: Map<string, { before: Doc | null; after: Doc | null }> = new Map();
+
 /** Each projection's writes of its own documents (not derived ones, such as feed entries), added to `into` (by collection, then id) with `seq`. */
 function ownDocuments(outcomes: Map<Lane, Outcome>, seq: number, into: Overlay = new Map()): Overlay {
   for (const [lane, o] of outcomes) {
@@ -413,14 +416,17 @@ export class ProjectionPipeline {
         const results: { id: string; after: Doc | null }[] = [];
         const eventDerived: DocumentWrite[] = [];
         const view = eventIds.length > 1 ? new Map<string, Doc | null>() : null;
+        // The event's documents projected so far (before and after), for a projector that reads them.
+        const related: Map<string, { before: Doc | null; after: Doc | null }> = eventIds.length > 1 ? new Map() : NO_RELATED;
         for (const id of eventIds) {
           const before = view?.has(id) ? view.get(id)! : (current.get(id) ?? null);
           if (before && typeof before[APPLIED_AT] === 'string' && (before[APPLIED_AT] as string) >= event.position) continue;
-          const projected = p.project(before, event, id);
+          const projected = p.project(before, event, id, related);
           const after = projected ? ({ ...projected, [APPLIED_AT]: event.position } as Doc) : null;
           view?.set(id, after);
+          if (related !== NO_RELATED) related.set(id, { before, after });
           results.push({ id, after });
-          if (p.derive) eventDerived.push(...p.derive(event, after, before));
+          if (p.derive) eventDerived.push(...p.derive(event, after, before, related));
         }
         for (const r of results) {
           current.set(r.id, r.after);

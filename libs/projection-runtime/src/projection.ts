@@ -4,6 +4,9 @@ import type { CollectionSpec, DocumentWrite } from '#read-store/read-store.port.
 /** A read-model document. `_`-prefixed fields are internal and never leave the service. */
 export type Doc = Record<string, unknown> & { id: string };
 
+/** An event's documents already projected, by id: their state before and after it. */
+export type RelatedDocs = ReadonlyMap<string, { before: Doc | null; after: Doc | null }>;
+
 /** The runner stamps every document with the position of the last event applied to it. */
 export const APPLIED_AT = '_position';
 
@@ -29,10 +32,15 @@ export interface Projection<D extends Doc = Doc> {
   readonly collections: CollectionSpec[];
   /** Ids (in `collection`) of the documents this event changes; [] when it does not concern this projection. */
   documentIds(event: RecordedEvent): string[];
-  /** The document after the event; null deletes it. Must be pure. */
-  project(doc: D | null, event: RecordedEvent, id: string): D | null;
+  /**
+   * The document after the event; null deletes it. Must be pure. `related`: the event's documents
+   * projected before this one (in `documentIds`' order), before and after it, for a document whose
+   * change follows from theirs (a day's totals from a subscription's change). A document the event
+   * had already reached (redelivery) is absent from it, as is the document itself.
+   */
+  project(doc: D | null, event: RecordedEvent, id: string, related?: RelatedDocs): D | null;
   /** Further documents that follow from the change (pure as well), e.g. the public event entry. */
-  derive?(event: RecordedEvent, after: D | null, before: D | null): DocumentWrite[];
+  derive?(event: RecordedEvent, after: D | null, before: D | null, related?: RelatedDocs): DocumentWrite[];
 }
 
 /**

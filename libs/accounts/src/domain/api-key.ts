@@ -28,6 +28,7 @@ export const RESTRICTED_KEY_RESOURCES = [
   'storefronts',
   'portal_sessions',
   'events',
+  'reports',
   'webhook_endpoints',
   'test_clocks',
   'country_parameters',
