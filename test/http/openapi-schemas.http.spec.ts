@@ -234,6 +234,9 @@ beforeAll(async () => {
   await api.post(`/v1/collections/${part.body.partial_payment.balance_collection}/update/total`, { total: '30000' });
   const voidable = await api.post('/v1/invoices', { customer: customer.body.id, number: `V-${Date.now() % 100000}`, issue_date: '2026-11-01', due_date: '2026-12-10', subtotal: '5000', tax_total: '0', total: '5000' });
   await api.post(`/v1/invoices/${voidable.body.id}/void`, {});
+  // Revenue analytics over all of the above: every report, and the movements it made.
+  for (const report of ['summary', 'mrr', 'subscriptions', 'customers', 'churn', 'net_revenue', 'at_risk', 'renewals']) await api.get(`/v1/reports/${report}?interval=week`);
+  await api.get('/v1/reports/mrr_movements?limit=5');
 }, 180_000);
 
 afterAll(() => t?.close());
