@@ -9,11 +9,12 @@ import { DashboardKeysController } from './http/dashboard-keys.controller.js';
 import { DashboardPagesController } from './http/dashboard-pages.controller.js';
 import { DashboardExportController } from './http/dashboard-export.controller.js';
 import { DashboardTeamController } from './http/dashboard-team.controller.js';
+import { DashboardHomeController } from './http/dashboard-home.controller.js';
 
 /** The merchant dashboard at /dashboard: members of the account's team sign in; pages over the API's queries and commands. */
 @Module({
   imports: [AccountsModule, PortalModule, WebModule, TeamModule],
-  controllers: [DashboardAuthController, DashboardKeysController, DashboardTeamController, DashboardExportController, DashboardPagesController],
+  controllers: [DashboardAuthController, DashboardHomeController, DashboardKeysController, DashboardTeamController, DashboardExportController, DashboardPagesController],
   providers: [DashboardPage],
   exports: [DashboardPage],
 })

@@ -6,6 +6,7 @@ import { Public } from '#accounts/http/basic-auth.guard.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { ApiError } from '#shared/errors.js';
 import { AcceptInvitationCommand } from '#team/application/accept-invitation.js';
+import { can } from '#team/domain/roles.js';
 import { DashboardSessions } from '#team/application/dashboard-sessions.js';
 import { RequestPasswordResetCommand } from '#team/application/request-password-reset.js';
 import { ResetPasswordCommand } from '#team/application/reset-password.js';
@@ -50,7 +51,8 @@ export class DashboardAuthController {
   @Get()
   async root(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const visitor = await this.page.visitor(request);
-    if (visitor) return reply.redirect(visitor.mustEnrol ? '/dashboard/account/two-factor' : '/dashboard/subscriptions', 303);
+    // Signed in: the home page (the revenue report) for who may read it, the subscriptions otherwise.
+    if (visitor) return reply.redirect(visitor.mustEnrol ? '/dashboard/account/two-factor' : can(visitor.role, 'reports.read') ? '/dashboard/home' : '/dashboard/subscriptions', 303);
     return this.loginPage(request, reply, {}, null, 200);
   }
 

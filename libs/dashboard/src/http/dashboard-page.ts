@@ -20,9 +20,10 @@ import { TEAM_MESSAGES } from './team-messages.js';
 import { KEYS_MESSAGES } from './keys-messages.js';
 import { LIST_MESSAGES } from './list-messages.js';
 import { TIMELINE_MESSAGES } from './timeline-messages.js';
+import { HOME_MESSAGES } from './home-messages.js';
 import { RESOURCES } from './dashboard-resources.js';
 
-export const pages = new PageRenderer(assetDir(import.meta.url, '../../views'), mergeCatalogs(API_ERROR_MESSAGES, DASHBOARD_MESSAGES, AUTH_MESSAGES, TEAM_MESSAGES, KEYS_MESSAGES, LIST_MESSAGES, TIMELINE_MESSAGES));
+export const pages = new PageRenderer(assetDir(import.meta.url, '../../views'), mergeCatalogs(API_ERROR_MESSAGES, DASHBOARD_MESSAGES, AUTH_MESSAGES, TEAM_MESSAGES, KEYS_MESSAGES, LIST_MESSAGES, TIMELINE_MESSAGES, HOME_MESSAGES));
 export const DASHBOARD_COOKIE = 'dashboard_session';
 /** The second sign-in step (the code), between a right password and a session. */
 export const DASHBOARD_PENDING_COOKIE = 'dashboard_pending';
@@ -51,7 +52,8 @@ const ENROLMENT_PATHS = ['/dashboard/account', '/dashboard/logout'];
 export function navOf(t: Translate, visitor: DashboardVisitor) {
   if (visitor.mustEnrol) return { nav: [], createForms: [], mode: visitor.mode, people: [], role: visitor.role, email: visitor.email };
   return {
-    nav: Object.keys(RESOURCES).map((key) => ({ key, title: t(`dash.resource.${key}`) })),
+    /** The home page (the revenue report) first, for who may read it; then the resources. */
+    nav: [...(can(visitor.role, 'reports.read') ? [{ key: 'home', title: t('dash.home.nav') }] : []), ...Object.keys(RESOURCES).map((key) => ({ key, title: t(`dash.resource.${key}`) }))],
     createForms: Object.entries(CREATE_FORMS)
       .filter(([k, form]) => !(k === 'test_clock' && visitor.mode === 'live') && can(visitor.role, form.permission))
       .map(([k]) => ({ key: k })),

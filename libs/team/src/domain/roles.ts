@@ -10,6 +10,8 @@ export const isRole = (value: unknown): value is Role => typeof value === 'strin
 export const PERMISSIONS = [
   /** Lists, detail pages, history and `as_of` of every resource, in test and in live mode. */
   'dashboard.read',
+  /** The home page's revenue report (MRR and its movements, churn, net revenue, renewals). */
+  'reports.read',
   /** CSV exports of lists and of the security log. */
   'data.export',
   /** Create products and prices. */
@@ -51,8 +53,8 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   admin: ALL.filter((p) => p !== 'ownership.transfer'),
   developer: [...READ, 'data.export', ...WRITE_RESOURCES, 'keys.read', 'keys.manage', 'team.read'],
   support: [...READ, 'customers.write', 'subscriptions.write', 'collections.write', 'collections.refund', 'team.read'],
-  analyst: [...READ, 'data.export', 'team.read'],
-  viewer: [...READ],
+  analyst: [...READ, 'reports.read', 'data.export', 'team.read'],
+  viewer: [...READ, 'reports.read'],
 };
 
 export function can(role: Role | null | undefined, permission: Permission): boolean {
