@@ -7,13 +7,32 @@ import {
 import type { Projection } from '#projection-runtime/projection.js';
 import type { CustomerDoc } from '#customers/read-models/customer.read-model.js';
 import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
+import type { DocumentWrite } from '#read-store/read-store.port.js';
+import { customerSearchTerms } from '#customers/domain/customer-search.js';
+import { CUSTOMER_SEARCH, type CustomerSearchDoc } from '#customers/read-models/customer-search.read-model.js';
+
+/** The search terms' writes for a customer's change: its terms now, and deletes for those it no longer has. */
+export function customerSearchWrites(after: CustomerDoc | null, before: CustomerDoc | null): DocumentWrite[] {
+  const doc = after ?? before;
+  if (!doc) return [];
+  const now = after && !after._deleted ? customerSearchTerms(after) : [];
+  const was = before ? customerSearchTerms(before) : [];
+  const id = (term: string) => `${doc.id}~${term}`;
+  return [
+    ...was.filter((t) => !now.includes(t)).map((t) => ({ collection: CUSTOMER_SEARCH, id: id(t), doc: null })),
+    ...now.map((term) => ({ collection: CUSTOMER_SEARCH, id: id(term), doc: { id: id(term), customer: doc.id, term, is_test: doc.is_test, _account: doc._account } satisfies CustomerSearchDoc })),
+  ];
+}
 
 /** Customers as GET /v1/customers serves them. The `customeremail-` claim streams are not projected. */
 export const customersProjection: Projection<CustomerDoc> = {
   name: 'customers',
   category: 'customer',
   collection: 'customers',
-  collections: [{ name: 'customers', indexes: [...TENANT_INDEXES, { fields: ['_account', 'is_test', '_email'] }] }],
+  collections: [
+    { name: 'customers', indexes: [...TENANT_INDEXES, { fields: ['_account', 'is_test', '_email'] }] },
+    { name: CUSTOMER_SEARCH, indexes: [{ fields: ['_account', 'is_test', 'term'] }] },
+  ],
   documentIds: (e) => (e.type.startsWith('customer.') && e.streamId.startsWith('customer-') ? [String(e.data.id)] : []),
   project(doc, event) {
     const e = event as unknown as CustomerEvent;
@@ -33,4 +52,5 @@ export const customersProjection: Projection<CustomerDoc> = {
         return doc;
     }
   },
+  derive: (_event, after, before) => customerSearchWrites(after, before),
 };

@@ -11,6 +11,7 @@ import { GetCollectionHandler } from './application/get-collection.js';
 import { GetTransactionHandler } from './application/get-transaction.js';
 import { ListChargesHandler } from './application/list-charges.js';
 import { ListCollectionsHandler } from './application/list-collections.js';
+import { SearchCollectionsHandler } from './application/search-collections.js';
 import { ListTransactionsHandler } from './application/list-transactions.js';
 import { MarkCollectionUncollectibleHandler } from './application/mark-collection-uncollectible.js';
 import { PayCollectionHandler } from './application/pay-collection.js';
@@ -45,6 +46,7 @@ import { CustomerPaymentsController } from './http/customer-payments.controller.
     CreateCollectionHandler,
     GetCollectionHandler,
     ListCollectionsHandler,
+    SearchCollectionsHandler,
     PayCollectionHandler,
     VoidCollectionHandler,
     RefundCollectionHandler,

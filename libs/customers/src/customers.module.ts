@@ -3,12 +3,13 @@ import { CreateCustomerHandler } from './application/create-customer.js';
 import { GetCustomerHandler } from './application/get-customer.js';
 import { ListCustomerPaymentMethodsHandler } from './application/list-customer-payment-methods.js';
 import { ListCustomersHandler } from './application/list-customers.js';
+import { SearchCustomersHandler } from './application/search-customers.js';
 import { UpdateCustomerHandler } from './application/update-customer.js';
 import { CustomersController } from './http/customers.controller.js';
 
 /** Customers: unique per email within an account and mode; billing address; payment methods (list). */
 @Module({
   controllers: [CustomersController],
-  providers: [CreateCustomerHandler, UpdateCustomerHandler, GetCustomerHandler, ListCustomersHandler, ListCustomerPaymentMethodsHandler],
+  providers: [CreateCustomerHandler, UpdateCustomerHandler, GetCustomerHandler, ListCustomersHandler, ListCustomerPaymentMethodsHandler, SearchCustomersHandler],
 })
 export class CustomersModule {}

@@ -19,6 +19,27 @@ export interface OwnedDoc {
 
 export type { Owner } from '#shared/owner.js';
 
+/** Most documents a dashboard search narrows a list to (ids of customers, or of the listed documents). */
+export const SEARCH_CAP = 200;
+
+/**
+ * A dashboard search's answer (issue 31 §1): the list keeps the documents whose `field` (`id`, or
+ * `customer`) is one of `ids`; `capped` when more matched than SEARCH_CAP and only the first were kept.
+ */
+export interface SearchMatch {
+  field: 'id' | 'customer';
+  ids: string[];
+  capped: boolean;
+}
+
+/** A list's equalities narrowed by a search: an equality already on the field stays only if it is among the ids. */
+export function narrowedBy(where: Record<string, Scalar | Scalar[]>, match: SearchMatch | undefined): Record<string, Scalar | Scalar[]> {
+  if (!match) return where;
+  const given = where[match.field];
+  const ids = given === undefined ? match.ids : match.ids.filter((id) => id === given);
+  return { ...where, [match.field]: ids };
+}
+
 /**
  * Reads of tenant-owned documents: another account's object, or the other mode's, is "not found".
  */
@@ -37,6 +58,17 @@ export class ReadModels {
     const doc = await this.find<T>(collection, id, owner);
     if (!doc) throw notFound(resource, id);
     return toPublic(doc);
+  }
+
+  /** The ids of the owner's documents starting with `prefix` (`sub_0Vc`), newest first, at most `limit`. */
+  async idsWithPrefix(collection: string, owner: Owner, prefix: string, limit: number): Promise<string[]> {
+    const rows = await this.store.find<OwnedDoc>(collection, {
+      where: { _account: owner.accountId, is_test: owner.mode === 'test', _deleted: false },
+      prefix: { field: 'id', value: prefix },
+      orderBy: { field: '_created', direction: 'desc' },
+      limit,
+    });
+    return rows.map((r) => r.id);
   }
 
   async list<T extends OwnedDoc>(

@@ -10,6 +10,7 @@ import { GetSubscriptionHistoryHandler } from './application/get-subscription-hi
 import { GetSubscriptionItemHandler } from './application/get-subscription-item.js';
 import { GetSubscriptionHandler } from './application/get-subscription.js';
 import { ListSubscriptionsHandler } from './application/list-subscriptions.js';
+import { SearchSubscriptionsHandler } from './application/search-subscriptions.js';
 import { PauseSubscriptionHandler } from './application/pause-subscription.js';
 import { RecordCollectionPaid } from './application/record-collection-paid.js';
 import { ResumeSubscriptionHandler } from './application/resume-subscription.js';
@@ -32,6 +33,7 @@ import { SubscriptionsController } from './http/subscriptions.controller.js';
     CreateSubscriptionHandler,
     GetSubscriptionHandler,
     ListSubscriptionsHandler,
+    SearchSubscriptionsHandler,
     GetSubscriptionHistoryHandler,
     UpdateSubscriptionHandler,
     CancelSubscriptionHandler,

@@ -1,6 +1,7 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { type Owner, ReadModels } from '#platform/read-models.js';
+import { narrowedBy, type Owner, ReadModels, type SearchMatch } from '#platform/read-models.js';
 import type { ListPage } from '#http/list.js';
+import type { Scalar } from '#read-store/read-store.port.js';
 import type { CustomerDoc } from '../read-models/customer.read-model.js';
 import { emailKey } from '../domain/customer.decider.js';
 
@@ -8,6 +9,8 @@ export class ListCustomersQuery {
   constructor(
     readonly owner: Owner,
     readonly params: { limit?: number; starting_after?: string; email?: string },
+    /** The dashboard's search (SearchCustomersQuery); never set by the API. */
+    readonly match?: SearchMatch,
   ) {}
 }
 
@@ -16,8 +19,8 @@ export class ListCustomersQuery {
 export class ListCustomersHandler implements IQueryHandler<ListCustomersQuery, ListPage<CustomerDoc>> {
   constructor(private readonly readModels: ReadModels) {}
 
-  execute({ owner, params }: ListCustomersQuery): Promise<ListPage<CustomerDoc>> {
-    const where: Record<string, string> = params.email !== undefined ? { _email: emailKey(params.email) } : {};
-    return this.readModels.list<CustomerDoc>('customers', '/v1/customers', owner, params, where);
+  execute({ owner, params, match }: ListCustomersQuery): Promise<ListPage<CustomerDoc>> {
+    const where: Record<string, Scalar | Scalar[]> = params.email !== undefined ? { _email: emailKey(params.email) } : {};
+    return this.readModels.list<CustomerDoc>('customers', '/v1/customers', owner, params, narrowedBy(where, match));
   }
 }

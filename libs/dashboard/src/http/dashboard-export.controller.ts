@@ -15,7 +15,7 @@ import { PageError, PageErrorFilter } from '#web/page-errors.js';
 import { CSV_BOM, csvAmount, csvDateTime, csvLine, csvSeparator, sendCsv } from './csv.js';
 import { DashboardPage, pages } from './dashboard-page.js';
 import { listRows } from './dashboard-list-rows.js';
-import { type Column, type DashboardResource, pick, RESOURCES } from './dashboard-resources.js';
+import { type Column, type DashboardResource, pick, RESOURCES, searchMatch } from './dashboard-resources.js';
 import { valueLabel } from './dashboard-values.js';
 
 type Doc = Record<string, any>;
@@ -24,7 +24,7 @@ type Doc = Record<string, any>;
 export const EXPORT_PAGE = 100;
 
 /** Query parameters of the list page that are not filters: the language and the paging. */
-const NOT_FILTERS = new Set(['locale', 'limit', 'starting_after', 'ending_before']);
+const NOT_FILTERS = new Set(['locale', 'limit', 'starting_after', 'ending_before', 'q']);
 
 /** One column of the file: its header and how a row's cell reads. */
 interface CsvColumn {
@@ -106,6 +106,9 @@ export class DashboardExportController {
       params = (await apiValidationPipe().transform({ ...rest, limit: String(EXPORT_PAGE) }, { type: 'query', metatype: resource.params as never, data: '' })) as Record<string, any>;
       if (resource.requires) params[resource.requires] = required;
     }
+    // The search box's `q` narrows the file as it narrows the list (the same SearchMatch for every page).
+    const q = (request.query as Record<string, unknown> | undefined)?.q;
+    const match = params ? await searchMatch(this.queries, resource, visitor, typeof q === 'string' ? q : undefined) : undefined;
     const columns = csvColumns(name, resource, t, locale);
     const sep = csvSeparator(locale);
     const queries = this.queries;
@@ -114,7 +117,7 @@ export class DashboardExportController {
       yield CSV_BOM + csvLine(columns.map((c) => c.header), sep);
       let after: string | undefined;
       while (params) {
-        const page = await queries.execute<IQuery, ListPage<Doc>>(resource!.list(visitor!, { ...params, ...(after ? { starting_after: after } : {}) }));
+        const page = await queries.execute<IQuery, ListPage<Doc>>(resource!.list(visitor!, { ...params, ...(after ? { starting_after: after } : {}) }, match));
         if (!page || page.data.length === 0) return;
         const rows = await listRows(store, visitor!, name, page.data, { t, locale });
         let chunk = '';

@@ -21,7 +21,8 @@ import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { DashboardPage, type DashboardVisitor, pages } from './dashboard-page.js';
 import { ACTIONS, CREATE_FORMS, type DashboardForm } from './dashboard-forms.js';
-import { pick, RESOURCES } from './dashboard-resources.js';
+import { pick, RESOURCES, searchMatch } from './dashboard-resources.js';
+import type { SearchMatch } from '#platform/read-models.js';
 import { valueLabel } from './dashboard-values.js';
 import { listRows } from './dashboard-list-rows.js';
 import { stateAfterFrom, type TimelineActor, type TimelineEntry, timelineMethodIds, timelineSentences } from './dashboard-timeline.js';
@@ -107,15 +108,17 @@ export class DashboardPagesController {
     // A list that needs a filter first (payment methods: a customer) or a test key (test clocks) says so
     // with a 200: the menu links to it. Only filters the API refuses make a 400.
     let refused = false;
+    let match: SearchMatch | undefined;
     const t = this.page.t(request, reply);
     if (resource.testOnly && visitor.mode === 'live') error = t('dash.list.test_only');
     else if (resource.requires && !query[resource.requires]) error = t('dash.list.requires', { filter: t(`dash.field.${resource.requires}`).toLowerCase(), resource: t(`dash.resource.${name}`).toLowerCase() });
     else {
       try {
-        const { [resource.requires ?? '']: required, ...rest } = query;
+        const { [resource.requires ?? '']: required, q, ...rest } = query;
         const params = (await apiValidationPipe().transform({ ...rest, limit: rest.limit ?? '20' }, { type: 'query', metatype: resource.params as never, data: '' })) as Record<string, any>;
         if (resource.requires) params[resource.requires] = required;
-        page = await this.queries.execute(resource.list(visitor, params));
+        match = await searchMatch(this.queries, resource, visitor, q);
+        page = await this.queries.execute(resource.list(visitor, params, match));
         if (page) page = { ...page, data: await listRows(this.store, visitor, name, page.data, { t, locale: this.page.locale(request, reply) }) };
       } catch (e) {
         if (!(e instanceof ApiError) || e.status >= 500) throw e;
@@ -124,7 +127,7 @@ export class DashboardPagesController {
       }
     }
     const next = page?.has_more ? `/dashboard/${name}?${new URLSearchParams({ ...query, starting_after: page.data[page.data.length - 1].id }).toString()}` : null;
-    return this.send(request, reply, visitor, 'dash-list', { name, resource, page, query, error, refused, next, pick, linkOf }, `dash.resource.${name}`, {}, refused ? 400 : 200);
+    return this.send(request, reply, visitor, 'dash-list', { name, resource, page, query, error, refused, next, pick, linkOf, capped: match?.capped ?? false }, `dash.resource.${name}`, {}, refused ? 400 : 200);
   }
 
   @Public()

@@ -1,5 +1,9 @@
 import type { IQuery } from '@nestjs/cqrs';
 import type { Owner } from '#shared/owner.js';
+import type { SearchMatch } from '#platform/read-models.js';
+import { SearchCustomersQuery } from '#customers/application/search-customers.js';
+import { SearchSubscriptionsQuery } from '#subscriptions/application/search-subscriptions.js';
+import { SearchCollectionsQuery } from '#collections/application/search-collections.js';
 import { ListProductsQuery } from '#catalog/application/list-products.js';
 import { GetProductQuery } from '#catalog/application/get-product.js';
 import { ListPricesQuery } from '#catalog/application/list-prices.js';
@@ -53,7 +57,9 @@ export interface DashboardResource {
   params: new () => object;
   filters: { name: string; options?: string[] }[];
   columns: Column[];
-  list: (owner: Owner, params: Params) => IQuery;
+  list: (owner: Owner, params: Params, match?: SearchMatch) => IQuery;
+  /** The search box `q` (issue 31 §1): the query whose SearchMatch narrows the list (and its export). */
+  search?: (owner: Owner, q: string) => IQuery;
   get: (owner: Owner, id: string) => IQuery;
   /** The creation form's name, when the dashboard can create one. */
   create?: string;
@@ -86,7 +92,8 @@ export const RESOURCES: Record<string, DashboardResource> = {
     params: ListCustomersParams,
     filters: [{ name: 'email' }],
     columns: [{ field: 'name', link: true }, { field: 'email' }, { field: 'document' }, { field: 'city' }, { field: 'created_date', kind: 'date' }],
-    list: (o, p) => new ListCustomersQuery(o, p),
+    list: (o, p, m) => new ListCustomersQuery(o, p, m),
+    search: (o, q) => new SearchCustomersQuery(o, q),
     get: (o, id) => new GetCustomerQuery(o, id),
     create: 'customer',
   },
@@ -94,7 +101,8 @@ export const RESOURCES: Record<string, DashboardResource> = {
     params: ListSubscriptionsParams,
     filters: [{ name: 'customer' }, { name: 'status', options: SUB_STATUSES }],
     columns: [{ field: 'customer_name', link: true, also: ['customer_email'] }, { field: 'plan' }, { field: 'amount_per_period', kind: 'money', currency: 'amount_per_period_currency' }, { field: 'status', kind: 'status' }, { field: 'next_renewal', kind: 'date' }],
-    list: (o, p) => new ListSubscriptionsQuery(o, p),
+    list: (o, p, m) => new ListSubscriptionsQuery(o, p, m),
+    search: (o, q) => new SearchSubscriptionsQuery(o, q),
     get: (o, id) => new GetSubscriptionQuery(o, id),
     create: 'subscription',
   },
@@ -102,7 +110,8 @@ export const RESOURCES: Record<string, DashboardResource> = {
     params: ListCollectionsParams,
     filters: [{ name: 'customer' }, { name: 'subscription' }, { name: 'status', options: COL_STATUSES }],
     columns: [{ field: 'customer_name', link: true, also: ['customer_email'] }, { field: 'concept' }, { field: 'total', kind: 'money' }, { field: 'due_date', kind: 'date' }, { field: 'status', kind: 'status' }, { field: 'collection_method' }],
-    list: (o, p) => new ListCollectionsQuery(o, p),
+    list: (o, p, m) => new ListCollectionsQuery(o, p, m),
+    search: (o, q) => new SearchCollectionsQuery(o, q),
     get: (o, id) => new GetCollectionQuery(o, id),
     create: 'collection',
   },
@@ -138,6 +147,16 @@ export const RESOURCES: Record<string, DashboardResource> = {
     get: (o, id) => new GetEventQuery(o, id),
   },
 };
+
+/** Longest search the box takes (longer is cut): five words of an e-mail, a name or a document. */
+export const MAX_SEARCH = 200;
+
+/** The list's search, when it has one and `q` is not blank: what narrows the list and its export. */
+export async function searchMatch(queries: { execute<Q extends IQuery, R>(query: Q): Promise<R> }, resource: DashboardResource, owner: Owner, q: string | undefined): Promise<SearchMatch | undefined> {
+  const typed = (q ?? '').trim().slice(0, MAX_SEARCH);
+  if (!resource.search || typed === '') return undefined;
+  return queries.execute<IQuery, SearchMatch>(resource.search(owner, typed));
+}
 
 /** `a.b.c` of a document. */
 export function pick(doc: unknown, path: string): unknown {
