@@ -123,6 +123,20 @@ describe('restricted keys', () => {
     expect(after.body.id).toBe(created.body.id);
   });
 
+  test("revenue reports: a finance tool's key with reports: read gets them, one without gets 403", async () => {
+    const account = await t.account('Finance SAS');
+    const finance = await createKey(account.id, { kind: 'restricted', mode: 'test', name: 'Finance', permissions: { reports: 'read' } });
+    const other = await createKey(account.id, { kind: 'restricted', mode: 'test', name: 'Catalog', permissions: { products: 'write' } });
+    const mrr = await t.as(finance.key).get('/v1/reports/mrr?interval=month');
+    expect(mrr.status).toBe(200);
+    expect(mrr.body).toMatchObject({ object: 'report', report: 'mrr', currency: 'COP' });
+    expect(mrr.body.periods).toHaveLength(12); // a year of months by default, the current one last
+    expect((await t.as(finance.key).get('/v1/subscriptions')).status).toBe(403);
+    const refused = await t.as(other.key).get('/v1/reports/summary');
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'permission_denied', message: 'This API key lacks the permission reports: read.' });
+  });
+
   test('a resource left out is 403 even to read; write implies read; the key only works in its mode', async () => {
     const account = await t.account('Restricted 2 SAS');
     const rk = await createKey(account.id, { kind: 'restricted', mode: 'live', permissions: { subscriptions: 'read', products: 'write' } });
