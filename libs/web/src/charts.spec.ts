@@ -92,6 +92,13 @@ describe('charts (server-rendered SVG)', () => {
     expect(formatRate(null, 'es-CO')).toBe('—');
   });
 
+  it('shows at most eight axis labels, each line of a label in its own tspan', () => {
+    const many = Array.from({ length: 12 }, (_, i) => `m${i}`);
+    const svg = lineChart({ title: 't', desc: 'd', labels: many, axisLabels: many.map((m, i) => (i === 0 ? `${m}\n2026` : m)), series: [{ name: 'x', key: 'x', values: many.map(() => 1) }], format });
+    const shown = [...svg.matchAll(/<text class="chart-label"[^>]*text-anchor="middle">(.*?)<\/text>/g)].map((m) => m[1].replace(/<tspan[^>]*>/g, '|').replace(/<\/tspan>/g, ''));
+    expect(shown).toEqual(['|m0|2026', '|m2', '|m4', '|m6', '|m8', '|m10']);
+  });
+
   it('a chart of nothing (all zero) still draws its axis and bars of no height', () => {
     const svg = barChart({ title: 't', desc: 'd', labels, series: [{ name: 'x', key: 'x', values: [0, 0, 0] }], format });
     expect(elements(svg, 'rect').every((r) => r.height === '0')).toBe(true);

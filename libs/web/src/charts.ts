@@ -14,9 +14,9 @@ import type { Locale } from './i18n.js';
 /** Width and height of a chart's viewBox (user units; the page scales it to its column). */
 export const CHART_WIDTH = 480;
 export const CHART_HEIGHT = 260;
-const MARGIN = { top: 12, right: 12, bottom: 30, left: 64 };
+const MARGIN = { top: 12, right: 12, bottom: 44, left: 84 };
 /** At most this many labels under the x axis (a phone could not read more). */
-const MAX_X_LABELS = 6;
+const MAX_X_LABELS = 8;
 
 export interface ChartSeries {
   /** Shown in the legend (escaped). */
@@ -30,8 +30,10 @@ export interface ChartSeries {
 export interface ChartInput {
   title: string;
   desc: string;
-  /** The x axis' categories (periods), in order. */
+  /** The x axis' categories (periods), in order (named so in each bar's title). */
   labels: string[];
+  /** What the x axis shows under each category (short; a line break starts a second line), `labels` by default. */
+  axisLabels?: string[];
   series: ChartSeries[];
   /** An axis tick's label (e.g. compactMoney). */
   format: (value: number) => string;
@@ -68,8 +70,13 @@ function frame(input: ChartInput, kind: string, body: string, y: ReturnType<type
     return `<g class="chart-tick"><line class="chart-grid${v === 0 ? ' chart-zero' : ''}" x1="${MARGIN.left}" x2="${CHART_WIDTH - MARGIN.right}" y1="${py}" y2="${py}"/><text class="chart-label" x="${MARGIN.left - 6}" y="${py}" text-anchor="end" dominant-baseline="middle">${escapeXml(input.format(v))}</text></g>`;
   });
   const every = Math.max(1, Math.ceil(input.labels.length / MAX_X_LABELS));
-  const xLabels = input.labels
-    .map((label, i) => (i % every === 0 ? `<text class="chart-label" x="${n((x(String(i)) ?? 0) + x.bandwidth() / 2)}" y="${CHART_HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escapeXml(label)}</text>` : ''))
+  const xLabels = (input.axisLabels ?? input.labels)
+    .map((label, i) => {
+      if (i % every !== 0) return '';
+      const cx = n((x(String(i)) ?? 0) + x.bandwidth() / 2);
+      const lines = label.split('\n').map((text, k) => `<tspan x="${cx}" dy="${k === 0 ? 0 : '1.15em'}">${escapeXml(text)}</tspan>`);
+      return `<text class="chart-label" x="${cx}" y="${CHART_HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${lines.join('')}</text>`;
+    })
     .join('');
   return (
     `<svg class="chart chart-${kind}" viewBox="0 0 ${CHART_WIDTH} ${CHART_HEIGHT}" role="img" aria-labelledby="${id}-t ${id}-d" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">` +

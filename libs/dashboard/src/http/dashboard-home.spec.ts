@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ReportPeriod, RevenueReport } from '#analytics/read-models/revenue-report.js';
 import { pages } from './dashboard-page.js';
-import { homeView, INTERVALS, MOVEMENT_TYPES, parseAsOf, periodCount, readControls } from './dashboard-home.js';
+import { axisLabel, homeView, INTERVALS, MOVEMENT_TYPES, parseAsOf, periodCount, readControls } from './dashboard-home.js';
 import { HOME_MESSAGES } from './home-messages.js';
 
 const NOW = new Date('2026-11-26T21:41:00Z'); // 16:41 in Bogotá
@@ -167,6 +167,13 @@ describe('the home page controls', () => {
     expect(many.params).toBeNull();
     expect(many.errors.to).toEqual({ key: 'dash.home.error.too_many', params: { max: '400', count: '425' } });
     expect(readControls({ from: '2025-01-01', to: '2026-02-04', interval: 'day' }, NOW).params).not.toBeNull(); // 400 days
+  });
+
+  it('label the axis short: the month, the year under the first and each January; the day over its month', () => {
+    expect(axisLabel({ start: '2026-11-01' }, 0, 'month', 'es-CO')).toBe('nov\n2026');
+    expect(axisLabel({ start: '2026-12-01' }, 1, 'month', 'es-CO')).toBe('dic');
+    expect(axisLabel({ start: '2027-01-01' }, 2, 'month', 'en')).toBe('Jan\n2027');
+    expect(axisLabel({ start: '2026-11-23' }, 3, 'week', 'es-CO')).toBe('23\nnov');
   });
 
   it('count periods by day, week (from Monday) and month', () => {

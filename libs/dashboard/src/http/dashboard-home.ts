@@ -2,7 +2,7 @@ import type { ReportInterval, ReportParams, ReportPeriod, RevenueReport } from '
 import { calendarDayOf, isCalendarDay } from '#shared/dates.js';
 import { currency as currencyOf } from '#shared/money.js';
 import { barChart, chartLegend, compactMoney, formatRate, lineChart } from '#web/charts.js';
-import { formatMoney } from '#web/format.js';
+import { formatDate, formatMoney } from '#web/format.js';
 import type { Locale, Translate } from '#web/i18n.js';
 
 /**
@@ -90,6 +90,17 @@ export function periodLabel(period: Pick<ReportPeriod, 'start'>, interval: Repor
   return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', options).format(date).replace(/\./g, '').replace(/ de /g, ' ');
 }
 
+/**
+ * A period under a chart's axis, short enough for a phone: the month (`ene`) with the year on a second
+ * line for the first period and each January; by week or day the day with its month under it.
+ */
+export function axisLabel(period: Pick<ReportPeriod, 'start'>, index: number, interval: ReportInterval, locale: Locale): string {
+  const date = new Date(`${period.start}T12:00:00Z`);
+  const part = (o: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { ...o, timeZone: 'UTC' }).format(date).replace(/\./g, '');
+  if (interval === 'month') return index === 0 || period.start.slice(5, 7) === '01' ? `${part({ month: 'short' })}\n${period.start.slice(0, 4)}` : part({ month: 'short' });
+  return `${part({ day: 'numeric' })}\n${part({ month: 'short' })}`;
+}
+
 const num = (amount: string | null | undefined) => (amount ? Number(amount) : 0);
 const magnitude = (amount: string) => Math.abs(num(amount));
 
@@ -101,7 +112,9 @@ export function homeView(report: RevenueReport, t: Translate, locale: Locale) {
   const compact = (v: number) => compactMoney(v, report.currency, locale);
   const totals = report.totals;
   const labels = report.periods.map((p) => periodLabel(p, report.interval, locale));
-  const range = t('dash.home.range', { from: report.from, to: report.to });
+  const axisLabels = report.periods.map((p, i) => axisLabel(p, i, report.interval, locale));
+  const day = (d: string) => formatDate(`${d}T12:00:00-05:00`, locale, 'short');
+  const range = t('dash.home.range', { from: day(report.from), to: day(report.to) });
   const cards = [
     { key: 'mrr', label: t('dash.home.card.mrr'), value: money(totals.mrr), note: t('dash.home.card.mrr_note') },
     { key: 'active_subscriptions', label: t('dash.home.card.active_subscriptions'), value: String(totals.active_subscriptions) },
@@ -130,6 +143,7 @@ export function homeView(report: RevenueReport, t: Translate, locale: Locale) {
     title: t('dash.home.chart.mrr'),
     desc: t('dash.home.chart.mrr_desc', { range }),
     labels,
+    axisLabels,
     series: [{ name: t('dash.home.card.mrr'), key: 'mrr', values: report.periods.map((p) => num(p.mrr)) }],
     format: compact,
   });
@@ -139,12 +153,12 @@ export function homeView(report: RevenueReport, t: Translate, locale: Locale) {
     // Contraction and churn are drawn down, whatever sign the report gives their size.
     values: report.periods.map((p) => (type === 'contraction' || type === 'churn' ? -magnitude(p[type]) : num(p[type]))),
   }));
-  const movementsChart = barChart({ title: t('dash.home.chart.movements'), desc: t('dash.home.chart.movements_desc', { range }), labels, series: movementSeries, format: compact });
+  const movementsChart = barChart({ title: t('dash.home.chart.movements'), desc: t('dash.home.chart.movements_desc', { range }), labels, axisLabels, series: movementSeries, format: compact });
   const revenueSeries = [
     { name: t('dash.home.col.collected'), key: 'collected', values: report.periods.map((p) => num(p.collected)) },
     { name: t('dash.home.col.refunded'), key: 'refunded', values: report.periods.map((p) => -magnitude(p.refunded)) },
   ];
-  const revenueChart = barChart({ title: t('dash.home.chart.revenue'), desc: t('dash.home.chart.revenue_desc', { range }), labels, series: revenueSeries, format: compact });
+  const revenueChart = barChart({ title: t('dash.home.chart.revenue'), desc: t('dash.home.chart.revenue_desc', { range }), labels, axisLabels, series: revenueSeries, format: compact });
 
   const rows = report.periods.map((p, i) => ({
     label: labels[i],

@@ -71,7 +71,7 @@ export const HOME_MESSAGES: Catalog = {
     'dash.home.no_periods': 'No hay periodos en este rango.',
     // The movements page.
     'dash.movements.title': 'Movimientos del MRR',
-    'dash.movements.intro': 'Del {from} al {to}, según los eventos registrados hasta el {time}. Los más recientes primero.',
+    'dash.movements.intro': 'Del {from} al {to}, según los eventos registrados hasta el {time} (hora de Bogotá); los más recientes primero.',
     'dash.movements.type': 'Tipo',
     'dash.movements.any': 'Todos',
     'dash.movements.filter': 'Filtrar',
@@ -154,7 +154,7 @@ export const HOME_MESSAGES: Catalog = {
     'dash.home.movements_link': 'See each movement and the event that caused it',
     'dash.home.no_periods': 'There are no periods in this range.',
     'dash.movements.title': 'MRR movements',
-    'dash.movements.intro': 'From {from} to {to}, as the events recorded up to {time} made them. Newest first.',
+    'dash.movements.intro': 'From {from} to {to}, as the events recorded up to {time} (Bogotá time) made them; newest first.',
     'dash.movements.type': 'Type',
     'dash.movements.any': 'All',
     'dash.movements.filter': 'Filter',
