@@ -87,25 +87,25 @@ test('customers: every page of 250, streamed a list query at a time, with a BOM,
   expect([...es.bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   expect(es.text.startsWith('\uFEFF')).toBe(true);
   const rows = parseCsv(es.text.slice(1), ';');
-  expect(rows[0]).toEqual(['Nombre', 'Correo electrónico', 'Documento', 'Ciudad', 'Creado', 'Id']);
+  expect(rows[0]).toEqual(['Nombre', 'Correo electrónico', 'Documento', 'Ciudad', 'Suscripciones activas', 'Total pagado', 'Moneda', 'Pagado en otras monedas', 'Creado', 'Id']);
   const data = rows.slice(1);
   expect(data).toHaveLength(250);
-  expect(new Set(data.map((r) => r[5]))).toEqual(new Set(made));
-  expect(es.text).toContain('Ana Gómez 3;ana.gomez.3@example.com;;Bogotá;');
-  for (const r of data) expect(r[4]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+  expect(new Set(data.map((r) => r[9]))).toEqual(new Set(made));
+  expect(es.text).toContain('Ana Gómez 3;ana.gomez.3@example.com;;Bogotá;0;;;;');
+  for (const r of data) expect(r[8]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
   // A name a spreadsheet would run as a formula is text, its quotes doubled (and quoted: it holds a `;`).
-  const formula = data.find((r) => r[5] === made[7])!;
+  const formula = data.find((r) => r[9] === made[7])!;
   expect(formula[0]).toBe(`'${FORMULA}`);
   expect(es.text).toContain(`"'=HYPERLINK(""http://evil.example"";""Haz clic"")"`);
 
   // Page after page of 100 rows: three list queries, each after the last row of the one before.
   expect(lists.map((q) => q.params.limit)).toEqual([100, 100, 100]);
-  const ids = data.map((r) => r[5]);
+  const ids = data.map((r) => r[9]);
   expect(lists.map((q) => q.params.starting_after)).toEqual([undefined, ids[99], ids[199]]);
 
   const en = await download(analyst, '/dashboard/customers/export.csv?locale=en');
   const enRows = parseCsv(en.text.slice(1), ',');
-  expect(enRows[0]).toEqual(['Name', 'Email', 'Document', 'City', 'Created', 'Id']);
+  expect(enRows[0]).toEqual(['Name', 'Email', 'Document', 'City', 'Active subscriptions', 'Total paid', 'Currency', 'Paid in other currencies', 'Created', 'Id']);
   expect(enRows).toHaveLength(251);
   expect(en.text).toContain('Ana Gómez 3,ana.gomez.3@example.com,,Bogotá,');
 

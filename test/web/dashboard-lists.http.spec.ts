@@ -69,8 +69,8 @@ test('subscriptions, customers, collections and charges read in business terms: 
   await v.get('/dashboard/subscriptions?locale=es');
 
   const customers = await v.get(`/dashboard/customers?email=${encodeURIComponent(email)}`);
-  expect(headers(customers.text)).toEqual(['name', 'email', 'document', 'city', 'created_date']);
-  expect(row(customers.text, customer.id)).toMatchObject({ Nombre: `Lucía Mejía ${customer.id}`, 'Correo electrónico': email, Documento: 'CC 1020304050', Ciudad: 'Cali' });
+  expect(headers(customers.text)).toEqual(['name', 'email', 'document', 'city', 'active_subscriptions', 'total_paid', 'created_date']);
+  expect(row(customers.text, customer.id)).toMatchObject({ Nombre: `Lucía Mejía ${customer.id}`, 'Correo electrónico': email, Documento: 'CC 1020304050', Ciudad: 'Cali', 'Suscripciones activas': '2', 'Total pagado': '$ 49.900' });
   expect(customers.text).toContain(`<a href="/dashboard/customers/${customer.id}">Lucía Mejía</a>`);
 
   const collections = await v.get(`/dashboard/collections?customer=${customer.id}`);

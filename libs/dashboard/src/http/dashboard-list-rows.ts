@@ -15,7 +15,7 @@ export interface RowWords {
 
 /**
  * A list page's rows in business terms: each row keeps its document's fields and gains the computed
- * fields the list's columns name (dashboard-resources.ts): `customer_name`, `customer_email`, `plan`,
+ * fields the list's columns name (dashboard-resources.ts): `customer_name`, `customer_email`, `plan`, `active_subscriptions`, `total_paid`,
  * `amount_per_period`, `next_renewal`, `document`, `city`, `concept`, `method`. What they need of
  * other documents (the page's customers, products, payment methods) is read with one `getMany` per
  * collection for the whole page (a page is at most 100 rows), never a read per row. The same rows
@@ -113,12 +113,23 @@ const ENRICH: Record<string, Enrich> = {
     });
   },
 
-  async customers(_lookup, rows) {
-    return rows.map((r) => ({
-      ...r,
-      document: [r.document_type, r.document_number].filter(Boolean).join(' ') || null,
-      city: r.billing_address?.city ?? null,
-    }));
+  async customers(lookup, rows, words) {
+    // Kept by events (projections/customer-activity.projection.ts): one getMany for the page.
+    const activity = await lookup.many('customer_activity', rows.map((r) => r.id));
+    return rows.map((r) => {
+      const a = activity.get(r.id);
+      // The first currency in the column (a money column, a number in the export), any others beside it.
+      const [first, ...more] = Object.entries((a?.total_paid ?? {}) as Record<string, string>);
+      return {
+        ...r,
+        document: [r.document_type, r.document_number].filter(Boolean).join(' ') || null,
+        city: r.billing_address?.city ?? null,
+        active_subscriptions: a?.active_subscriptions ?? 0,
+        total_paid: first ? first[1] : null,
+        total_paid_currency: first ? first[0] : null,
+        total_paid_more: more.length ? more.map(([currency, amount]) => formatMoney(amount, currency, words.locale)).join(' · ') : null,
+      };
+    });
   },
 
   async collections(lookup, rows, words) {

@@ -91,7 +91,15 @@ export const RESOURCES: Record<string, DashboardResource> = {
   customers: {
     params: ListCustomersParams,
     filters: [{ name: 'email' }],
-    columns: [{ field: 'name', link: true }, { field: 'email' }, { field: 'document' }, { field: 'city' }, { field: 'created_date', kind: 'date' }],
+    columns: [
+      { field: 'name', link: true },
+      { field: 'email' },
+      { field: 'document' },
+      { field: 'city' },
+      { field: 'active_subscriptions' },
+      { field: 'total_paid', kind: 'money', currency: 'total_paid_currency', also: ['total_paid_more'] },
+      { field: 'created_date', kind: 'date' },
+    ],
     list: (o, p, m) => new ListCustomersQuery(o, p, m),
     search: (o, q) => new SearchCustomersQuery(o, q),
     get: (o, id) => new GetCustomerQuery(o, id),
