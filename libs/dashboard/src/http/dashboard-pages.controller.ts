@@ -39,7 +39,7 @@ export const fieldLabel = (t: Translate) => (param: string) => {
 };
 
 /** Fields of an object shown as money in its own `currency` on a detail page. */
-const MONEY_FIELDS = ['unit_price', 'amount', 'amount_refunded', 'amount_paid', 'amount_due', 'subtotal', 'total'];
+const MONEY_FIELDS = ['unit_price', 'amount', 'amount_refunded', 'amount_paid', 'amount_due', 'amount_applied', 'amount_credited', 'subtotal', 'total'];
 
 /** Which detail page an id belongs to, by its prefix. */
 const RESOURCE_OF_PREFIX: Record<string, string> = { prod: 'products', price: 'prices', cus: 'customers', sub: 'subscriptions', col: 'collections', ch: 'charges', pm: 'payment_methods', clock: 'test_clocks', evt: 'events' };

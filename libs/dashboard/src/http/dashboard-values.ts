@@ -1,7 +1,10 @@
 import type { Translate } from '#web/i18n.js';
 
 /** Fields whose values (the API's enumerations) the dashboard shows in the page's language; and every true or false. */
-const WORDED_FIELDS = new Set(['status', 'collection_method', 'type', 'billing_period', 'cancel_at']);
+const WORDED_FIELDS = new Set(['status', 'collection_method', 'type', 'billing_period', 'cancel_at', 'object', 'first_payment_invoicing', 'billing_reason', 'payment_method_type', 'document_type']);
+
+/** Fields whose values are another field's: a payment method's type is the same words wherever it is named. */
+const SAME_WORDS: Record<string, string> = { payment_method_type: 'type' };
 
 /**
  * How the dashboard shows the value of `field` on a `resource` page: the page's words for it —
@@ -16,7 +19,7 @@ export function valueLabel(t: Translate, resource: string, field: string, value:
   const raw = value === null || value === undefined ? '' : String(value);
   if (typeof value === 'boolean') return t(`dash.value.boolean.${raw}`);
   if (raw === '' || !WORDED_FIELDS.has(field)) return raw;
-  for (const key of [`dash.value.${resource}.${field}.${raw}`, field === 'status' ? `status.${raw}` : `dash.value.${field}.${raw}`]) {
+  for (const key of [`dash.value.${resource}.${field}.${raw}`, field === 'status' ? `status.${raw}` : `dash.value.${SAME_WORDS[field] ?? field}.${raw}`]) {
     const words = t(key);
     if (words !== key) return words;
   }
