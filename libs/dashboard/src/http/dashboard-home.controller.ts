@@ -6,7 +6,8 @@ import { Public } from '#accounts/http/basic-auth.guard.js';
 import { GetRevenueReportQuery, ListRevenueMovementsQuery } from '#analytics/application/get-revenue-report.js';
 import type { RevenueMovement, RevenueReport } from '#analytics/read-models/revenue-report.js';
 import type { ListPage } from '#http/list.js';
-import { CLOCK } from '#platform/tokens.js';
+import { CLOCK, READ_STORE } from '#platform/tokens.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
 import type { Clock } from '#shared/clock.js';
 import { ApiError } from '#shared/errors.js';
 import { apiErrorText } from '#web/api-error-messages.js';
@@ -31,6 +32,7 @@ export class DashboardHomeController {
     private readonly page: DashboardPage,
     private readonly queries: QueryBus,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(READ_STORE) private readonly store: ReadStore,
   ) {}
 
   @Public()
@@ -91,7 +93,11 @@ export class DashboardHomeController {
     const page = await this.queries.execute<ListRevenueMovementsQuery, ListPage<RevenueMovement>>(new ListRevenueMovementsQuery(visitor, params));
     const extra: Record<string, string> = type ? { type } : {};
     const next = page.has_more && page.data.length ? movementsHref(controls.params, { ...extra, starting_after: page.data[page.data.length - 1].id }) : null;
+    // Each customer by name and e-mail (the id under it): one read for the page.
+    const found = await this.store.getMany<{ _account: string; is_test: boolean; name?: string | null; email?: string | null }>('customers', [...new Set(page.data.map((m) => m.customer))]);
+    const customers: Record<string, { name: string | null; email: string | null }> = {};
+    for (const [id, c] of found) if (c._account === visitor.accountId && c.is_test === (visitor.mode === 'test')) customers[id] = { name: c.name ?? null, email: c.email ?? null };
     const back = `/dashboard/home?${new URLSearchParams({ from, to, currency, as_of: typeof query.as_of === 'string' ? query.as_of : '' }).toString()}`;
-    return this.page.send(request, reply, visitor, 'dash-home-movements', { params: { ...params, type: type ?? '' }, page, next, backHref: back, movementTypes: MOVEMENT_TYPES }, 'dash.movements.title', {}, 200);
+    return this.page.send(request, reply, visitor, 'dash-home-movements', { params: { ...params, type: type ?? '' }, page, customers, next, backHref: back, movementTypes: MOVEMENT_TYPES }, 'dash.movements.title', {}, 200);
   }
 }
