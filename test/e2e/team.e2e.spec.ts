@@ -73,7 +73,7 @@ describeWithBrowser('the merchant team', () => {
     await page.locator('#password').fill(OWNER_PASSWORD);
     await page.locator('#password_confirmation').fill(OWNER_PASSWORD);
     await page.getByRole('button', { name: 'Crear contraseña y entrar' }).click();
-    await page.waitForURL(/\/dashboard\/subscriptions/);
+    await page.waitForURL(/\/dashboard\/home/);
     await page.goto(`${server.base}/dashboard/account/two-factor`);
     const secret = (await page.locator('[data-totp-secret]').textContent())!.replace(/\s/g, '');
     expect(await page.locator('.qr svg').count()).toBe(1);
@@ -90,7 +90,7 @@ describeWithBrowser('the merchant team', () => {
     server.clock.set(new Date(server.clock.now().getTime() + 60_000)); // the next time step: each code is used once
     await again.page.locator('#code').fill(totpCodeAt(secret, server.clock.now()));
     await again.page.getByRole('button', { name: 'Verificar' }).click();
-    await again.page.waitForURL(/\/dashboard\/subscriptions/);
+    await again.page.waitForURL(/\/dashboard\/home/);
   });
 
   test('the owner invites a support member, who sets a password from the e-mailed link and cancels a subscription as themself', async () => {
@@ -145,7 +145,7 @@ describeWithBrowser('the merchant team', () => {
     const viewer = await makeMember(server, account.id, 'viewer');
     const { page, context } = await browser(VIEWPORTS.phone);
     await signIn(page, viewer.email, viewer.password);
-    await page.waitForURL(/\/dashboard\/subscriptions/);
+    await page.waitForURL(/\/dashboard\/home/);
     const sub = (await server.as(account.test_key).get('/v1/subscriptions?limit=1')).body.data[0];
     await page.goto(`${server.base}/dashboard/subscriptions/${sub.id}`);
     expect(await page.locator('form[action^="/dashboard/subscriptions/"]').count()).toBe(0);

@@ -218,7 +218,7 @@ test('two-factor enrolment with a code from the secret on the page shows ten rec
   expect(first.headers.location).toBe('/dashboard/login/code');
   const second = await other.post('/dashboard/login/code', { code: totpCodeAt(secret, t.clock.now()) });
   expect(second.status).toBe(303);
-  expect(second.headers.location).toBe('/dashboard/subscriptions');
+  expect(second.headers.location).toBe('/dashboard/subscriptions'); // a developer may not read reports
   expect((await other.get('/dashboard/account')).status).toBe(200);
   rememberCookie(other, 'enrolled member');
 

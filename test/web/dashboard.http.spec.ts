@@ -43,7 +43,7 @@ test('sign-in: a wrong password is refused with the same words as an unknown e-m
   expect((await v.get('/dashboard/subscriptions')).status).toBe(303);
   const ok = await v.post('/dashboard/login', { email, password });
   expect(ok.status).toBe(303);
-  expect(ok.headers.location).toBe('/dashboard/subscriptions');
+  expect(ok.headers.location).toBe('/dashboard/subscriptions'); // support may not read reports: its lists
   const cookie = ([] as string[]).concat(ok.headers['set-cookie']).find((c) => c.startsWith('dashboard_session='))!;
   expect(cookie).toMatch(/HttpOnly/);
   expect(cookie).toMatch(/SameSite=Lax/);
@@ -67,7 +67,7 @@ test('the mode switch goes test ⇄ live and back without asking for anything; e
   expect(inTest.text).not.toContain(liveProduct.id);
   const toLive = await v.post('/dashboard/switch', {});
   expect(toLive.status).toBe(303);
-  expect(toLive.headers.location).toBe('/dashboard/subscriptions');
+  expect(toLive.headers.location).toBe('/dashboard/home'); // an owner lands on the business
   const live = await v.get('/dashboard/products');
   expect(live.status).toBe(200);
   expect(live.text).toContain('data-mode="live"');

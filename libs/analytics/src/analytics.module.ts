@@ -1,11 +1,9 @@
 import { Module } from '@nestjs/common';
-import { CqrsModule } from '@nestjs/cqrs';
 import { GetRevenueReportHandler, ListRevenueMovementsHandler } from './application/get-revenue-report.js';
 import { ReportsController } from './http/reports.controller.js';
 
 /** Revenue analytics: the reports over the `revenue` projection, for the API and the dashboard's home page. */
 @Module({
-  imports: [CqrsModule],
   controllers: [ReportsController],
   providers: [GetRevenueReportHandler, ListRevenueMovementsHandler],
 })

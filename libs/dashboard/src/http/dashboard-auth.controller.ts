@@ -6,7 +6,7 @@ import { Public } from '#accounts/http/basic-auth.guard.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { ApiError } from '#shared/errors.js';
 import { AcceptInvitationCommand } from '#team/application/accept-invitation.js';
-import { can } from '#team/domain/roles.js';
+import { can, type Role } from '#team/domain/roles.js';
 import { DashboardSessions } from '#team/application/dashboard-sessions.js';
 import { RequestPasswordResetCommand } from '#team/application/request-password-reset.js';
 import { ResetPasswordCommand } from '#team/application/reset-password.js';
@@ -25,6 +25,12 @@ import { CODE_STEP_MS } from '#team/application/sign-in.js';
 import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { type Clock, CLOCK } from '#shared/clock.js';
+
+/** Where a member lands once signed in: enrolment when two factors are required and missing, else the home page (the business) for those who may read reports, else the subscriptions. */
+export function landing(role: Role | null | undefined, mustEnrol: boolean): string {
+  if (mustEnrol) return '/dashboard/account/two-factor';
+  return can(role, 'reports.read') ? '/dashboard/home' : '/dashboard/subscriptions';
+}
 
 /**
  * Signing in to the dashboard as a member of an account's team: e-mail and password, then the code
@@ -52,7 +58,7 @@ export class DashboardAuthController {
   async root(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const visitor = await this.page.visitor(request);
     // Signed in: the home page (the revenue report) for who may read it, the subscriptions otherwise.
-    if (visitor) return reply.redirect(visitor.mustEnrol ? '/dashboard/account/two-factor' : can(visitor.role, 'reports.read') ? '/dashboard/home' : '/dashboard/subscriptions', 303);
+    if (visitor) return reply.redirect(landing(visitor.role, visitor.mustEnrol), 303);
     return this.loginPage(request, reply, {}, null, 200);
   }
 
@@ -98,7 +104,7 @@ export class DashboardAuthController {
       case 'signed_in':
         this.page.clearCookie(reply, DASHBOARD_PENDING_COOKIE);
         this.page.setSessionCookie(reply, outcome.cookie);
-        return reply.redirect(outcome.mustEnrol ? '/dashboard/account/two-factor' : '/dashboard/subscriptions', 303);
+        return reply.redirect(landing(outcome.member.role, outcome.mustEnrol), 303);
     }
   }
 
@@ -109,7 +115,7 @@ export class DashboardAuthController {
     const visitor = await this.page.require(request, reply, 'dashboard.read');
     if (!visitor) return reply;
     await this.sessions.setMode(visitor, visitor.mode === 'test' ? 'live' : 'test');
-    return reply.redirect('/dashboard/subscriptions', 303);
+    return reply.redirect(landing(visitor.role, false), 303);
   }
 
   @Public()
