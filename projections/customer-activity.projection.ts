@@ -1,4 +1,5 @@
 import type { Doc, Projection, RelatedDocs } from '#projection-runtime/projection.js';
+import { collectionTotalAfter } from '#collections/read-models/collection-total.js';
 import type { RecordedEvent } from '#event-store/event-store.port.js';
 import { Money } from '#shared/money.js';
 
@@ -69,15 +70,9 @@ function projectCollection(doc: CollectionActivityDoc | null, e: RecordedEvent):
     return { id: colDocId(String(d.id)), _kind: 'collection', ...owned(e), customer: String(d.customer), total: String(d.total), currency: String(d.currency), status: String(d.status ?? 'pending') };
   }
   if (!doc) return doc;
+  const total = collectionTotalAfter(e);
+  if (total !== undefined) return { ...doc, total };
   switch (e.type) {
-    case 'collection.updated':
-      return typeof d.changes?.total === 'string' ? { ...doc, total: d.changes.total } : doc;
-    case 'collection.total_updated':
-    case 'collection.partial_payment_defined':
-    case 'collection.credited':
-    case 'collection.credit_reversed':
-    case 'collection.payment_applied':
-      return typeof d.total === 'string' ? { ...doc, total: d.total } : doc;
     case 'collection.paid':
     case 'collection.past_due':
     case 'collection.uncollectible':

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '#event-store/event-store.port.js';
+import { collectionTotalAfter } from '#collections/read-models/collection-total.js';
 import { Money, formatAmount } from '#shared/money.js';
 import { calendarDayOf } from '#shared/dates.js';
 import { eventIdFromUuid } from '#shared/ids.js';
@@ -246,15 +247,9 @@ function projectCollection(doc: RevenueCollectionDoc | null, e: RecordedEvent): 
     return { id: d.id, ...owned(e), _kind: 'collection', currency: d.currency, total: d.total, status: d.status ?? 'pending', troubled: false, past_due: false };
   }
   if (!doc) return doc;
+  const total = collectionTotalAfter(e);
+  if (total !== undefined) return { ...doc, total };
   switch (e.type) {
-    case 'collection.updated':
-      return typeof d.changes?.total === 'string' ? { ...doc, total: d.changes.total } : doc;
-    case 'collection.total_updated':
-    case 'collection.partial_payment_defined':
-    case 'collection.credited':
-    case 'collection.credit_reversed':
-    case 'collection.payment_applied':
-      return typeof d.total === 'string' ? { ...doc, total: d.total } : doc;
     case 'collection.payment_failed':
       return { ...doc, troubled: true };
     case 'collection.past_due':
