@@ -1,0 +1,18 @@
+/** Types of chain-core.mjs (the audit chain's hashing, shared with the SQLite writer thread). */
+export interface HashableEvent {
+  /** The stored UUID or the public `evt_` id (hashed as the `evt_` id). */
+  id: string;
+  type: string;
+  streamId: string;
+  revision: number;
+  data: unknown;
+  metadata: { occurred_at?: string; account_id?: string; [key: string]: unknown };
+}
+export const GENESIS: string;
+export const PLATFORM_ACCOUNT: string;
+export const UNCHAINED_STREAM_PREFIXES: readonly string[];
+export function isChained(streamId: string): boolean;
+export function chainAccount(metadata: { account_id?: unknown } | null | undefined): string;
+export function canonicalEvent(event: HashableEvent): string;
+export function eventHash(event: HashableEvent): string;
+export function chainHash(prev: string, eventHashHex: string): string;
