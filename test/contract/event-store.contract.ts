@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { eventHash, GENESIS, PLATFORM_ACCOUNT } from '#audit/domain/chain.js';
 import { type EventStore, type ExpectedRevision, expectedRevisionAfter, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '#event-store/event-store.port.js';
+
+/** Why the EventStoreDB adapter's runs skip the audit chain cases. */
+export const AUDIT_CHAIN_SKIPPED = 'EventStoreDB has no multi-stream transaction; its chaining follower (docs/audit.md) is not built yet';
 
 export interface EventStoreContractOptions {
   /**
@@ -8,6 +12,11 @@ export interface EventStoreContractOptions {
    * engine has no such events (SQLite) leave it out: the case then checks that only our events come back.
    */
   writeForeignEvents?: (ourStream: string) => Promise<void>;
+  /**
+   * Why this adapter's audit chain (docs/audit.md) is not held to the contract here, when it is not:
+   * the chain cases are then skipped with that reason in their name.
+   */
+  skipAuditChain?: string;
 }
 
 /**
@@ -353,6 +362,60 @@ export function eventStoreContract(makeStore: () => Promise<EventStore>, options
       expect(good.status).toBe('fulfilled');
       expect((await store.readStream(c)).map((e) => e.type)).toEqual(['c0']);
       expect((await store.readStream(a)).map((e) => e.type)).toEqual(['a0']);
+    });
+  });
+
+  describe(options.skipAuditChain ? `audit chain (skipped: ${options.skipAuditChain})` : 'audit chain (docs/audit.md)', () => {
+    const maybe = options.skipAuditChain ? test.skip : test;
+    const account = `acct_chain${run}`;
+    /** Reads until `done` holds (a chaining follower writes right after the append). */
+    const settled = async <T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> => {
+      let value = await read();
+      for (let i = 0; i < 100 && !done(value); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        value = await read();
+      }
+      return value;
+    };
+    const ofAccount = (type: string, acct = account): NewEvent => ({ ...event(type, { amount: '1.00' }), metadata: { ...event(type).metadata, account_id: acct } });
+
+    maybe('chains every appended event into its account’s chain: seq from 0, each entry linked to the one before, the event’s hash recomputable', async () => {
+      const chain = store.auditChain!;
+      expect(chain).toBeDefined();
+      const s = stream();
+      await store.append(s, [ofAccount('a'), ofAccount('b')], 'no_stream');
+      await store.append(stream(), [{ ...event('platform.thing'), metadata: { occurred_at: '2026-01-01T00:00:00.000Z' } }], 'no_stream');
+      const entries = await settled(() => chain.readChain(account, 0, 10), (e) => e.length === 2);
+      const events = await store.readStream(s);
+      expect(entries.map((e) => [e.account, e.seq, e.event_id, e.position])).toEqual(events.map((e, i) => [account, i, e.id, e.position]));
+      expect(entries[0].prev).toBe(GENESIS);
+      expect(entries[1].prev).toBe(entries[0].chain_hash);
+      expect(entries.map((e) => e.event_hash)).toEqual(events.map((e) => eventHash(e)));
+      expect(await chain.chainHead(account)).toEqual({ account, size: 2, chain_hash: entries[1].chain_hash });
+      expect(await chain.chainEntry(events[1].id)).toEqual(entries[1]);
+      expect(await chain.chainAccounts()).toEqual(expect.arrayContaining([account, PLATFORM_ACCOUNT]));
+      expect(await chain.readChain(account, 1, 10)).toEqual([entries[1]]);
+    });
+
+    maybe('a refused append leaves no entry; another instance on the same storage continues the same chain', async () => {
+      const chain = store.auditChain!;
+      const acct = `${account}_b`;
+      const s = stream();
+      await store.append(s, [ofAccount('a', acct)], 'no_stream');
+      await expect(store.append(s, [ofAccount('b', acct)], 'no_stream')).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await settled(() => chain.chainHead(acct), (h) => h.size === 1);
+      const other = await makeStore();
+      try {
+        await other.append(s, [ofAccount('c', acct)], 0);
+        await store.append(s, [ofAccount('d', acct)], 1);
+        const entries = await settled(() => chain.readChain(acct, 0, 10), (e) => e.length === 3);
+        expect(entries.map((e) => e.seq)).toEqual([0, 1, 2]);
+        expect(entries[1].prev).toBe(entries[0].chain_hash);
+        expect(entries[2].prev).toBe(entries[1].chain_hash);
+        expect(entries.map((e) => e.event_hash)).toEqual((await store.readStream(s)).map((e) => eventHash(e)));
+      } finally {
+        await other.close();
+      }
     });
   });
 }

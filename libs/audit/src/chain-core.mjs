@@ -31,22 +31,36 @@ function publicEventId(id) {
   return id.startsWith('evt_') ? id : `evt_${id.replace(/-/g, '').toLowerCase()}`;
 }
 
-/** The RFC 8785 (JCS) canonical JSON an event's hash is taken over. */
-export function canonicalEvent(event) {
-  return canonicalize({
-    id: publicEventId(event.id),
-    type: event.type,
-    stream: event.streamId,
-    revision: event.revision,
-    time: event.metadata?.occurred_at ?? null,
-    data: event.data,
-    metadata: event.metadata,
-  });
+/** RFC 8785 (JCS) canonical JSON of a value (undefined: a value JSON cannot hold, as JSON.stringify). */
+export function canonicalJson(value) {
+  return canonicalize(value);
 }
+
+/**
+ * The RFC 8785 (JCS) canonical JSON an event's hash is taken over: the object
+ * { data, id (evt_…), metadata, revision, stream, time (metadata.occurred_at), type }, put together
+ * from the canonical JSON of its data and metadata (the keys in JCS order already), so that a writer
+ * holding those texts needs no second serialisation.
+ */
+export function canonicalEventOf(id, type, streamId, revision, time, canonicalData, canonicalMetadata) {
+  return `{"data":${canonicalData},"id":${JSON.stringify(publicEventId(id))},"metadata":${canonicalMetadata},"revision":${revision},"stream":${canonicalize(streamId)},"time":${canonicalize(time ?? null)},"type":${canonicalize(type)}}`;
+}
+
+/** The canonical JSON of a stored (or recorded) event. */
+export function canonicalEvent(event) {
+  return canonicalEventOf(event.id, event.type, event.streamId, event.revision, event.metadata?.occurred_at, canonicalize(event.data), canonicalize(event.metadata));
+}
+
+const sha256Hex = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** SHA-256 (hex) of the event's canonical JSON. */
 export function eventHash(event) {
-  return createHash('sha256').update(canonicalEvent(event), 'utf8').digest('hex');
+  return sha256Hex(canonicalEvent(event));
+}
+
+/** SHA-256 (hex) of canonicalEventOf(…): for a writer holding the canonical texts of data and metadata. */
+export function eventHashOf(id, type, streamId, revision, time, canonicalData, canonicalMetadata) {
+  return sha256Hex(canonicalEventOf(id, type, streamId, revision, time, canonicalData, canonicalMetadata));
 }
 
 /** SHA-256 (hex) over the 64 bytes prev ‖ event_hash (both hex-decoded). */

@@ -1,3 +1,5 @@
+import type { AuditChain } from '#audit/domain/audit-chain.port.js';
+
 /**
  * The event store port: the only way the service writes facts.
  * Two adapters implement it (embedded SQLite, EventStoreDB) and one contract suite
@@ -140,5 +142,11 @@ export interface EventStore {
    * last reads the stream as absent. Optional: an adapter without it keeps the streams.
    */
   deleteStreamsOlderThan?(prefix: string, before: string, limit: number): Promise<number>;
+  /**
+   * The audit chain of the stored events (docs/audit.md), where the adapter keeps one: SQLite writes
+   * it in each append's own transaction; EventStoreDB, which has no multi-stream transaction, by a
+   * chaining follower after it (docs/audit.md). Absent: no chain kept by this adapter.
+   */
+  readonly auditChain?: AuditChain;
   close(): Promise<void>;
 }

@@ -6,6 +6,10 @@ import { type AppendResult, type EventStore, type ExpectedRevision, type NewEven
 import { decodePosition, encodePosition } from './positions.js';
 import { type AppendedRow, RecentAppends } from './recent-appends.js';
 import { isStoreUnavailable } from '#shared/store-unavailable.js';
+import type { AuditChain } from '#audit/domain/audit-chain.port.js';
+import type { ChainEntry, ChainHead } from '#audit/domain/chain.js';
+import { GENESIS, isChained } from '#audit/chain-core.mjs';
+import { CHAIN_SCHEMA, chainBacklog, type ChainWrites, chainWrites } from '#audit/sqlite-chain.mjs';
 import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '#shared/sqlite-writer-thread.js';
 
 /** How often a listened-to store checks for another connection's commits. */
@@ -33,6 +37,18 @@ export interface SqliteEventStoreOptions {
   writer?: SqliteWriterMode;
   /** Groups of appends in flight to the writer thread (default GROUPS_IN_FLIGHT; 1: each waits for the previous answer). */
   groupsInFlight?: number;
+  /** Whether appends write the audit chain (default true; false only to measure its cost). */
+  auditChain?: boolean;
+}
+
+/** A row of the `chain` table (libs/audit/src/sqlite-chain.mjs): hashes as 32-byte blobs, no `prev` (the row before's chain_hash). */
+interface ChainRow {
+  account: string;
+  seq: number;
+  event_id: string;
+  position: number;
+  event_hash: Buffer;
+  chain_hash: Buffer;
 }
 
 /** A row of the events table (the recent-appends window's row without its encoded position). */
@@ -79,6 +95,9 @@ export class SqliteEventStore implements EventStore {
   private readonly groupsInFlight: number;
   /** What this instance appended last (rows as written), for the reads that follow each append. */
   private readonly recent = new RecentAppends();
+  /** The audit chain's writes on this connection (inline mode), null when the chain is off. */
+  private readonly chain: ChainWrites | null;
+  readonly auditChain: AuditChain;
 
   constructor(
     readonly file: string,
@@ -104,25 +123,34 @@ export class SqliteEventStore implements EventStore {
         stream_id TEXT PRIMARY KEY,
         revision INTEGER NOT NULL
       );
+      ${CHAIN_SCHEMA}
     `);
+    const chainOn = options.auditChain ?? true;
+    // Events stored before the chain existed are chained once, at open (none when the chain is current).
+    if (chainOn && !this.chainIsCurrent()) chainBacklog(this.db);
+    this.chain = chainOn ? chainWrites(this.db) : null;
+    this.auditChain = this.chainReader();
     this.emitter.setMaxListeners(0);
-    this.writer = writerModeFor(file, options.writer) === 'thread' ? new SqliteWriterThread(file, 'events') : null;
+    this.writer = writerModeFor(file, options.writer) === 'thread' ? new SqliteWriterThread(file, 'events', { chain: chainOn }) : null;
     this.groupsInFlight = Math.max(1, options.groupsInFlight ?? GROUPS_IN_FLIGHT);
     const appendOne = this.db.transaction((item: PendingAppend) => item.parts.map((part) => this.appendInTransaction(part)));
-    this.writeBatch = this.db.transaction((batch: PendingAppend[]) =>
-      batch.map((item): Outcome => {
+    this.writeBatch = this.db.transaction((batch: PendingAppend[]) => {
+      this.chain?.begin();
+      return batch.map((item): Outcome => {
         const written = this.committedInline.length;
+        const chained = this.chain?.mark() ?? 0;
         try {
           return { ok: appendOne(item) };
         } catch (error) {
           this.committedInline.length = written; // rolled back with its savepoint
+          this.chain?.rollbackTo(chained);
           // A full disk or an I/O error makes SQLite roll back the whole transaction: the group
           // fails as one (every append rejected, none written), never goes on outside a transaction.
           if (isStoreUnavailable(error) || !this.db.inTransaction) throw error;
           return { error };
         }
-      }),
-    );
+      });
+    });
     this.stmts = {
       streamRevision: this.db.prepare<[string], { revision: number }>('SELECT revision FROM streams WHERE stream_id = ?'),
       upsertStream: this.db.prepare(
@@ -168,7 +196,9 @@ export class SqliteEventStore implements EventStore {
     this.committedInline = [];
     try {
       outcomes = this.writeBatch.immediate(batch);
+      this.chain?.commit();
     } catch (error) {
+      this.chain?.abort();
       this.committedInline = [];
       for (const item of batch) item.reject(error);
       return;
@@ -258,6 +288,7 @@ export class SqliteEventStore implements EventStore {
       const row = [event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata)];
       const info = this.stmts.insertEvent.run(row[0], item.streamId, revision, row[1], row[2], row[3]);
       seq = BigInt(info.lastInsertRowid);
+      this.chain?.chain(row[0], item.streamId, revision, row[1], row[2], row[3], Number(seq));
       rows.push(row);
     }
     this.stmts.upsertStream.run(item.streamId, revision);
@@ -363,6 +394,63 @@ export class SqliteEventStore implements EventStore {
       return victims.length;
     });
     return deleteStreams.immediate();
+  }
+
+  /** Whether the newest event of a chained stream has its chain entry (the chain is written with the events, so then all have). */
+  private chainIsCurrent(): boolean {
+    const newest = this.db.prepare<[], { event_id: string; stream_id: string }>('SELECT event_id, stream_id FROM events ORDER BY seq DESC');
+    for (const { event_id, stream_id } of newest.iterate()) {
+      if (!isChained(stream_id)) continue;
+      return this.db.prepare('SELECT 1 FROM chain WHERE event_id = ?').get(event_id) !== undefined;
+    }
+    return true;
+  }
+
+  /** The `chain` table read on this thread's connection (WAL: every committed group). */
+  private chainReader(): AuditChain {
+    const entry = (row: ChainRow, prev: string): ChainEntry => ({
+      account: row.account,
+      seq: row.seq,
+      event_id: row.event_id,
+      position: encodePosition(BigInt(row.position)),
+      event_hash: row.event_hash.toString('hex'),
+      prev,
+      chain_hash: row.chain_hash.toString('hex'),
+    });
+    const columns = 'account, seq, event_id, position, event_hash, chain_hash';
+    const stmts = {
+      read: this.db.prepare<[string, number, number], ChainRow>(`SELECT ${columns} FROM chain WHERE account = ? AND seq >= ? ORDER BY seq LIMIT ?`),
+      last: this.db.prepare<[string], { seq: number; chain_hash: Buffer }>('SELECT seq, chain_hash FROM chain WHERE account = ? ORDER BY seq DESC LIMIT 1'),
+      hashAt: this.db.prepare<[string, number], { chain_hash: Buffer }>('SELECT chain_hash FROM chain WHERE account = ? AND seq = ?'),
+      // Distinct accounts by skipping along the primary key (not a scan of every entry).
+      accounts: this.db.prepare<[], { account: string }>(
+        `WITH RECURSIVE a(account) AS (SELECT MIN(account) FROM chain UNION ALL SELECT (SELECT MIN(account) FROM chain WHERE account > a.account) FROM a WHERE a.account IS NOT NULL)
+         SELECT account FROM a WHERE account IS NOT NULL`,
+      ),
+      // The event's position from the events table's event_id index, then the chain row at it.
+      byEvent: this.db.prepare<[string], ChainRow>(`SELECT ${columns} FROM chain WHERE position = (SELECT seq FROM events WHERE event_id = ?)`),
+    };
+    return {
+      readChain: async (account, fromSeq, limit) => {
+        const rows = stmts.read.all(account, fromSeq, limit);
+        // prev: the chain_hash of the row before (read for the first; stored rows carry no prev).
+        let prev = rows.length && rows[0].seq > 0 ? (stmts.hashAt.get(account, rows[0].seq - 1)?.chain_hash.toString('hex') ?? GENESIS) : GENESIS;
+        return rows.map((row) => {
+          const e = entry(row, prev);
+          prev = e.chain_hash;
+          return e;
+        });
+      },
+      chainHead: async (account): Promise<ChainHead> => {
+        const row = stmts.last.get(account);
+        return row ? { account, size: row.seq + 1, chain_hash: row.chain_hash.toString('hex') } : { account, size: 0, chain_hash: GENESIS };
+      },
+      chainAccounts: async () => stmts.accounts.all().map((r) => r.account),
+      chainEntry: async (eventId) => {
+        const row = stmts.byEvent.get(eventId);
+        return row ? entry(row, row.seq > 0 ? (stmts.hashAt.get(row.account, row.seq - 1)?.chain_hash.toString('hex') ?? GENESIS) : GENESIS) : null;
+      },
+    };
   }
 
   async close(): Promise<void> {

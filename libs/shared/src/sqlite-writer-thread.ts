@@ -67,6 +67,8 @@ export class SqliteWriterThread {
   constructor(
     private readonly file: string,
     private readonly kind: 'events' | 'reads',
+    /** More for the thread's workerData (events: `chain`, whether it writes the audit chain). */
+    private readonly options: Record<string, unknown> = {},
   ) {}
 
   request<T>(op: string, payload: unknown): Promise<T> {
@@ -96,7 +98,7 @@ export class SqliteWriterThread {
 
   private start(): Worker {
     // No inherited Node flags (loaders, `--input-type`…): the worker is plain JavaScript needing none.
-    const worker = new Worker(new URL('./sqlite-writer.worker.mjs', import.meta.url), { workerData: { file: this.file, kind: this.kind }, execArgv: [] });
+    const worker = new Worker(new URL('./sqlite-writer.worker.mjs', import.meta.url), { workerData: { ...this.options, file: this.file, kind: this.kind }, execArgv: [] });
     worker.unref();
     worker.on('message', (message: { id: number; result?: unknown; error?: WriterErrorInfo }) => {
       const pending = this.pending.get(message.id);

@@ -10,8 +10,10 @@
 import Database from 'better-sqlite3';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { readModelWrites } from './sqlite-read-model-commit.mjs';
+import { chainWrites } from '#audit/sqlite-chain.mjs';
 
-const { file, kind } = workerData;
+// `chain` (events, default true): writes the audit chain's rows in each append's transaction.
+const { file, kind, chain: chained = true } = workerData;
 /** Opened at the first request (and again after a failed open: the file may come back). */
 let db = null;
 let ops = null;
@@ -42,6 +44,8 @@ function eventOps(conn) {
   const streamRevision = conn.prepare('SELECT revision FROM streams WHERE stream_id = ?');
   const upsertStream = conn.prepare('INSERT INTO streams (stream_id, revision) VALUES (?, ?) ON CONFLICT(stream_id) DO UPDATE SET revision = excluded.revision');
   const insertEvent = conn.prepare('INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+  // The audit chain (libs/audit/src/sqlite-chain.mjs): a row per event, in the same transaction.
+  const chain = chained ? chainWrites(conn) : null;
 
   /** One part of an append: [streamId, expected, [[id, type, data, metadata], …]] → [revision, seq]. */
   function appendPart([streamId, expected, events]) {
@@ -54,25 +58,36 @@ function eventOps(conn) {
     for (const [id, type, data, metadata] of events) {
       revision += 1;
       seq = Number(insertEvent.run(id, streamId, revision, type, data, metadata).lastInsertRowid);
+      chain?.chain(id, streamId, revision, type, data, metadata, seq);
     }
     upsertStream.run(streamId, revision);
     return [revision, seq];
   }
   const appendOne = conn.transaction((parts) => parts.map(appendPart));
-  const group = conn.transaction((items) =>
-    items.map((parts) => {
+  const group = conn.transaction((items) => {
+    chain?.begin();
+    return items.map((parts) => {
+      const mark = chain?.mark();
       try {
         return { ok: appendOne(parts) };
       } catch (error) {
+        chain?.rollbackTo(mark);
         // A full disk or an I/O error rolls the whole transaction back: the group fails as one.
         if (STORE_UNAVAILABLE.test(error?.code ?? '') || !conn.inTransaction) throw error;
         return { error: describe(error) };
       }
-    }),
-  );
+    });
+  });
   return {
     append(items) {
-      const outcomes = group.immediate(items);
+      let outcomes;
+      try {
+        outcomes = group.immediate(items);
+      } catch (error) {
+        chain?.abort();
+        throw error;
+      }
+      chain?.commit();
       let maxSeq = 0;
       for (const o of outcomes) if (o.ok) for (const [, seq] of o.ok) maxSeq = Math.max(maxSeq, seq);
       return { outcomes, maxSeq };
