@@ -237,6 +237,14 @@ beforeAll(async () => {
   // Revenue analytics over all of the above: every report, and the movements it made.
   for (const report of ['summary', 'mrr', 'subscriptions', 'customers', 'churn', 'net_revenue', 'at_risk', 'renewals']) await api.get(`/v1/reports/${report}?interval=week`);
   await api.get('/v1/reports/mrr_movements?limit=5');
+  // The audit log (docs/audit.md): the key, a head signed before and one after a change, proofs.
+  await api.get('/v1/audit/public_key');
+  const before = (await api.get('/v1/audit/head?fresh=true')).body;
+  await api.post('/v1/customers', { email: `audit.${Date.now()}@example.com` });
+  await api.get('/v1/audit/head?fresh=true');
+  await api.get('/v1/audit/head');
+  await api.get(`/v1/audit/proof?event=${events.body.data[0].id}`);
+  await api.get(`/v1/audit/consistency?from_size=${before.size}`);
 }, 180_000);
 
 afterAll(() => t?.close());

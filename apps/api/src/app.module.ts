@@ -29,6 +29,7 @@ import { TeamModule } from '#team/team.module.js';
 import { AnalyticsModule } from '#analytics/analytics.module.js';
 import { MailModule } from '#mail/mail.module.js';
 import { CheckoutPagesModule } from '#checkout-pages/checkout-pages.module.js';
+import { AuditModule } from '#audit/audit.module.js';
 import { HealthController } from './health.controller.js';
 import { MetricsController } from './metrics.controller.js';
 
@@ -38,7 +39,7 @@ export class AppModule {
   static forRoot(options: PlatformOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options, serviceProjections), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, TeamModule, AnalyticsModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule, WebhooksModule, InvoicingModule, CountryParametersModule],
+      imports: [CqrsModule.forRoot(), PlatformModule.forRoot(options, serviceProjections), AccountsModule, CatalogModule, CustomersModule, EventsModule, PaymentsModule, CollectionsModule, SubscriptionsModule, SchedulingModule, TestClocksModule, WebModule, PortalModule, TeamModule, AnalyticsModule, DashboardModule, CouponsModule, CheckoutModule, MailModule, CheckoutPagesModule, WebhooksModule, InvoicingModule, CountryParametersModule, AuditModule],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_GUARD, useExisting: BasicAuthGuard },

@@ -31,6 +31,8 @@ import type { ReadStore } from '#read-store/read-store.port.js';
 import { READ_STORE } from '#platform/tokens.js';
 import { notFound } from '#shared/errors.js';
 import { InviteFirstOwner } from '#team/application/invite-first-owner.js';
+import { describeVerifyReport, verifyAuditChain } from '#audit/application/verify-chain.js';
+import { openAuditStores } from '#audit/application/audit-stores.js';
 import { type Invitation, InviteMemberCommand } from '#team/application/invite-member.js';
 import type { Role } from '#team/domain/roles.js';
 import type { MemberDoc } from '#team/read-models/member.read-model.js';
@@ -78,6 +80,9 @@ export const USAGE = `usage:
   npm run cli -- projections status                      checkpoint of each projection against the head of the store,
                                                          and why a parked projection stopped
   npm run cli -- projections resume NAME                 un-park a projection (the running service retries it)
+  npm run cli -- audit verify [--account ACCT] [--json]  recompute every event's hash and each account's chain from the
+                                                         store (docs/audit.md): names the first event that does not match
+                                                         (or is missing, or unchained); exit code 1 then
   npm run cli -- backup DIR                              copy the embedded stores into DIR (new or empty), consistent
                                                          while the service runs (SQLite online backup)
   npm run cli -- restore DIR                             put a backup into DATA_DIR, which must hold no stores yet
@@ -124,6 +129,10 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
   if (values.help || !area) {
     io.out(USAGE);
     return values.help ? 0 : 2;
+  }
+  if (area === 'audit') {
+    if (action !== 'verify') throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+    return auditVerify(loadConfig(env), values.account, values.json, io);
   }
   if (area === 'backup' || area === 'restore') {
     if (!action) throw new UsageError(`${area} needs a directory: npm run cli -- ${area} DIR`);
@@ -383,6 +392,18 @@ function parseExpiresIn(value: string | undefined): number {
   const m = /^\s*(\d+)\s*([smhd]?)\s*$/.exec(value);
   if (!m) throw new UsageError(`--expires-in takes now, a number of seconds or a duration like 1h, 24h, 7d, not '${value}'`);
   return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+}
+
+/** `audit verify`: on the stores as they are, read only (no app, no projection, nothing chained at open). */
+async function auditVerify(config: ReturnType<typeof loadConfig>, account: string | undefined, json: boolean, io: CliOutput): Promise<number> {
+  const stores = await openAuditStores(config);
+  try {
+    const report = await verifyAuditChain(stores.events, { account, trustedHeads: await stores.trustedHeads(account) });
+    io.out(json ? JSON.stringify(report) : describeVerifyReport(report));
+    return report.ok ? 0 : 1;
+  } finally {
+    await stores.close();
+  }
 }
 
 function describeKey(k: ApiKeyObject): string {

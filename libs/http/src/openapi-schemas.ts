@@ -45,6 +45,8 @@ const url = (description?: string): Schema => ({ type: 'string', format: 'uri', 
 const nurl = (description?: string) => nullable(url(description));
 const arr = (items: Schema, description?: string): Schema => ({ type: 'array', items, ...(description ? { description } : {}) });
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+/** A SHA-256 digest in hex. */
+const hex64 = (description?: string): Schema => ({ type: 'string', pattern: '^[0-9a-f]{64}$', ...(description ? { description } : {}) });
 /** Free-form key/value data the merchant attached. */
 const metaData = (): Schema => ({ type: 'object', additionalProperties: true, description: 'Your own key/value data (keys without `$`, `.` or control characters)' });
 /** An object with the listed fields, all required (present, possibly null). */
@@ -665,6 +667,54 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
     { to: str(), subject: str(), text: str(), html: nstr(), kind: str('collection.sent, collection.reminder, …'), refs: { type: 'object', additionalProperties: str() }, created_date: time() },
     { description: 'An e-mail kept in the embedded outbox (tests)' },
   ),
+  // The audit log (docs/audit.md): hex strings are SHA-256 digests (64 hex digits).
+  AuditPublicKey: resource(
+    'audit_public_key',
+    null,
+    { key_id: str('First 16 hex digits of the SHA-256 of the raw key'), algorithm: oneOf(['Ed25519']), public_key_pem: str('SPKI PEM'), public_key_raw: str('The raw 32-byte key, base64url (RFC 8037 `x`)') },
+    { description: 'The Ed25519 public key that signs the audit log\'s heads', noId: true, noTest: true },
+  ),
+  AuditSignedHead: resource(
+    'audit_signed_head',
+    null,
+    {
+      account: id('acct_'),
+      size: int('Entries in the account\'s chain'),
+      chain_hash: hex64('chain_hash of the last entry (64 zeros when empty)'),
+      merkle_root: hex64('RFC 6962 Merkle tree hash over the entries\' event_hash'),
+      signed_at: time(),
+      key_id: str(),
+      algorithm: oneOf(['Ed25519']),
+      signature: str('base64 Ed25519 signature over the RFC 8785 canonical JSON of account, size, chain_hash, merkle_root, signed_at, key_id'),
+    },
+    { description: 'A signed checkpoint of an account\'s audit log', noId: true, noTest: true },
+  ),
+  AuditInclusionProof: resource(
+    'audit_inclusion_proof',
+    null,
+    {
+      entry: obj({ account: str(), seq: int(), event: id('evt_'), position: str(), event_hash: hex64(), prev: hex64(), chain_hash: hex64() }, { description: 'The event\'s entry in the chain' }),
+      leaf_index: int('The entry\'s seq: its leaf in the tree'),
+      tree_size: int(),
+      audit_path: arr(hex64(), 'RFC 6962 audit path, leaf to root'),
+      signed_head: ref('AuditSignedHead'),
+    },
+    { description: 'That an event is in the account\'s audit log (RFC 6962 inclusion proof)', noId: true, noTest: true },
+  ),
+  AuditConsistencyProof: resource(
+    'audit_consistency_proof',
+    null,
+    {
+      account: id('acct_'),
+      from_size: int(),
+      to_size: int(),
+      from_root: hex64(),
+      to_root: hex64(),
+      proof: arr(hex64(), 'RFC 6962 consistency proof'),
+      signed_heads: arr(ref('AuditSignedHead'), 'The heads the service signed at from_size and at to_size, where it did'),
+    },
+    { description: 'That the log of from_size entries is a prefix of the log of to_size (RFC 6962 consistency proof)', noId: true, noTest: true },
+  ),
 };
 
 // ---- revenue analytics (docs/revenue-analytics.md) ------------------------------------------------
@@ -726,7 +776,7 @@ export const REPORT_SCHEMAS: Record<string, Schema> = {
 };
 
 /** Schemas answered by the operations, beyond the resources: lists of each and the deletion. */
-const LISTS = Object.keys(RESOURCE_SCHEMAS).filter((n) => n !== 'InvoicePaymentEntry');
+const LISTS = Object.keys(RESOURCE_SCHEMAS).filter((n) => n !== 'InvoicePaymentEntry' && !n.startsWith('Audit'));
 
 /** Which schema each /v1 operation answers with (`List` suffix: a list of them). Keyed `METHOD path`. */
 export const RESPONSES: Record<string, string> = {
@@ -785,6 +835,10 @@ export const RESPONSES: Record<string, string> = {
   'GET /v1/reports/summary': 'RevenueReport',
   'GET /v1/reports/renewals': 'RenewalsReport',
   'GET /v1/reports/mrr_movements': 'RevenueMovementList',
+  'GET /v1/audit/public_key': 'AuditPublicKey',
+  'GET /v1/audit/head': 'AuditSignedHead',
+  'GET /v1/audit/proof': 'AuditInclusionProof',
+  'GET /v1/audit/consistency': 'AuditConsistencyProof',
   ...Object.fromEntries(Object.keys(REPORTS).map((name) => [`GET /v1/reports/${name}`, `${name.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Report`])),
 };
 

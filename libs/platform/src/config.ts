@@ -55,6 +55,8 @@ export interface Config {
   idempotencyLeaseMs: number;
   /** How often records of idempotency keys older than 25 h are deleted (IDEMPOTENCY_PRUNE_MS, default 1 h, 0 = never). */
   idempotencyPruneMs: number;
+  /** How often the audit log's heads that moved are signed (AUDIT_SIGN_INTERVAL_MS, default 1 h, 0 = only on demand; docs/audit.md). */
+  auditSignIntervalMs: number;
   /**
    * Requests per API key (one account and mode) per window: RATE_LIMIT_MAX (default 100, 0 = off)
    * per RATE_LIMIT_WINDOW_MS (default 1000); 429 with Retry-After beyond it.
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     idempotencyLeaseMs: positiveInt(env.IDEMPOTENCY_LEASE_MS, 30_000, 'IDEMPOTENCY_LEASE_MS'),
     idempotencyPruneMs: positiveInt(env.IDEMPOTENCY_PRUNE_MS, 3_600_000, 'IDEMPOTENCY_PRUNE_MS'),
+    auditSignIntervalMs: positiveInt(env.AUDIT_SIGN_INTERVAL_MS, 3_600_000, 'AUDIT_SIGN_INTERVAL_MS'),
     rateLimit: { max: positiveInt(env.RATE_LIMIT_MAX, 100, 'RATE_LIMIT_MAX'), windowMs: positiveInt(env.RATE_LIMIT_WINDOW_MS, 1000, 'RATE_LIMIT_WINDOW_MS') },
     requestTimeoutMs: positiveInt(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),
     bodyLimitBytes: positiveInt(env.BODY_LIMIT_BYTES, 1024 * 1024, 'BODY_LIMIT_BYTES'),

@@ -34,6 +34,7 @@ export const RESTRICTED_KEY_RESOURCES = [
   'country_parameters',
   'outbox',
   'account',
+  'audit',
 ] as const;
 export type ApiKeyResource = (typeof RESTRICTED_KEY_RESOURCES)[number];
 export type ApiKeyPermissions = Partial<Record<ApiKeyResource, ApiKeyAccess>>;
