@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { eventHash, GENESIS, PLATFORM_ACCOUNT } from '#audit/domain/chain.js';
 import { type EventStore, type ExpectedRevision, expectedRevisionAfter, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '#event-store/event-store.port.js';
 
-/** Why the EventStoreDB adapter's runs skip the audit chain cases. */
-export const AUDIT_CHAIN_SKIPPED = 'EventStoreDB has no multi-stream transaction; its chaining follower (docs/audit.md) is not built yet';
 
 export interface EventStoreContractOptions {
   /**

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStoreDbStandIn } from '../support/eventstoredb-stand-in.js';
 import { NamespacedEventStore } from '../support/production-stores.js';
-import { AUDIT_CHAIN_SKIPPED, eventStoreContract } from './event-store.contract.js';
+import { eventStoreContract } from './event-store.contract.js';
 
 /**
  * The EventStoreDB adapter's own code (paging `$all` past the server's page, skipping the server's
@@ -16,7 +16,6 @@ import { AUDIT_CHAIN_SKIPPED, eventStoreContract } from './event-store.contract.
 describe('event store contract: EventStoreDB adapter on an in-memory stand-in', () => {
   const server = new EventStoreDbStandIn();
   eventStoreContract(async () => new EventStoreDbEventStore('esdb://stand-in.invalid:2113?tls=false', server.client()), {
-    skipAuditChain: AUDIT_CHAIN_SKIPPED,
     async writeForeignEvents(ourStream) {
       const client = server.client();
       await client.setStreamMetadata(ourStream, { maxCount: 1_000_000 });
@@ -42,7 +41,7 @@ describe('event store contract: one test app\'s namespace of a shared EventStore
     // Every store this contract opens sees the neighbour keep writing.
     void other.append(`noise-${crypto.randomUUID()}`, [{ id: crypto.randomUUID(), type: 'noise', data: {}, metadata: { occurred_at: 'x' } }], 'no_stream');
     return store;
-  }, { skipAuditChain: AUDIT_CHAIN_SKIPPED });
+  });
 
   test('a namespace sees none of the events written before it started nor any other namespace\'s', async () => {
     const store = await open(mkdtempSync(join(tmpdir(), 'es-namespace-fresh-')));

@@ -1,7 +1,7 @@
 import { BACKWARDS, END, EventStoreDBClient, binaryEvent } from '@eventstore/db-client';
 import { randomUUID } from 'node:crypto';
 import { EventStoreDbEventStore } from '#event-store/eventstoredb-event-store.js';
-import { AUDIT_CHAIN_SKIPPED, eventStoreContract } from './event-store.contract.js';
+import { eventStoreContract } from './event-store.contract.js';
 import { gatedSuite, PROBE_TIMEOUT_MS, withTimeout } from './server-gate.js';
 
 /**
@@ -23,8 +23,7 @@ await gatedSuite({
   },
   suite: (url) =>
     eventStoreContract(async () => new EventStoreDbEventStore(url), {
-      skipAuditChain: AUDIT_CHAIN_SKIPPED,
-      // What a real `$all` holds besides our events: the server's `$metadata` event (in `$$<stream>`)
+        // What a real `$all` holds besides our events: the server's `$metadata` event (in `$$<stream>`)
       // and a link event (`$>`, as projections write) in a user stream, written with the raw client.
       // A client may append a link itself: it is an ordinary event of type `$>` whose binary body is
       // `<revision>@<stream>` (the Node client's maintainers' answer and test, KurrentDB-Client-NodeJS

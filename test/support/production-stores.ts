@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { FollowerAuditChain } from '#audit/follower-chain.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventStoreDbEventStore } from '#event-store/eventstoredb-event-store.js';
@@ -86,6 +87,8 @@ export class NamespacedEventStore implements EventStore {
   readonly kind: string;
   private scanned: string | null;
   private head: string | null = null;
+  /** This namespace's own audit chain (its streams carry the prefix too; docs/audit.md). */
+  readonly auditChain = new FollowerAuditChain(this);
 
   private constructor(
     private readonly inner: EventStore,

@@ -11,6 +11,7 @@ export interface HashableEvent {
 export const GENESIS: string;
 export const PLATFORM_ACCOUNT: string;
 export const UNCHAINED_STREAM_PREFIXES: readonly string[];
+export const CHAIN_STREAM_PREFIX: string;
 export function isChained(streamId: string): boolean;
 export function chainAccount(metadata: { account_id?: unknown } | null | undefined): string;
 export function canonicalJson(value: unknown): string | undefined;

@@ -10,9 +10,15 @@ export const GENESIS = '0'.repeat(64);
 export const PLATFORM_ACCOUNT = '_platform';
 /**
  * Streams outside the chain: the idempotency keys' records (libs/http/src/idempotency.ts), technical
- * rows that the pruner deletes by design after a day; they are no fact of any account.
+ * rows that the pruner deletes by design after a day, no fact of any account; and the chain's own
+ * streams on a store that keeps it in streams.
  */
-export const UNCHAINED_STREAM_PREFIXES = ['idempotency-'];
+export const UNCHAINED_STREAM_PREFIXES = ['idempotency-', 'audit_chain-'];
+/**
+ * Where a store without multi-stream transactions keeps the chain (libs/audit/src/follower-chain.ts):
+ * one stream per account, never chained itself (above).
+ */
+export const CHAIN_STREAM_PREFIX = 'audit_chain-';
 
 /** Whether a stream's events are chained. */
 export function isChained(streamId) {

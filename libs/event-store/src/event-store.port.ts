@@ -145,7 +145,7 @@ export interface EventStore {
   /**
    * The audit chain of the stored events (docs/audit.md), where the adapter keeps one: SQLite writes
    * it in each append's own transaction; EventStoreDB, which has no multi-stream transaction, by a
-   * chaining follower after it (docs/audit.md). Absent: no chain kept by this adapter.
+   * chaining follower right after (libs/audit/src/follower-chain.ts, docs/audit.md). Absent: no chain kept.
    */
   readonly auditChain?: AuditChain;
   close(): Promise<void>;

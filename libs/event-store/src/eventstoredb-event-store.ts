@@ -11,6 +11,7 @@ import type {
 } from '@eventstore/db-client';
 import { type AppendResult, type EventMetadata, type EventStore, type ExpectedRevision, type NewEvent, PRUNED_EVENT_TYPE, type ReadAllOptions, type RecordedEvent, type StreamAppend, WrongExpectedRevisionError } from './event-store.port.js';
 import { decodePosition, encodePosition } from './positions.js';
+import { FollowerAuditChain } from '#audit/follower-chain.js';
 
 /** Largest page asked of the server in one `$all` read. */
 const MAX_BATCH = 1000;
@@ -37,6 +38,11 @@ export class EventStoreDbEventStore implements EventStore {
   private closed = false;
   /** Per prefix, how far `deleteStreamsOlderThan` has looked through `$all` (this instance's memory). */
   private readonly pruneCursors = new Map<string, { from: ReadPosition; seen: string | null }>();
+  /**
+   * The audit chain (docs/audit.md): no multi-stream transaction here, so a chaining follower writes
+   * each account's entries to its `audit_chain-<account>` stream right after the events.
+   */
+  readonly auditChain = new FollowerAuditChain(this);
   /** The server's version check, made once before the first read or write (retried after a network error). */
   private serverChecked: Promise<void> | null = null;
 

@@ -3,8 +3,8 @@ import type { ChainEntry, ChainHead } from './chain.js';
 /**
  * Reading an event store's audit chain (docs/audit.md). An adapter that keeps the chain exposes it
  * as its `auditChain` (libs/event-store/src/event-store.port.ts): the SQLite store writes it in the
- * append's own transaction; on EventStoreDB (no multi-stream transaction) it would be a chaining
- * follower writing right after, see docs/audit.md.
+ * append's own transaction; on EventStoreDB (no multi-stream transaction) a chaining follower writes
+ * it right after (libs/audit/src/follower-chain.ts, its window in docs/audit.md).
  */
 export interface AuditChain {
   /** The account's entries from `fromSeq` (inclusive), in seq order, at most `limit`. */
