@@ -90,17 +90,19 @@ export function chainWrites(conn) {
  * chain existed, once, at open): in log order, in one transaction. Returns how many it chained.
  */
 export function chainBacklog(conn) {
-  const from = conn.prepare('SELECT MAX(position) AS p FROM chain').get().p ?? 0;
+  const end = conn.prepare('SELECT MAX(position) AS p FROM chain');
   const page = conn.prepare('SELECT seq, event_id, stream_id, revision, type, data, metadata FROM events WHERE seq > ? ORDER BY seq LIMIT 1000');
   const writes = chainWrites(conn);
-  let n = 0;
+  // Where the chain ends is read inside the write transaction: two connections opening the same old
+  // store at once (the service and its projection thread) chain the backlog once.
   const run = conn.transaction(() => {
+    let n = 0;
     writes.begin();
-    for (let after = from, rows = page.all(after); rows.length; after = rows[rows.length - 1].seq, rows = page.all(after)) {
+    for (let after = end.get().p ?? 0, rows = page.all(after); rows.length; after = rows[rows.length - 1].seq, rows = page.all(after)) {
       for (const row of rows) writes.chain(row.event_id, row.stream_id, row.revision, row.type, row.data, row.metadata, row.seq);
       n += rows.length;
     }
+    return n;
   });
-  if (conn.prepare('SELECT 1 FROM events WHERE seq > ? LIMIT 1').get(from)) run.immediate();
-  return n;
+  return run.immediate();
 }
