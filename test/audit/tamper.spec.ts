@@ -5,6 +5,9 @@ import { runCli } from '#cli/cli.js';
 import { signedBytes } from '#audit/domain/signed-head.js';
 import { merkleRoot, verifyConsistency, verifyInclusion } from '#audit/domain/merkle.js';
 import { eventIdFromUuid } from '#shared/ids.js';
+import { AuditLog } from '#audit/application/audit-log.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import { EVENT_STORE } from '#platform/tokens.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -16,6 +19,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 let t: TestApp;
 let dataDir: string;
 let account: string;
+let firstKey: string;
 /** The account whose heads the HTTP test signed. */
 let signedAccount: string;
 
@@ -33,6 +37,7 @@ beforeAll(async () => {
   dataDir = t.dataDir;
   const created = await t.account();
   account = created.id;
+  firstKey = created.test_key;
   const api = t.as(created.test_key);
   const s = await billingSetup(api);
   for (let i = 0; i < 3; i++) {
@@ -87,6 +92,18 @@ describe('signed heads and proofs over HTTP', () => {
     expect(verifyConsistency(oldHead.size, newHead.size, consistency.proof, merkleRoot(['00'.repeat(32)]), newHead.merkle_root)).toBe(false);
     expect((await api.get(`/v1/audit/consistency?from_size=${newHead.size + 1}`)).status).toBe(400);
   });
+
+  test('at intervals, only the accounts whose chain moved are signed', async () => {
+    const audit = t.app.get(AuditLog);
+    expect(await audit.signMoved()).toBeGreaterThan(0); // the accounts never signed yet
+    expect(await audit.signMoved()).toBe(0);
+    const before = (await audit.latest(account))!;
+    expect((await t.as(firstKey).post('/v1/customers', { email: `moved.${Date.now()}@example.com` })).status).toBe(200);
+    expect(await audit.signMoved()).toBe(1);
+    const after = (await audit.latest(account))!;
+    expect(after.size).toBeGreaterThan(before.size);
+    expect(after.size).toBe((await t.app.get<EventStore>(EVENT_STORE).auditChain!.chainHead(account)).size);
+  });
 });
 
 describe('audit verify on the SQLite file, edited behind the service’s back', () => {
@@ -140,6 +157,18 @@ describe('audit verify on the SQLite file, edited behind the service’s back', 
     db.close();
     const { code, out } = await verifyStore(['--account', signedAccount]);
     expect(out).toBe(`SIGNED HEAD MISMATCH: ${signedAccount} at size ${last.seq + 1}: the signed head has ${last.seq + 1} entries, the chain ${last.seq}`);
+    expect(code).toBe(1);
+  });
+
+  test('an event slipped into the file afterwards: caught, named as unchained', async () => {
+    const db = eventsDb();
+    const id = '0badc0de-0000-4000-8000-000000000001';
+    db.prepare('INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, 0, ?, ?, ?)').run(
+      id, 'charge-ch_forged', 'charge.created', JSON.stringify({ amount: '999999.00' }), JSON.stringify({ account_id: 'acct_forged', mode: 'live', occurred_at: '2026-11-23T10:00:00.000Z' }),
+    );
+    db.close();
+    const { code, out } = await verifyStore(['--account', 'acct_forged']);
+    expect(out).toBe(`UNCHAINED: event ${eventIdFromUuid(id)} (stream charge-ch_forged, revision 0, acct_forged) has no entry in the chain`);
     expect(code).toBe(1);
   });
 });
