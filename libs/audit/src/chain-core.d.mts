@@ -20,3 +20,5 @@ export function eventHashOf(id: string, type: string, streamId: string, revision
 export function canonicalEvent(event: HashableEvent): string;
 export function eventHash(event: HashableEvent): string;
 export function chainHash(prev: string, eventHashHex: string): string;
+export function eventHashBytesOf(id: string, type: string, streamId: string, revision: number, time: string | undefined, canonicalData: string, canonicalMetadata: string): Buffer;
+export function chainHashBytes(prev: Buffer, eventHashBytes: Buffer): Buffer;

@@ -1,7 +1,7 @@
 // The audit chain's hashing (docs/audit.md): plain JavaScript so that the SQLite event store's writer
 // thread (libs/shared/src/sqlite-writer.worker.mjs) computes it inside the append's transaction, and
 // the TypeScript code (domain/chain.ts, the verifier) the same way. Pure: no clock, no I/O.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 
 /** The `prev` of an account's first entry. */
@@ -67,6 +67,16 @@ export function eventHash(event) {
 /** SHA-256 (hex) of canonicalEventOf(…): for a writer holding the canonical texts of data and metadata. */
 export function eventHashOf(id, type, streamId, revision, time, canonicalData, canonicalMetadata) {
   return sha256Hex(canonicalEventOf(id, type, streamId, revision, time, canonicalData, canonicalMetadata));
+}
+
+/** eventHashOf as the 32 bytes (the SQLite writer keeps and stores bytes). */
+export function eventHashBytesOf(id, type, streamId, revision, time, canonicalData, canonicalMetadata) {
+  return hash('sha256', canonicalEventOf(id, type, streamId, revision, time, canonicalData, canonicalMetadata), 'buffer');
+}
+
+/** chainHash on bytes: SHA-256 of the 64 bytes prev ‖ event_hash. */
+export function chainHashBytes(prev, eventHashBytes) {
+  return hash('sha256', Buffer.concat([prev, eventHashBytes], 64), 'buffer');
 }
 
 /** SHA-256 (hex) over the 64 bytes prev ‖ event_hash (both hex-decoded). */

@@ -2,7 +2,9 @@
 // the same transaction as the events it chains — by the writer thread (libs/shared/src/
 // sqlite-writer.worker.mjs) or inline by SqliteEventStore. Plain JavaScript for the same reason as
 // sqlite-read-model-commit.mjs: the worker loads it as it is, from the sources and from dist.
-import { canonicalJson, chainAccount, chainHash, eventHashOf, GENESIS, isChained } from './chain-core.mjs';
+import { canonicalJson, chainAccount, chainHashBytes, eventHashBytesOf, isChained } from './chain-core.mjs';
+
+const GENESIS_BYTES = Buffer.alloc(32);
 
 /** One row per chained event; `position` is the event's `events.seq` (the global position, unencoded). */
 export const CHAIN_SCHEMA = `
@@ -27,7 +29,7 @@ export const CHAIN_SCHEMA = `
 export function chainWrites(conn) {
   const last = conn.prepare('SELECT seq, chain_hash FROM chain WHERE account = ? ORDER BY seq DESC LIMIT 1');
   const insert = conn.prepare('INSERT INTO chain (account, seq, event_id, position, event_hash, chain_hash) VALUES (?, ?, ?, ?, ?, ?)');
-  /** account → [size, chain_hash], as committed. */
+  /** account → [size, chain_hash (32 bytes)], as committed. */
   const heads = new Map();
   /** This transaction's heads, and how to undo each change: [account, the staged value before | undefined]. */
   let staged = new Map();
@@ -38,7 +40,7 @@ export function chainWrites(conn) {
     const h = staged.get(account) ?? heads.get(account);
     if (h) return h;
     const row = last.get(account);
-    const loaded = row ? [row.seq + 1, row.chain_hash.toString('hex')] : [0, GENESIS];
+    const loaded = row ? [row.seq + 1, row.chain_hash] : [0, GENESIS_BYTES];
     heads.set(account, loaded);
     return loaded;
   }
@@ -57,9 +59,9 @@ export function chainWrites(conn) {
       const meta = JSON.parse(metadata);
       const chainOf = chainAccount(meta);
       const [size, prev] = head(chainOf);
-      const hash = eventHashOf(id, type, streamId, revision, meta?.occurred_at, canonicalJson(JSON.parse(data)), canonicalJson(meta));
-      const next = chainHash(prev, hash);
-      insert.run(chainOf, size, id, position, Buffer.from(hash, 'hex'), Buffer.from(next, 'hex'));
+      const hash = eventHashBytesOf(id, type, streamId, revision, meta?.occurred_at, canonicalJson(JSON.parse(data)), canonicalJson(meta));
+      const next = chainHashBytes(prev, hash);
+      insert.run(chainOf, size, id, position, hash, next);
       undo.push([chainOf, staged.get(chainOf)]);
       staged.set(chainOf, [size + 1, next]);
     },
