@@ -43,6 +43,50 @@ export function readStoreContract(makeStore: () => Promise<ReadStore>, options: 
     return c;
   }
 
+  test('swap: compare-and-set of one document (absent, expected fields, a mismatch refused)', async () => {
+    const c = collection();
+    await store.ensureCollections([{ name: c, indexes: [{ fields: ['holder'] }] }]);
+    expect(await store.swap(c, 'unit', null, { id: 'unit', holder: 'w1', epoch: 1 })).toBe(true);
+    // Only if absent: a second taker of the same unit is refused.
+    expect(await store.swap(c, 'unit', null, { id: 'unit', holder: 'w2', epoch: 1 })).toBe(false);
+    expect(await store.get(c, 'unit')).toEqual({ id: 'unit', holder: 'w1', epoch: 1 });
+    // A stale expectation (another epoch, another holder) changes nothing.
+    expect(await store.swap(c, 'unit', { holder: 'w1', epoch: 0 }, { id: 'unit', holder: 'w2', epoch: 1 })).toBe(false);
+    expect(await store.swap(c, 'unit', { holder: 'w2', epoch: 1 }, { id: 'unit', holder: 'w2', epoch: 2 })).toBe(false);
+    expect(await store.swap(c, 'missing', { holder: 'w1' }, { id: 'missing', holder: 'w1' })).toBe(false);
+    expect(await store.get(c, 'missing')).toBeNull();
+    // The expected fields as stored: replaced, and the indexed column follows the new document.
+    expect(await store.swap(c, 'unit', { holder: 'w1', epoch: 1 }, { id: 'unit', holder: 'w2', epoch: 2, note: null })).toBe(true);
+    expect(await store.get(c, 'unit')).toEqual({ id: 'unit', holder: 'w2', epoch: 2, note: null });
+    expect((await store.find(c, { where: { holder: 'w2' }, orderBy: { field: 'id', direction: 'asc' }, limit: 5 })).map((d) => d.id)).toEqual(['unit']);
+    // A missing field equals null.
+    expect(await store.swap(c, 'unit', { holder: 'w2', gone: null, note: null }, { id: 'unit', holder: 'w3', epoch: 3 })).toBe(true);
+    // Seen by another instance on the same storage (another process).
+    const other = await makeStore();
+    try {
+      expect(await other.get(c, 'unit')).toEqual({ id: 'unit', holder: 'w3', epoch: 3 });
+      expect(await other.swap(c, 'unit', { holder: 'w2', epoch: 2 }, { id: 'unit', holder: 'w9', epoch: 9 })).toBe(false);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('swap: of many racing takers of one absent document, exactly one wins', async () => {
+    const c = collection();
+    await store.ensureCollections([{ name: c, indexes: [] }]);
+    const others = await Promise.all([makeStore(), makeStore()]);
+    try {
+      await Promise.all(others.map((o) => o.ensureCollections([{ name: c, indexes: [] }])));
+      const stores = [store, ...others];
+      const won = await Promise.all(Array.from({ length: 9 }, (_, i) => stores[i % 3].swap(c, 'unit', null, { id: 'unit', holder: `w${i}` })));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const holder = (await store.get<{ holder: string }>(c, 'unit'))!.holder;
+      expect(holder).toBe(`w${won.indexOf(true)}`);
+    } finally {
+      for (const o of others) await o.close();
+    }
+  });
+
   test('stores, gets, replaces and deletes documents', async () => {
     const c = collection();
     await store.ensureCollections([{ name: c, indexes: [] }]);

@@ -98,6 +98,20 @@ export class MongoStandIn {
           }
         }
       },
+      // Compare-and-set (MongoReadStore.swap): one document, so atomic here as on a server.
+      insertOne: async (doc: Stored) => {
+        this.alive();
+        if (docs.has(doc._id)) throw new MongoServerError({ code: 11000, errmsg: `E11000 duplicate key error collection: billing.${name} index: _id_ dup key: ${JSON.stringify(doc._id)}` });
+        docs.set(doc._id, structuredClone(doc));
+        return { acknowledged: true, insertedId: doc._id };
+      },
+      replaceOne: async (filter: Document, replacement: Document) => {
+        this.alive();
+        const found = [...docs.values()].find((d) => matches(d, filter));
+        if (!found) return { matchedCount: 0, modifiedCount: 0 };
+        docs.set(found._id, { ...structuredClone(replacement), _id: found._id });
+        return { matchedCount: 1, modifiedCount: 1 };
+      },
       deleteMany: async () => docs.clear(),
       deleteOne: async (filter: Document) => docs.delete(filter._id),
     };

@@ -330,6 +330,29 @@ export class MongoReadStore implements ReadStore {
     }
   }
 
+  /**
+   * Compare-and-set: a replaceOne filtered on `_id` and the expected fields (null matches null or
+   * missing, as the SQLite adapter compares), or, with `expected` null, an insertOne that the `_id`
+   * index refuses (E11000) when the document exists. One document: atomic on every server.
+   */
+  async swap(collection: string, id: string, expected: Record<string, Scalar> | null, doc: Record<string, unknown>): Promise<boolean> {
+    assertStorable([{ collection, id, doc }]);
+    const replacement = normalize(id, doc);
+    if (expected === null) {
+      try {
+        await this.collection(collection).insertOne({ ...replacement, _id: id });
+        return true;
+      } catch (error) {
+        if (duplicateKeyMessage(error) !== null) return false;
+        throw error;
+      }
+    }
+    const filter: Filter<StoredDoc> = { _id: id, [TOMBSTONE]: { $exists: false } };
+    for (const [field, value] of Object.entries(expected)) (filter as Document)[checkName(field)] = value;
+    const result = await this.collection(collection).replaceOne(filter, replacement);
+    return result.matchedCount === 1;
+  }
+
   async getCheckpoint(name: string): Promise<string | null> {
     const found = await this.checkpoints.findOne({ _id: name });
     return found?.position ?? null;

@@ -80,6 +80,13 @@ export interface ReadStore {
    */
   commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[]): Promise<void>;
   getCheckpoint(name: string): Promise<string | null>;
+  /**
+   * Compare-and-set of one document, atomic across processes (leases): replaces `collection/id` with
+   * `doc` only if the stored document's fields named in `expected` all equal the given values (a
+   * missing field equals null), or, with `expected` null, only if there is no document. True when it
+   * replaced it. Not for projected documents (no `_position` rule applies).
+   */
+  swap(collection: string, id: string, expected: Record<string, Scalar> | null, doc: Record<string, unknown>): Promise<boolean>;
   /** Drops the collections' documents and the checkpoint (projection rebuild). */
   reset(collections: string[], checkpointName: string): Promise<void>;
   /**

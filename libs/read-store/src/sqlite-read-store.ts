@@ -398,6 +398,32 @@ export class SqliteReadStore implements ReadStore {
     return pragmaOnWriter(this.writer, this.db, pragma);
   }
 
+  /**
+   * Compare-and-set in an IMMEDIATE transaction on this thread's connection (not the writer
+   * thread's): the write lock is taken before the document is read, so two processes (or this one's
+   * writer thread) cannot both see the expected document. It waits for the lock as any commit does
+   * (busy_timeout); a lease's swap every few seconds is one short transaction.
+   */
+  async swap(collection: string, id: string, expected: Record<string, Scalar> | null, doc: Record<string, unknown>): Promise<boolean> {
+    const write: DocumentWrite = { collection, id, doc };
+    assertStorable([write]);
+    const { fields, sql } = this.shape(collection);
+    const read = this.stmt(`SELECT doc FROM ${table(collection)} WHERE id = ?`);
+    const upsert = this.stmt(sql[0]);
+    return this.db
+      .transaction(() => {
+        const row = read.get(id) as { doc: string } | undefined;
+        if (expected === null ? row !== undefined : row === undefined) return false;
+        if (expected !== null) {
+          const current = JSON.parse(row!.doc) as Record<string, unknown>;
+          for (const [field, value] of Object.entries(expected)) if ((current[field] ?? null) !== value) return false;
+        }
+        upsert.run(pushRow([], write, fields));
+        return true;
+      })
+      .immediate();
+  }
+
   async getCheckpoint(name: string): Promise<string | null> {
     const row = this.stmt('SELECT position FROM checkpoints WHERE name = ?').get(name) as { position: string } | undefined;
     return row?.position ?? null;
