@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type DocumentWrite, type ReadStore, UniqueConstraintError, UnstorableDocumentError } from '#read-store/read-store.port.js';
+import { type DocumentWrite, FencedError, LEASES_COLLECTION, type ReadStore, UniqueConstraintError, UnstorableDocumentError } from '#read-store/read-store.port.js';
 
 export interface ReadStoreContractOptions {
   /**
@@ -85,6 +85,28 @@ export function readStoreContract(makeStore: () => Promise<ReadStore>, options: 
     } finally {
       for (const o of others) await o.close();
     }
+  });
+
+  test('a fenced commit lands while its lease is held at its epoch, and is refused whole once another epoch holds it', async () => {
+    const c = collection();
+    const unit = `unit_${run}_${n}`;
+    await store.ensureCollections([{ name: c, indexes: [] }, { name: LEASES_COLLECTION, indexes: [] }]);
+    expect(await store.swap(LEASES_COLLECTION, unit, null, { id: unit, holder: 'wrk_a', epoch: 1 })).toBe(true);
+    const name = `fenced_${run}`;
+    await store.commit([{ collection: c, id: 'x', doc: { id: 'x', v: 1 } }], { name, position: pos(1) }, { unit, holder: 'wrk_a', epoch: 1 });
+    expect(await store.get(c, 'x')).toEqual({ id: 'x', v: 1 });
+    expect(await store.getCheckpoint(name)).toBe(pos(1));
+    // Another worker takes the lease (the next epoch): the former holder's writes are refused.
+    expect(await store.swap(LEASES_COLLECTION, unit, { holder: 'wrk_a', epoch: 1 }, { id: unit, holder: 'wrk_b', epoch: 2 })).toBe(true);
+    await expect(store.commit([{ collection: c, id: 'x', doc: { id: 'x', v: 2 } }], { name, position: pos(2) }, { unit, holder: 'wrk_a', epoch: 1 })).rejects.toBeInstanceOf(FencedError);
+    await expect(store.commit([], { name, position: pos(3) }, { unit, holder: 'wrk_a', epoch: 1 })).rejects.toBeInstanceOf(FencedError);
+    expect(await store.get(c, 'x')).toEqual({ id: 'x', v: 1 });
+    expect(await store.getCheckpoint(name)).toBe(pos(1));
+    // The new holder's land; a fence on a lease nobody holds is refused too.
+    await store.commit([{ collection: c, id: 'x', doc: { id: 'x', v: 3 } }], { name, position: pos(4) }, { unit, holder: 'wrk_b', epoch: 2 });
+    expect(await store.get(c, 'x')).toEqual({ id: 'x', v: 3 });
+    await expect(store.commit([{ collection: c, id: 'y', doc: { id: 'y' } }], undefined, { unit: `${unit}_none`, holder: 'wrk_b', epoch: 1 })).rejects.toBeInstanceOf(FencedError);
+    expect(await store.get(c, 'y')).toBeNull();
   });
 
   test('stores, gets, replaces and deletes documents', async () => {

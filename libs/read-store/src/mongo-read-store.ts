@@ -1,6 +1,6 @@
 import { type MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
 import type { AnyBulkWriteOperation, ClientSession, Collection, Db, Document, Filter, IndexDirection } from 'mongodb';
-import { assertStorable, type Checkpoint, type CollectionSpec, type DocumentWrite, type FindQuery, prefixEnd, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
+import { assertStorable, type Checkpoint, type Fence, FencedError, LEASES_COLLECTION, type CollectionSpec, type DocumentWrite, type FindQuery, prefixEnd, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DEFAULT_DATABASE = 'billing';
@@ -293,12 +293,12 @@ export class MongoReadStore implements ReadStore {
     return [...rest, ...(await run([isNull], query.limit - rest.length))];
   }
 
-  async commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[]): Promise<void> {
+  async commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[], fence?: Fence): Promise<void> {
     assertStorable(writes);
     const plan = planCommit(writes, checkpoint === undefined ? [] : Array.isArray(checkpoint) ? checkpoint : [checkpoint]);
     if (plan.steps.length === 0) return;
     try {
-      await this.runPlan(plan);
+      await this.runPlan(plan, fence);
     } catch (error) {
       // E11000: a unique index refused a write (in a transaction, nothing of the commit landed).
       const duplicate = duplicateKeyMessage(error);
@@ -307,8 +307,23 @@ export class MongoReadStore implements ReadStore {
     }
   }
 
-  private async runPlan(plan: { steps: CommitStep[] }): Promise<void> {
+  /**
+   * The fence of a commit. In a transaction the lease document itself is written (a counter bumped
+   * where it names this holder and epoch): a worker taking the lease meanwhile conflicts with the
+   * transaction, so the commit and a takeover never both land. Without transactions the lease is read
+   * just before the writes: a takeover between that read and the writes is not caught (a window of one
+   * commit, which the holder's own clock narrows: it stops acting before its lease can expire).
+   */
+  private async checkFence(fence: Fence, session?: ClientSession): Promise<void> {
+    const leases = this.collection(LEASES_COLLECTION);
+    const held = { _id: fence.unit, holder: fence.holder, epoch: fence.epoch };
+    const ok = session ? (await leases.updateOne(held, { $inc: { _fenced_writes: 1 } } as never, { session })).matchedCount === 1 : (await leases.findOne(held)) !== null;
+    if (!ok) throw new FencedError(fence);
+  }
+
+  private async runPlan(plan: { steps: CommitStep[] }, fence?: Fence): Promise<void> {
     const run = async (session?: ClientSession) => {
+      if (fence) await this.checkFence(fence, session);
       for (const step of plan.steps) {
         if (step.collection === CHECKPOINTS) {
           await this.checkpoints.bulkWrite(step.ops as unknown as AnyBulkWriteOperation<CheckpointDoc>[], { ordered: true, session });

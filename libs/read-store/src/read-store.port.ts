@@ -66,6 +66,29 @@ export interface Checkpoint {
   position: string;
 }
 
+/** The collection of the workers' leases (libs/platform/src/leases.ts), which a fenced commit reads. */
+export const LEASES_COLLECTION = 'leases';
+
+/**
+ * A fencing token: the lease (a document of `leases`, id = the unit of work) under which a worker
+ * writes, with the holder and epoch it believes it holds. A commit carrying it lands only while that
+ * lease document still names this holder at this epoch; otherwise it is refused whole (FencedError).
+ */
+export interface Fence {
+  unit: string;
+  holder: string;
+  epoch: number;
+}
+
+/** A commit's fence no longer holds: another worker took the lease (a later epoch). Nothing of the commit landed where the store is transactional. */
+export class FencedError extends Error {
+  readonly code = 'ERR_LEASE_FENCED';
+  constructor(readonly fence: Fence) {
+    super(`lease ${fence.unit} is no longer held by ${fence.holder} at epoch ${fence.epoch}: the write is refused`);
+    this.name = 'FencedError';
+  }
+}
+
 export interface ReadStore {
   readonly kind: string;
   /** Creates the collection and its indexes if missing. */
@@ -77,8 +100,11 @@ export interface ReadStore {
    * Writes documents and moves checkpoints forward, atomically where the engine allows (on a store
    * without transactions: derived entries first, then positioned documents, then checkpoints, so a
    * crash in between is repaired by redelivery). A checkpoint never moves backwards.
+   * With `fence`, the commit lands only while the lease it names is still held at its epoch
+   * (FencedError otherwise): checked inside the transaction on SQLite (and on MongoDB with
+   * transactions); on a MongoDB server without transactions, read just before the writes.
    */
-  commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[]): Promise<void>;
+  commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[], fence?: Fence): Promise<void>;
   getCheckpoint(name: string): Promise<string | null>;
   /**
    * Compare-and-set of one document, atomic across processes (leases): replaces `collection/id` with

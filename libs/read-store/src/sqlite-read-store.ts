@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type ReadModelRow, type ReadModelRows, readModelWrites } from '#shared/sqlite-read-model-commit.mjs';
+import { type FenceToken, type ReadModelRow, type ReadModelRows, readModelWrites } from '#shared/sqlite-read-model-commit.mjs';
 import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '#shared/sqlite-writer-thread.js';
-import { assertStorable, type Checkpoint, type CollectionSpec, type DocumentWrite, type FindQuery, prefixEnd, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
+import { assertStorable, type Checkpoint, type Fence, FencedError, type CollectionSpec, type DocumentWrite, type FindQuery, prefixEnd, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -319,16 +319,18 @@ export class SqliteReadStore implements ReadStore {
     return [...rest, ...run(`${sort} IS NULL`, [], query.limit - rest.length)];
   }
 
-  async commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[]): Promise<void> {
+  async commit(writes: DocumentWrite[], checkpoint?: Checkpoint | Checkpoint[], fence?: Fence): Promise<void> {
     const checkpoints = checkpoint === undefined ? [] : Array.isArray(checkpoint) ? checkpoint : [checkpoint];
     assertStorable(writes);
-    if (this.writer) return this.commitInThread(this.writer, this.rowsOf(writes), checkpoints.map((c) => [c.name, c.position]));
+    const token: FenceToken | null = fence ? [fence.unit, fence.holder, fence.epoch] : null;
+    if (this.writer) return this.commitInThread(this.writer, this.rowsOf(writes), checkpoints.map((c) => [c.name, c.position]), token);
     const ops = (this.inlineWrites ??= readModelWrites(this.db));
     try {
       // Row by row (each document's JSON is written as soon as it is made): the same writes as the
       // writer thread's, without gathering the whole commit first.
       this.db
         .transaction(() => {
+          ops.fence(token);
           const tombstoned = new Map<string, boolean>();
           for (const w of writes) {
             const { fields, positionAt, sql } = this.shape(w.collection);
@@ -341,6 +343,8 @@ export class SqliteReadStore implements ReadStore {
       // The whole transaction rolled back: nothing of this commit landed.
       const unique = (error as { unique?: { collection: string; detail: string } }).unique;
       if (unique) throw new UniqueConstraintError(unique.collection, unique.detail);
+      const fenced = (error as { fenced?: Fence }).fenced;
+      if (fenced) throw new FencedError(fenced);
       throw error;
     }
   }
@@ -369,8 +373,8 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /** The transaction in the writer thread (its own connection); resolves once it committed. */
-  private async commitInThread(writer: SqliteWriterThread, rows: ReadModelRows, checkpoints: Array<[string, string]>): Promise<void> {
-    const sent = writer.request('commit', { rows, checkpoints });
+  private async commitInThread(writer: SqliteWriterThread, rows: ReadModelRows, checkpoints: Array<[string, string]>, fence: FenceToken | null): Promise<void> {
+    const sent = writer.request('commit', fence ? { rows, checkpoints, fence } : { rows, checkpoints });
     this.inFlight.add(sent);
     try {
       await sent;
@@ -378,6 +382,7 @@ export class SqliteReadStore implements ReadStore {
       if (error instanceof Error) throw error;
       const info = error as WriterErrorInfo;
       if (info.unique) throw new UniqueConstraintError(info.unique.collection, info.unique.detail);
+      if (info.fenced) throw new FencedError(info.fenced);
       throw writerError(info);
     } finally {
       this.inFlight.delete(sent);

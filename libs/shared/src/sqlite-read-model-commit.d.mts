@@ -1,5 +1,8 @@
 import type Database from 'better-sqlite3';
 
+/** A fenced commit's lease: [unit, holder, epoch]. */
+export type FenceToken = [unit: string, holder: string, epoch: number];
+
 /** A document write: [id, doc JSON | null, ...one value per column]. */
 export type ReadModelRow = Array<string | number | null>;
 /** Per collection: [collection, index of the `_position` column (-1: none), column count, flat rows, statements' SQL]. */
@@ -9,5 +12,7 @@ export type ReadModelRows = Array<[collection: string, positionAt: number, colum
 export function readModelWrites(conn: Database.Database): {
   write(collection: string, positionAt: number, sql: string[], row: ReadModelRow, tombstoned: Map<string, boolean>): void;
   checkpoint(name: string, position: string): void;
-  commit: Database.Transaction<(rows: ReadModelRows, checkpoints: Array<[string, string]>) => void>;
+  /** Throws (an error with `fenced`) unless the lease [unit, holder, epoch] is still held: run inside the commit's transaction. */
+  fence(token: FenceToken | null | undefined): void;
+  commit: Database.Transaction<(rows: ReadModelRows, checkpoints: Array<[string, string]>, fence?: FenceToken | null) => void>;
 };

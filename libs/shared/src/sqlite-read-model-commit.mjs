@@ -3,6 +3,8 @@
 // and the writer thread (sqlite-writer.worker.mjs), so both keep the same rules. Plain JavaScript, so
 // that the writer thread loads it as it is from the sources (jest) and from dist (the build copies it).
 
+/** The leases' collection (LEASES_COLLECTION of the read-store port). */
+const LEASES = 'leases';
 const CHECKPOINT = 'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = max(position, excluded.position)';
 
 /**
@@ -56,7 +58,22 @@ export function readModelWrites(conn) {
     }
   }
   const checkpoint = (name, position) => checkpointStatement.run(name, position);
-  const commit = conn.transaction((rows, checkpoints) => {
+  let leaseStatement = null;
+  /**
+   * A fenced commit ([unit, holder, epoch]): refused (an error with `fenced`, rolling the transaction
+   * back) unless the lease document `rm_leases/<unit>` still names this holder at this epoch.
+   */
+  function fence(token) {
+    if (!token) return;
+    const [unit, holder, epoch] = token;
+    leaseStatement ??= conn.prepare(`SELECT json_extract(doc, '$.holder') AS holder, json_extract(doc, '$.epoch') AS epoch FROM rm_${LEASES} WHERE id = ?`);
+    const lease = leaseStatement.get(unit);
+    if (!lease || lease.holder !== holder || lease.epoch !== epoch) {
+      throw Object.assign(new Error(`lease ${unit} is no longer held by ${holder} at epoch ${epoch}: the write is refused`), { fenced: { unit, holder, epoch } });
+    }
+  }
+  const commit = conn.transaction((rows, checkpoints, token) => {
+    fence(token);
     const tombstoned = new Map();
     for (const [collection, positionAt, columns, flat, sql] of rows) {
       const stride = 2 + columns;
@@ -64,5 +81,5 @@ export function readModelWrites(conn) {
     }
     for (const [name, position] of checkpoints) checkpoint(name, position);
   });
-  return { write, checkpoint, commit };
+  return { write, checkpoint, fence, commit };
 }

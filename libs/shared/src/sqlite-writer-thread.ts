@@ -15,6 +15,8 @@ export interface WriterErrorInfo {
   code?: string;
   conflict?: { streamId: string; expected: unknown; actual: unknown };
   unique?: { collection: string; detail: string };
+  /** A fenced commit refused: the lease it named is held at another epoch (FencedError). */
+  fenced?: { unit: string; holder: string; epoch: number };
 }
 
 /**

@@ -98,8 +98,8 @@ function eventOps(conn) {
 function readOps(conn) {
   const { commit } = readModelWrites(conn);
   return {
-    commit({ rows, checkpoints }) {
-      commit.immediate(rows, checkpoints);
+    commit({ rows, checkpoints, fence }) {
+      commit.immediate(rows, checkpoints, fence ?? null);
       return null;
     },
   };
@@ -113,6 +113,7 @@ function describe(error) {
     code: typeof error?.code === 'string' ? error.code : undefined,
     conflict: error?.conflict,
     unique: error?.unique,
+    fenced: error?.fenced,
   };
 }
 
