@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMasterKey, masterKeyId, type SealedSecret, SealingError, SecretSealer } from './sealing.js';
+import { loadMasterKey, masterKeyId, MissingMasterKeyError, type SealedSecret, SealingError, SecretSealer } from './sealing.js';
 
 const PLAINTEXT = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
@@ -122,11 +122,12 @@ describe('loadMasterKey', () => {
     expect(message).not.toContain('my-secret-value');
   });
 
-  test('without MASTER_KEY: <dataDir>/master.key is made once (mode 0600), then read back', () => {
+  test('without MASTER_KEY: <dataDir>.keys/master.key (outside the data directory) is made once (mode 0600), then read back', () => {
     const dataDir = join(dir, 'nested', 'data');
     const first = loadMasterKey({ env: undefined, dataDir });
     expect(first.created).toBe(true);
-    expect(first.path).toBe(join(dataDir, 'master.key'));
+    expect(first.path).toBe(join(dir, 'nested', 'data.keys', 'master.key'));
+    expect(existsSync(join(dataDir, 'master.key'))).toBe(false);
     expect(first.key).toHaveLength(32);
     expect(statSync(first.path!).mode & 0o777).toBe(0o600);
     expect(Buffer.from(readFileSync(first.path!, 'utf8').trim(), 'base64').equals(first.key)).toBe(true);
@@ -142,5 +143,62 @@ describe('loadMasterKey', () => {
   test('a damaged master.key stops the start with an error naming the file', () => {
     writeFileSync(join(dir, 'master.key'), 'not a key\n', { mode: 0o600 });
     expect(() => loadMasterKey({ env: undefined, dataDir: dir })).toThrow(/master\.key must hold the base64 of 32/);
+  });
+
+  test('KEYS_DIR names where the key file lives; a <dataDir>/master.key of an earlier version is still read', () => {
+    const keysDir = join(dir, 'keys');
+    const made = loadMasterKey({ env: undefined, dataDir: join(dir, 'data'), keysDir });
+    expect(made.path).toBe(join(keysDir, 'master.key'));
+    const legacyData = join(dir, 'old');
+    mkdirSync(legacyData);
+    const key = randomBytes(32);
+    writeFileSync(join(legacyData, 'master.key'), `${key.toString('base64')}\n`, { mode: 0o600 });
+    const legacy = loadMasterKey({ env: undefined, dataDir: legacyData });
+    expect(legacy.path).toBe(join(legacyData, 'master.key'));
+    expect(legacy.key.equals(key)).toBe(true);
+    expect(legacy.created).toBe(false);
+  });
+
+  test('create: false and no key anywhere: a MissingMasterKeyError naming where it looked, and no file made', () => {
+    const dataDir = join(dir, 'data');
+    expect(() => loadMasterKey({ env: undefined, dataDir, create: false })).toThrow(MissingMasterKeyError);
+    expect(() => loadMasterKey({ env: undefined, dataDir, create: false })).toThrow(new RegExp(`MASTER_KEY is not set and there is no key file at ${join(dir, 'data.keys', 'master.key')}`));
+    expect(existsSync(join(dir, 'data.keys'))).toBe(false);
+  });
+
+  test('MASTER_KEY_PREVIOUS: keys that open what they sealed; a malformed one is a clear error', () => {
+    const old = randomBytes(32);
+    const current = randomBytes(32);
+    const loaded = loadMasterKey({ env: current.toString('base64'), previousEnv: old.toString('base64'), dataDir: dir });
+    expect(loaded.previous.map((p) => p.kid)).toEqual([masterKeyId(old)]);
+    const sealedOld = new SecretSealer(old).seal(PLAINTEXT);
+    expect(SecretSealer.fromMasterKey(loaded).open(sealedOld)).toBe(PLAINTEXT);
+    expect(() => loadMasterKey({ env: current.toString('base64'), previousEnv: 'nope', dataDir: dir })).toThrow(/MASTER_KEY_PREVIOUS must be/);
+  });
+});
+
+describe('re-wrap', () => {
+  test('re-wraps the data key under the current master key, the ciphertext unchanged; the old key alone no longer opens it', () => {
+    const old = randomBytes(32);
+    const next = randomBytes(32);
+    const sealed = new SecretSealer(old).seal(PLAINTEXT);
+    const ring = new SecretSealer(next, masterKeyId(next), [{ key: old, kid: masterKeyId(old) }]);
+    expect(ring.kids()).toEqual([masterKeyId(next), masterKeyId(old)]);
+    const rewrapped = ring.rewrap(sealed)!;
+    expect(rewrapped.kid).toBe(masterKeyId(next));
+    expect(rewrapped.ciphertext).toBe(sealed.ciphertext);
+    expect(rewrapped.wrapped_key).not.toBe(sealed.wrapped_key);
+    expect(new SecretSealer(next).open(rewrapped)).toBe(PLAINTEXT);
+    expect(() => new SecretSealer(old).open(rewrapped)).toThrow(SealingError);
+    expect(ring.rewrap(rewrapped)).toBeNull();
+  });
+
+  test('an altered secret is not re-wrapped', () => {
+    const old = randomBytes(32);
+    const next = randomBytes(32);
+    const sealed = new SecretSealer(old).seal(PLAINTEXT);
+    const ring = new SecretSealer(next, masterKeyId(next), [{ key: old, kid: masterKeyId(old) }]);
+    const altered = { ...sealed, ciphertext: Buffer.from('x'.repeat(32)).toString('base64') };
+    expect(() => ring.rewrap(altered)).toThrow(SealingError);
   });
 });

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /**
  * Envelope encryption of the secrets the service must read back (TOTP secrets): each secret has its
@@ -65,51 +65,68 @@ function decrypt(key: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer, aad: 
 }
 
 export class SecretSealer {
+  /** The id of the master key that seals (and re-wraps to). */
   readonly kid: string;
   private readonly key: Buffer;
+  /** Every master key this sealer opens with, by id: the current one and the previous ones (a re-wrap under way). */
+  private readonly ring = new Map<string, Buffer>();
 
-  constructor(key: Buffer, kid: string = masterKeyId(key)) {
+  constructor(key: Buffer, kid: string = masterKeyId(key), previous: readonly MasterKey[] = []) {
     if (!Buffer.isBuffer(key) || key.length !== KEY_BYTES) throw new SealingError('The master key must be 32 bytes');
     this.key = Buffer.from(key);
     this.kid = kid;
+    for (const p of previous) {
+      if (!Buffer.isBuffer(p.key) || p.key.length !== KEY_BYTES) throw new SealingError('A previous master key must be 32 bytes');
+      this.ring.set(p.kid, Buffer.from(p.key));
+    }
+    this.ring.set(kid, this.key);
   }
 
-  static fromMasterKey(master: MasterKey): SecretSealer {
-    return new SecretSealer(master.key, master.kid);
+  static fromMasterKey(master: MasterKey & { previous?: readonly MasterKey[] }): SecretSealer {
+    return new SecretSealer(master.key, master.kid, master.previous ?? []);
+  }
+
+  /** The ids of every master key this sealer opens with (the current one first). */
+  kids(): string[] {
+    return [this.kid, ...[...this.ring.keys()].filter((k) => k !== this.kid)];
   }
 
   seal(plaintext: string): SealedSecret {
     const dataKey = randomBytes(KEY_BYTES);
     try {
       const data = encrypt(dataKey, Buffer.from(plaintext, 'utf8'), DATA_AAD);
-      const wrap = encrypt(this.key, dataKey, wrapAad(this.kid));
-      return {
-        v: 1,
-        kid: this.kid,
-        wrapped_key: Buffer.concat([wrap.iv, wrap.ciphertext, wrap.tag]).toString('base64'),
-        iv: data.iv.toString('base64'),
-        tag: data.tag.toString('base64'),
-        ciphertext: data.ciphertext.toString('base64'),
-      };
+      return { v: 1, ...this.wrap(dataKey), iv: data.iv.toString('base64'), tag: data.tag.toString('base64'), ciphertext: data.ciphertext.toString('base64') };
     } finally {
       dataKey.fill(0);
     }
   }
 
-  /** The plaintext; a SealingError (naming no secret) for another master key, altered or malformed data. */
-  open(sealed: SealedSecret): string {
+  private wrap(dataKey: Buffer): { kid: string; wrapped_key: string } {
+    const wrap = encrypt(this.key, dataKey, wrapAad(this.kid));
+    return { kid: this.kid, wrapped_key: Buffer.concat([wrap.iv, wrap.ciphertext, wrap.tag]).toString('base64') };
+  }
+
+  /** The data key of a sealed secret, unwrapped with the master key its kid names (a SealingError otherwise). */
+  private dataKey(sealed: SealedSecret): Buffer {
     if (!sealed || typeof sealed !== 'object' || sealed.v !== 1) throw new SealingError('Not a sealed secret of version 1');
-    if (sealed.kid !== this.kid) {
-      throw new SealingError(`This secret was sealed under master key ${String(sealed.kid)}, not under this service's master key ${this.kid} (MASTER_KEY or master.key changed?)`);
+    const master = this.ring.get(sealed.kid);
+    if (!master) {
+      throw new SealingError(`This secret was sealed under master key ${String(sealed.kid)}, not under this service's master keys ${this.kids().join(', ')} (MASTER_KEY, MASTER_KEY_PREVIOUS or master.key changed?)`);
     }
     const fields = [sealed.wrapped_key, sealed.iv, sealed.tag, sealed.ciphertext];
     if (!fields.every((f) => typeof f === 'string')) throw new SealingError('Not a sealed secret of version 1');
     const wrapped = Buffer.from(sealed.wrapped_key, 'base64');
     const dataKey =
       wrapped.length === IV_BYTES + KEY_BYTES + TAG_BYTES
-        ? decrypt(this.key, wrapped.subarray(0, IV_BYTES), wrapped.subarray(IV_BYTES, IV_BYTES + KEY_BYTES), wrapped.subarray(IV_BYTES + KEY_BYTES), wrapAad(this.kid))
+        ? decrypt(master, wrapped.subarray(0, IV_BYTES), wrapped.subarray(IV_BYTES, IV_BYTES + KEY_BYTES), wrapped.subarray(IV_BYTES + KEY_BYTES), wrapAad(sealed.kid))
         : null;
-    if (!dataKey) throw new SealingError(`The data key of a sealed secret does not open with master key ${this.kid}: wrong master key, or the sealed secret was altered`);
+    if (!dataKey) throw new SealingError(`The data key of a sealed secret does not open with master key ${sealed.kid}: wrong master key, or the sealed secret was altered`);
+    return dataKey;
+  }
+
+  /** The plaintext; a SealingError (naming no secret) for another master key, altered or malformed data. */
+  open(sealed: SealedSecret): string {
+    const dataKey = this.dataKey(sealed);
     try {
       const plaintext = decrypt(dataKey, Buffer.from(sealed.iv, 'base64'), Buffer.from(sealed.ciphertext, 'base64'), Buffer.from(sealed.tag, 'base64'), DATA_AAD);
       if (!plaintext) throw new SealingError('A sealed secret does not open: its ciphertext, IV or tag was altered');
@@ -118,6 +135,28 @@ export class SecretSealer {
       dataKey.fill(0);
     }
   }
+
+  /**
+   * The same sealed secret with its data key wrapped under the current master key (the ciphertext,
+   * IV and tag unchanged), or null when it already is. The data must open first: a re-wrap never
+   * spreads an altered secret.
+   */
+  rewrap(sealed: SealedSecret): SealedSecret | null {
+    if (sealed?.kid === this.kid) return null;
+    this.open(sealed);
+    const dataKey = this.dataKey(sealed);
+    try {
+      return { ...sealed, ...this.wrap(dataKey) };
+    } finally {
+      dataKey.fill(0);
+    }
+  }
+}
+
+/** Is this value a sealed secret (the stored shape)? */
+export function isSealedSecret(value: unknown): value is SealedSecret {
+  const v = value as SealedSecret | null;
+  return !!v && typeof v === 'object' && v.v === 1 && typeof v.kid === 'string' && typeof v.wrapped_key === 'string' && typeof v.ciphertext === 'string';
 }
 
 const BASE64_32_BYTES = /^[A-Za-z0-9+/]{43}=$/;
@@ -128,34 +167,80 @@ function parseMasterKey(text: string): Buffer | null {
   return BASE64_32_BYTES.test(trimmed) ? Buffer.from(trimmed, 'base64') : null;
 }
 
+/** Where the default master key file lives: KEYS_DIR, else the sibling `<DATA_DIR>.keys` (never inside the data directory, so a copy of the data alone opens nothing). */
+export function defaultKeysDir(dataDir: string): string {
+  const data = resolve(dataDir);
+  return join(dirname(data), `${basename(data)}.keys`);
+}
+
+/** No master key was given and none may be made (the stores hold sealed secrets): the start stops. */
+export class MissingMasterKeyError extends SealingError {}
+
+export interface MasterKeySource extends MasterKey {
+  /** True when this start made the key file. */
+  created: boolean;
+  /** The key file read (null: MASTER_KEY). */
+  path: string | null;
+  /** Keys that only open (MASTER_KEY_PREVIOUS, a re-wrap under way). */
+  previous: MasterKey[];
+  /** Where a key file was looked for (the message of a missing key names them). */
+  lookedAt: string[];
+}
+
+/** MASTER_KEY_PREVIOUS: base64 keys separated by commas (or spaces). */
+function parsePrevious(text: string | undefined): MasterKey[] {
+  if (!text?.trim()) return [];
+  return text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((part) => {
+      const key = parseMasterKey(part);
+      if (!key) throw new SealingError('MASTER_KEY_PREVIOUS must be base64 keys of 32 bytes separated by commas');
+      return { key, kid: masterKeyId(key) };
+    });
+}
+
 /**
- * The master key: MASTER_KEY (base64 of 32 bytes) when set, else `<dataDir>/master.key` (the same
- * base64 text), made with mode 0600 on first use. A malformed key stops the start with an error that
- * never shows the value. Two processes starting together on empty data agree on one key: the file is
- * written whole under a temporary name, then linked into place only if no other is there yet.
+ * The master key: MASTER_KEY (base64 of 32 bytes) when set, else `<keysDir>/master.key` (the same
+ * base64 text; keysDir is KEYS_DIR or `<dataDir>.keys`), made with mode 0600 on first use unless
+ * `create` is false (then a MissingMasterKeyError says where it looked). A `<dataDir>/master.key`
+ * left by an earlier version is still read (the start tells the operator to move it out). A
+ * malformed key stops the start with an error that never shows the value. Two processes starting
+ * together on empty data agree on one key: the file is written whole under a temporary name, then
+ * linked into place only if no other is there yet. MASTER_KEY_PREVIOUS adds keys that only open.
  */
-export function loadMasterKey(o: { env: string | undefined; dataDir: string }): { key: Buffer; kid: string; created: boolean; path: string | null } {
+export function loadMasterKey(o: { env: string | undefined; previousEnv?: string | undefined; dataDir: string; keysDir?: string | null; create?: boolean }): MasterKeySource {
+  const previous = parsePrevious(o.previousEnv);
   if (o.env !== undefined) {
     const key = parseMasterKey(o.env);
     if (!key) throw new SealingError('MASTER_KEY must be the base64 of 32 random bytes (44 characters, e.g. the output of `openssl rand -base64 32`)');
-    return { key, kid: masterKeyId(key), created: false, path: null };
+    return { key, kid: masterKeyId(key), created: false, path: null, previous, lookedAt: [] };
   }
-  const path = join(o.dataDir, 'master.key');
+  const keysDir = o.keysDir || defaultKeysDir(o.dataDir);
+  const path = join(keysDir, 'master.key');
+  const legacy = join(o.dataDir, 'master.key');
+  const lookedAt = [path, legacy];
   let created = false;
+  let chosen = path;
   if (!existsSync(path)) {
-    mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
-    const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    writeFileSync(temporary, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-    try {
-      linkSync(temporary, path);
-      created = true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      unlinkSync(temporary);
+    if (existsSync(legacy)) chosen = legacy;
+    else if (o.create === false) {
+      throw new MissingMasterKeyError(`No master key: MASTER_KEY is not set and there is no key file at ${path} (KEYS_DIR) nor ${legacy}`);
+    } else {
+      mkdirSync(keysDir, { recursive: true, mode: 0o700 });
+      const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+      writeFileSync(temporary, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+      try {
+        linkSync(temporary, path);
+        created = true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      } finally {
+        unlinkSync(temporary);
+      }
     }
   }
-  const key = parseMasterKey(readFileSync(path, 'utf8'));
-  if (!key) throw new SealingError(`${path} must hold the base64 of 32 random bytes (44 characters)`);
-  return { key, kid: masterKeyId(key), created, path };
+  const key = parseMasterKey(readFileSync(chosen, 'utf8'));
+  if (!key) throw new SealingError(`${chosen} must hold the base64 of 32 random bytes (44 characters)`);
+  return { key, kid: masterKeyId(key), created, path: chosen, previous, lookedAt };
 }
