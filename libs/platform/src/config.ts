@@ -23,8 +23,12 @@ export interface Config {
   dashboardUrl: string;
   /** The first owner's e-mail on the first start with empty stores (OWNER_EMAIL); else the invitee gives it. */
   ownerEmail: string | null;
-  /** Master key sealing the secrets the service reads back (MASTER_KEY, base64 of 32 bytes); null: `DATA_DIR/master.key`. */
+  /** Master key sealing the secrets the service reads back (MASTER_KEY, base64 of 32 bytes); null: `KEYS_DIR/master.key`. */
   masterKey: string | null;
+  /** Earlier master keys that still open (MASTER_KEY_PREVIOUS, base64, comma-separated): while a re-wrap runs. */
+  masterKeyPrevious?: string | null;
+  /** Where the default master key file lives (KEYS_DIR); null: `<DATA_DIR>.keys`, outside the data directory. */
+  keysDir?: string | null;
   /**
    * Whose address a request comes from when a proxy stands in front (TRUST_PROXY, Fastify's
    * `trustProxy`): false (default: the socket's), a number of proxy hops, or addresses/CIDRs. The
@@ -53,6 +57,11 @@ export interface Config {
    * same key presumes its process stopped and resumes it (IDEMPOTENCY_LEASE_MS, default 30 s).
    */
   idempotencyLeaseMs: number;
+  /**
+   * The workers' leases (libs/platform/src/leases.ts): each held for LEASE_TTL_MS (default 10 s) and
+   * renewed every LEASE_RENEW_MS (default 2 s); a dead worker's units are taken within TTL + RENEW.
+   */
+  leases?: { ttlMs: number; renewMs: number };
   /** How often records of idempotency keys older than 25 h are deleted (IDEMPOTENCY_PRUNE_MS, default 1 h, 0 = never). */
   idempotencyPruneMs: number;
   /** How often the audit log's heads that moved are signed (AUDIT_SIGN_INTERVAL_MS, default 1 h, 0 = only on demand; docs/audit.md). */
@@ -114,6 +123,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dashboardUrl: (env.DASHBOARD_URL ?? `http://localhost:${port}/dashboard`).replace(/\/$/, ''),
     ownerEmail: env.OWNER_EMAIL?.trim() || null,
     masterKey: env.MASTER_KEY || null,
+    masterKeyPrevious: env.MASTER_KEY_PREVIOUS || null,
+    keysDir: env.KEYS_DIR ? resolve(env.KEYS_DIR) : null,
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL ?? 'info',
     metricsToken: env.METRICS_TOKEN || null,
@@ -126,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       usageWaitMs: positiveInt(env.USAGE_WAIT_MS, 300_000, 'USAGE_WAIT_MS'),
     },
     idempotencyLeaseMs: positiveInt(env.IDEMPOTENCY_LEASE_MS, 30_000, 'IDEMPOTENCY_LEASE_MS'),
+    leases: { ttlMs: positiveInt(env.LEASE_TTL_MS, 10_000, 'LEASE_TTL_MS') || 10_000, renewMs: positiveInt(env.LEASE_RENEW_MS, 2000, 'LEASE_RENEW_MS') || 2000 },
     idempotencyPruneMs: positiveInt(env.IDEMPOTENCY_PRUNE_MS, 3_600_000, 'IDEMPOTENCY_PRUNE_MS'),
     auditSignIntervalMs: positiveInt(env.AUDIT_SIGN_INTERVAL_MS, 3_600_000, 'AUDIT_SIGN_INTERVAL_MS'),
     rateLimit: { max: positiveInt(env.RATE_LIMIT_MAX, 100, 'RATE_LIMIT_MAX'), windowMs: positiveInt(env.RATE_LIMIT_WINDOW_MS, 1000, 'RATE_LIMIT_WINDOW_MS') },

@@ -1,8 +1,6 @@
 import { Module } from '@nestjs/common';
-import type { Config } from '#platform/config.js';
-import { CONFIG } from '#platform/tokens.js';
+import { MASTER_KEY_SOURCE, SealingModule } from '#platform/sealing.module.js';
 import { PortalModule } from '#portal/portal.module.js';
-import { loadMasterKey, SecretSealer } from '#shared/sealing.js';
 import { AcceptInvitationHandler } from './application/accept-invitation.js';
 import { ChangeMemberRoleHandler } from './application/change-member-role.js';
 import { ChangePasswordHandler } from './application/change-password.js';
@@ -22,16 +20,16 @@ import { SignIn } from './application/sign-in.js';
 import { TransferOwnershipHandler } from './application/transfer-ownership.js';
 import { TeamStores } from './infrastructure/team-stores.js';
 
-/** Where the master key came from: `{ created, path }` (path null: MASTER_KEY); the first start says so. */
-export const MASTER_KEY_SOURCE = Symbol('MASTER_KEY_SOURCE');
+/** Where the master key came from (now libs/platform's SealingModule, which this module brings in). */
+export { MASTER_KEY_SOURCE };
 
 /**
  * The merchant's team: members, invitations, roles, passwords, two-factor sign-in, dashboard sessions
- * and the security log. The sealer's master key is MASTER_KEY, else `DATA_DIR/master.key` (made on
- * first use).
+ * and the security log. Two-factor secrets are sealed by the SealingModule's sealer (MASTER_KEY, else
+ * `KEYS_DIR/master.key`, made on the first start with no sealed secret).
  */
 @Module({
-  imports: [PortalModule],
+  imports: [SealingModule, PortalModule],
   providers: [
     TeamStores,
     SecurityLog,
@@ -39,8 +37,6 @@ export const MASTER_KEY_SOURCE = Symbol('MASTER_KEY_SOURCE');
     SignIn,
     EnrolTwoFactor,
     InviteFirstOwner,
-    { provide: MASTER_KEY_SOURCE, inject: [CONFIG], useFactory: (config: Config) => loadMasterKey({ env: config.masterKey ?? undefined, dataDir: config.dataDir }) },
-    { provide: SecretSealer, inject: [MASTER_KEY_SOURCE], useFactory: (source: ReturnType<typeof loadMasterKey>) => SecretSealer.fromMasterKey(source) },
     InviteMemberHandler,
     AcceptInvitationHandler,
     RevokeInvitationHandler,
@@ -54,6 +50,6 @@ export const MASTER_KEY_SOURCE = Symbol('MASTER_KEY_SOURCE');
     ResetPasswordHandler,
     ChangePasswordHandler,
   ],
-  exports: [MASTER_KEY_SOURCE, TeamStores, SecurityLog, DashboardSessions, SignIn, EnrolTwoFactor, InviteFirstOwner, SecretSealer],
+  exports: [TeamStores, SecurityLog, DashboardSessions, SignIn, EnrolTwoFactor, InviteFirstOwner],
 })
 export class TeamModule {}
