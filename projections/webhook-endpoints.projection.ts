@@ -1,5 +1,6 @@
 import {
   rotateSecrets,
+  secretHolder,
   type WebhookEndpointCreated,
   type WebhookEndpointEvent,
   type WebhookEndpointFields,
@@ -21,11 +22,12 @@ export const webhookEndpointsProjection: Projection<WebhookEndpointDoc> = {
     const e = event as unknown as WebhookEndpointEvent;
     switch (e.type) {
       case 'webhook_endpoint.created': {
-        const { account_id, created_at, id, is_test, url, enabled_events, description, status, meta_data, secret }: WebhookEndpointCreated['data'] = e.data;
+        const { account_id, created_at, id, is_test, url, enabled_events, description, status, meta_data }: WebhookEndpointCreated['data'] = e.data;
         const fields: WebhookEndpointFields = { url, enabled_events, description, status, meta_data };
         return {
           ...newOwnedDoc('webhook_endpoint', { id, account_id, is_test, created_at }, fields),
-          _secrets: [{ secret, expires_at: null }],
+          // The vault id of the sealed secret (a plain `secret` only from an event written before sealing).
+          _secrets: [{ ...secretHolder(e.data), expires_at: null }],
           _created_seq: event.position,
           _created_event: eventIdFromUuid(event.id),
         } as WebhookEndpointDoc;

@@ -33,6 +33,7 @@ import { notFound } from '#shared/errors.js';
 import { InviteFirstOwner } from '#team/application/invite-first-owner.js';
 import { describeVerifyReport, verifyAuditChain } from '#audit/application/verify-chain.js';
 import { openAuditStores } from '#audit/application/audit-stores.js';
+import { AuditExport } from '#audit/application/audit-export.js';
 import { type Invitation, InviteMemberCommand } from '#team/application/invite-member.js';
 import type { Role } from '#team/domain/roles.js';
 import type { MemberDoc } from '#team/read-models/member.read-model.js';
@@ -83,6 +84,9 @@ export const USAGE = `usage:
   npm run cli -- audit verify [--account ACCT] [--json]  recompute every event's hash and each account's chain from the
                                                          store (docs/audit.md): names the first event that does not match
                                                          (or is missing, or unchained); exit code 1 then
+  npm run cli -- audit export --account ACCT [--customer CUS | --subscription SUB] [--from T|evt_] [--to T|evt_] > FILE.jsonl
+                                                         the history as JSON Lines with its chain and a signed head, for
+                                                         node scripts/verify-audit-export.mjs FILE.jsonl KEY.pem (docs/audit.md)
   npm run cli -- backup DIR                              copy the embedded stores into DIR (new or empty), consistent
                                                          while the service runs (SQLite online backup)
   npm run cli -- restore DIR                             put a backup into DATA_DIR, which must hold no stores yet
@@ -93,10 +97,21 @@ service's projectors are stopped (for the embedded default: stop the service fir
 
 export interface CliOutput {
   out(line: string): void;
+  /** Writes raw text (an export's lines), resolving once it may write more (stdout's backpressure). */
+  write?(text: string): Promise<void>;
 }
 
+/** The terminal (or the file stdout is sent to). */
+const stdoutOutput: CliOutput = {
+  out: (line) => console.log(line),
+  write: (text) => new Promise<void>((done) => (process.stdout.write(text) ? done() : process.stdout.once('drain', () => done()))),
+};
+
+/** io.write, or io.out of the text without its final newline. */
+const writeTo = (io: CliOutput) => (text: string): Promise<void> => (io.write ? io.write(text) : (io.out(text.replace(/\n$/, '')), Promise.resolve()));
+
 /** Runs one CLI command; returns the exit code. */
-export async function runCli(argv: string[], io: CliOutput = { out: (line) => console.log(line) }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runCli(argv: string[], io: CliOutput = stdoutOutput, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -118,6 +133,10 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
       reteica: { type: 'string' },
       retefte: { type: 'string' },
       key: { type: 'string' },
+      customer: { type: 'string' },
+      subscription: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       'expires-in': { type: 'string' },
       restricted: { type: 'boolean', default: false },
       permissions: { type: 'string' },
@@ -130,7 +149,7 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
     io.out(USAGE);
     return values.help ? 0 : 2;
   }
-  if (area === 'audit') {
+  if (area === 'audit' && action !== 'export') {
     if (action !== 'verify') throw new UsageError(`unknown command: ${positionals.join(' ')}`);
     return auditVerify(loadConfig(env), values.account, values.json, io);
   }
@@ -147,6 +166,21 @@ export async function runCli(argv: string[], io: CliOutput = { out: (line) => co
   const app = await NestFactory.createApplicationContext(AppModule.forRoot({ config }), { logger: ['error'] });
   const engine = app.get(ProjectionEngine);
   try {
+    if (area === 'audit' && action === 'export') {
+      if (!values.account) throw new UsageError('audit export needs --account ACCT');
+      if (values.customer && values.subscription) throw new UsageError('audit export takes --customer or --subscription, not both');
+      // The feed says which events are a customer's or a subscription's: caught up first.
+      await engine.catchUp();
+      const exporter = app.get(AuditExport);
+      const scope = values.customer ? { type: 'customer' as const, id: values.customer } : values.subscription ? { type: 'subscription' as const, id: values.subscription } : { type: 'account' as const };
+      const prepared = await exporter.prepare(values.account, scope, { from: values.from, to: values.to });
+      let failed = false;
+      for await (const line of exporter.lines(prepared)) {
+        if (line.startsWith('{"kind":"error"')) failed = true;
+        await writeTo(io)(`${line}\n`);
+      }
+      return failed ? 1 : 0;
+    }
     if (area === 'accounts' && action === 'create') {
       if (!values.name) throw new UsageError('accounts create needs --name NAME');
       const created = await app.get(CommandBus).execute<CreateAccountCommand, CreatedAccount>(new CreateAccountCommand(values.name));

@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor, Optional } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 import { defer, from, Observable, lastValueFrom } from 'rxjs';
@@ -8,6 +8,7 @@ import { ApiError } from '#shared/errors.js';
 import { newEventUuid, newIdempotencySeed } from '#shared/ids.js';
 import { CONFIG, EVENT_STORE } from '#platform/tokens.js';
 import type { Config } from '#platform/config.js';
+import { SecretVault } from '#platform/sealing.module.js';
 import { runInIdempotentScope } from '#shared/idempotent-scope.js';
 import { toApiError } from './api-exception.filter.js';
 import type { AuthenticatedRequest } from './request-context.js';
@@ -75,6 +76,9 @@ function canonical(value: unknown): string {
  * first process presumably stopped) or failed with a 5xx resumes the same run: it addresses the same
  * objects, skips what was already appended and finishes the rest, so a key never makes two objects.
  */
+/** A body that is not kept (a secret with no vault to seal it in): a retry runs the request again in its scope. */
+const OMITTED = Symbol('omitted');
+
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   private readonly logger = new Logger('idempotency');
@@ -83,7 +87,28 @@ export class IdempotencyInterceptor implements NestInterceptor {
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CONFIG) private readonly config: Config,
+    @Optional() private readonly vault?: SecretVault,
   ) {}
+
+  /**
+   * The body to keep with the key: a `secret` it answers (a webhook endpoint's, shown once) is sealed
+   * in the vault and kept by reference, never in the idempotency stream's events; a replay opens it.
+   */
+  private async storable(stream: string, body: unknown): Promise<unknown> {
+    const secret = (body as { secret?: unknown } | null)?.secret;
+    if (typeof secret !== 'string') return body;
+    if (!this.vault) return OMITTED;
+    const ref = `idempotency:${stream}:${newIdempotencySeed()}`;
+    await this.vault.put(ref, 'idempotent_response_secret', secret);
+    return { ...(body as object), secret: undefined, secret_sealed_ref: ref };
+  }
+
+  private async replayable(body: unknown): Promise<unknown> {
+    const ref = (body as { secret_sealed_ref?: unknown } | null)?.secret_sealed_ref;
+    if (typeof ref !== 'string' || !this.vault) return body;
+    const { secret_sealed_ref: _ref, ...rest } = body as Record<string, unknown>;
+    return { ...rest, secret: await this.vault.open(ref) };
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
@@ -131,7 +156,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           if (state.response.status >= 400) throw new ReplayedError(state.response);
           // Too large to keep: the request is run again in its scope, which appends nothing new.
           if (state.response.body_omitted) return runInIdempotentScope(state.seed, handle);
-          return state.response.body;
+          return this.replayable(state.response.body);
         }
         if (state.resumable || Date.now() - state.heartbeat > this.config.idempotencyLeaseMs) {
           let resumedRevision: number;
@@ -170,8 +195,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private async execute(stream: string, claimRevision: number, seed: string, request: AuthenticatedRequest, handle: () => Promise<unknown>) {
     try {
       const body = await runInIdempotentScope(seed, handle);
-      const size = Buffer.byteLength(JSON.stringify(body ?? null));
-      const response: Stored = size <= MAX_STORED_RESPONSE_BYTES ? { status: 200, body } : { status: 200, body: null, body_omitted: true };
+      const kept = await this.storable(stream, body);
+      const size = kept === OMITTED ? Infinity : Buffer.byteLength(JSON.stringify(kept ?? null));
+      const response: Stored = size <= MAX_STORED_RESPONSE_BYTES ? { status: 200, body: kept } : { status: 200, body: null, body_omitted: true };
       await this.finish(stream, claimRevision, request, 'idempotency.completed', { response });
       return body;
     } catch (error) {

@@ -6,7 +6,7 @@ import { type FeedEntry, feedHorizon, withinHorizon } from '#events/read-models/
 import { toPublic } from '#projection-runtime/projection.js';
 import type { WebhookEndpointDoc } from '../read-models/webhook-endpoint.read-model.js';
 import { RETRY_SCHEDULE_MS, deliveryDecider } from '../domain/delivery.decider.js';
-import { eventEnabled, signingSecrets } from '../domain/webhook-endpoint.decider.js';
+import { eventEnabled, type SigningSecret, signingSecrets } from '../domain/webhook-endpoint.decider.js';
 import { applyDelivery, type DeliveryDoc, DeliveryLog, deliveryId } from './delivery-log.js';
 import { sendWebhook, type WebhookResponse } from './webhook-sender.js';
 
@@ -27,6 +27,8 @@ export interface FollowerDeps {
   wall: Clock;
   /** The endpoint's last delivery gave up: disable it (an event says so). */
   disable(endpoint: WebhookEndpointDoc, event: string): Promise<void>;
+  /** The plain secrets of signing entries (opened from the sealed store). */
+  openSecrets(secrets: readonly SigningSecret[]): Promise<string[]>;
 }
 
 /**
@@ -191,7 +193,7 @@ export class EndpointFollower {
           mode: this.endpoint.is_test ? 'test' : 'live',
           id: entry.id,
           body: JSON.stringify(toPublic(entry)),
-          secrets: signingSecrets(this.endpoint._secrets, at),
+          secrets: await this.deps.openSecrets(signingSecrets(this.endpoint._secrets, at)),
           at,
           timeoutMs: this.deps.config.timeoutMs,
         })

@@ -1,11 +1,39 @@
 import { randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import type { SecretVault } from '#platform/sealing.module.js';
 import { invalidParam } from '#shared/errors.js';
+import { randomBase62 } from '#shared/ids.js';
 import { addressAllowed } from '../domain/url-policy.js';
+import type { SigningSecret } from '../domain/webhook-endpoint.decider.js';
 
 /** A new signing secret in the Standard Webhooks form: `whsec_` + base64 of 32 random bytes. */
 export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+/**
+ * A new signing secret, sealed and kept in the vault before any event names it: the events and the
+ * read model hold only `ref`; the plain secret goes back once, in the answer.
+ */
+export async function sealedSigningSecret(vault: SecretVault, endpointId: string): Promise<{ secret: string; ref: string }> {
+  const secret = newSigningSecret();
+  const ref = `whsec:${endpointId}:${randomBase62(16)}`;
+  await vault.put(ref, 'webhook_signing_secret', secret);
+  return { secret, ref };
+}
+
+/** The plain secrets of signing entries (opened from the vault; an old endpoint's plain secret as it is). */
+export async function openSigningSecrets(vault: SecretVault, secrets: readonly SigningSecret[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const s of secrets) {
+    if (s.secret_ref === undefined) out.push(s.secret);
+    else {
+      const opened = await vault.open(s.secret_ref);
+      if (opened === null) throw new Error(`The sealed signing secret ${s.secret_ref} is missing from sealed_secrets`);
+      out.push(opened);
+    }
+  }
+  return out;
+}
 
 /**
  * A live endpoint's host must resolve, and only to public addresses (SSRF). Checked when the URL

@@ -1,10 +1,11 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import { SecretVault } from '#platform/sealing.module.js';
 import type { CommandContext } from '#platform/command-context.js';
 import type { CommandResult } from '#platform/write-then-read.js';
 import { webhookEndpointDecider, webhookEndpointStream } from '../domain/webhook-endpoint.decider.js';
 import { SystemClock } from '#shared/clock.js';
-import { newSigningSecret } from './endpoint-secrets.js';
+import { sealedSigningSecret } from './endpoint-secrets.js';
 
 export class RotateWebhookSecretCommand {
   constructor(
@@ -20,14 +21,17 @@ export class RotateWebhookSecretCommand {
 export class RotateWebhookSecretHandler implements ICommandHandler<RotateWebhookSecretCommand, CommandResult & { secret: string }> {
   private readonly wall = new SystemClock();
 
-  constructor(private readonly executor: AggregateExecutor) {}
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly vault: SecretVault,
+  ) {}
 
   async execute({ ctx, endpointId, expiresIn }: RotateWebhookSecretCommand) {
-    const secret = newSigningSecret();
+    const { secret, ref: secretRef } = await sealedSigningSecret(this.vault, endpointId);
     const { position } = await this.executor.execute(
       webhookEndpointDecider,
       webhookEndpointStream(endpointId),
-      (now) => ({ type: 'RotateWebhookSecret' as const, owner: ctx, endpointId, secret, overlapSeconds: expiresIn, now }),
+      (now) => ({ type: 'RotateWebhookSecret' as const, owner: ctx, endpointId, secretRef, overlapSeconds: expiresIn, now }),
       // The overlap runs on the wall clock the deliveries are signed at (never a test clock's or a fixed time).
       { ...ctx, now: this.wall.now() },
     );

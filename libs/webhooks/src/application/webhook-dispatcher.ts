@@ -9,6 +9,8 @@ import type { WebhookEndpointDoc } from '../read-models/webhook-endpoint.read-mo
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { DeliveryLog } from './delivery-log.js';
 import { DisableWebhookEndpointCommand } from './disable-webhook-endpoint.js';
+import { openSigningSecrets } from './endpoint-secrets.js';
+import { SecretVault } from '#platform/sealing.module.js';
 import { EndpointFollower, type FollowerDeps } from './endpoint-follower.js';
 
 const PRUNE_EVERY_MS = 3600_000;
@@ -56,6 +58,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     @Inject(EVENT_STORE) private readonly events: EventStore,
     private readonly log: DeliveryLog,
     private readonly commands: CommandBus,
+    private readonly vault: SecretVault,
     @Optional() engine?: ProjectionEngine,
   ) {
     if (engine) this.watchEndpointChanges(engine.pipeline);
@@ -181,6 +184,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         this.logger.warn(`endpoint ${endpoint.id} disabled: the last retry of ${event} failed`);
         await this.commands.execute(new DisableWebhookEndpointCommand(endpoint, event));
       },
+      openSecrets: (secrets) => openSigningSecrets(this.vault, secrets),
     };
   }
 }

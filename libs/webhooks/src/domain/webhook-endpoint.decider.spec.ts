@@ -12,14 +12,14 @@ import {
 const now = new Date('2026-11-23T10:00:00.000Z');
 const test_ = { accountId: 'acct_1', mode: 'test' as const };
 const live = { accountId: 'acct_1', mode: 'live' as const };
-const create = (input: Record<string, unknown>, owner: { accountId: string; mode: 'test' | 'live' } = test_): WebhookEndpointCommand => ({ type: 'CreateWebhookEndpoint', owner, endpointId: 'we_1', input, secret: 'whsec_a', now });
+const create = (input: Record<string, unknown>, owner: { accountId: string; mode: 'test' | 'live' } = test_): WebhookEndpointCommand => ({ type: 'CreateWebhookEndpoint', owner, endpointId: 'we_1', input, secretRef: 'whsec:we_1:a', now });
 const created: WebhookEndpointEvent = {
   type: 'webhook_endpoint.created',
-  data: { id: 'we_1', account_id: 'acct_1', is_test: true, created_at: now.toISOString(), url: 'http://localhost:4000/hook', enabled_events: ['*'], description: null, status: 'enabled', meta_data: {}, secret: 'whsec_a' },
+  data: { id: 'we_1', account_id: 'acct_1', is_test: true, created_at: now.toISOString(), url: 'http://localhost:4000/hook', enabled_events: ['*'], description: null, status: 'enabled', meta_data: {}, secret_ref: 'whsec:we_1:a' },
 };
 
 describe('webhook endpoint decider', () => {
-  test('create: url, enabled_events, enabled, the secret in the event', () => {
+  test('create: url, enabled_events, enabled, the sealed secret\'s vault id in the event (never the secret)', () => {
     given(webhookEndpointDecider).when(create({ url: 'http://localhost:4000/hook', enabled_events: ['*'] })).then([created]);
   });
 
@@ -71,15 +71,28 @@ describe('webhook endpoint decider', () => {
   });
 
   test('rotation: the old secret signs beside the new one until the overlap ends', () => {
-    const [rotated] = given(webhookEndpointDecider, [created]).when({ type: 'RotateWebhookSecret', owner: test_, endpointId: 'we_1', secret: 'whsec_b', now }).events();
+    const [rotated] = given(webhookEndpointDecider, [created]).when({ type: 'RotateWebhookSecret', owner: test_, endpointId: 'we_1', secretRef: 'whsec:we_1:b', now }).events();
     expect(rotated).toEqual({
       type: 'webhook_endpoint.secret_rotated',
-      data: { id: 'we_1', secret: 'whsec_b', previous_secret_expires_at: '2026-11-24T10:00:00.000Z', rotated_at: now.toISOString() },
+      data: { id: 'we_1', secret_ref: 'whsec:we_1:b', previous_secret_expires_at: '2026-11-24T10:00:00.000Z', rotated_at: now.toISOString() },
     });
     const state = [created, rotated].reduce(webhookEndpointDecider.evolve, webhookEndpointDecider.initialState);
-    expect(signingSecrets(state.secrets, new Date('2026-11-24T09:59:59.999Z'))).toEqual(['whsec_b', 'whsec_a']);
-    expect(signingSecrets(state.secrets, new Date('2026-11-24T10:00:00.000Z'))).toEqual(['whsec_b']);
-    given(webhookEndpointDecider, [created]).when({ type: 'RotateWebhookSecret', owner: test_, endpointId: 'we_1', secret: 'whsec_b', overlapSeconds: -1, now }).thenRejects('parameter_invalid');
+    const refs = (at: string) => signingSecrets(state.secrets, new Date(at)).map((s) => s.secret_ref);
+    expect(refs('2026-11-24T09:59:59.999Z')).toEqual(['whsec:we_1:b', 'whsec:we_1:a']);
+    expect(refs('2026-11-24T10:00:00.000Z')).toEqual(['whsec:we_1:b']);
+    given(webhookEndpointDecider, [created]).when({ type: 'RotateWebhookSecret', owner: test_, endpointId: 'we_1', secretRef: 'whsec:we_1:b', overlapSeconds: -1, now }).thenRejects('parameter_invalid');
+  });
+
+  test('an endpoint made before sealing (its events hold the plain secret) signs with it as before, and a rotation moves it to a sealed one', () => {
+    const old: WebhookEndpointEvent = { type: 'webhook_endpoint.created', data: { ...(created.data as object), secret_ref: undefined, secret: 'whsec_plain' } as never };
+    delete (old.data as { secret_ref?: string }).secret_ref;
+    const [rotated] = given(webhookEndpointDecider, [old]).when({ type: 'RotateWebhookSecret', owner: test_, endpointId: 'we_1', secretRef: 'whsec:we_1:b', overlapSeconds: 60, now }).events();
+    const state = [old, rotated].reduce(webhookEndpointDecider.evolve, webhookEndpointDecider.initialState);
+    expect(signingSecrets(state.secrets, now)).toEqual([
+      { secret_ref: 'whsec:we_1:b', expires_at: null },
+      { secret: 'whsec_plain', expires_at: '2026-11-23T10:01:00.000Z' },
+    ]);
+    expect(signingSecrets(state.secrets, new Date('2026-11-23T10:01:00.000Z'))).toEqual([{ secret_ref: 'whsec:we_1:b', expires_at: null }]);
   });
 
   test("another account's or mode's endpoint is not found; disabling twice says nothing the second time", () => {

@@ -16,11 +16,19 @@ export interface WebhookEndpointFields {
   meta_data: MetaData;
 }
 
-/** A signing secret, with when it stops signing (null: until rotated away). */
-export interface SigningSecret {
-  secret: string;
-  expires_at: string | null;
-}
+/**
+ * A signing secret, with when it stops signing (null: until rotated away). The secret itself is kept
+ * sealed (libs/platform's SecretVault) under `secret_ref`; `secret` is the plain value of an endpoint
+ * made before secrets were sealed (its old events still hold it: read as before).
+ */
+export type SigningSecret = SecretHolder & { expires_at: string | null };
+
+/** Where a signing secret is: sealed under a vault id, or (events written before sealing) in plain. */
+export type SecretHolder = { secret_ref: string; secret?: undefined } | { secret: string; secret_ref?: undefined };
+
+/** The holder an event names (`secret_ref`, or the plain `secret` of an old event). */
+export const secretHolder = (data: { secret_ref?: string; secret?: string }): SecretHolder =>
+  data.secret_ref !== undefined ? { secret_ref: data.secret_ref } : { secret: String(data.secret) };
 
 /** Default overlap of a rotated secret: the old one keeps signing beside the new one for 24 hours. */
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 3600;
@@ -35,10 +43,11 @@ export interface EndpointInput {
 }
 
 export type WebhookEndpointCommand =
-  | { type: 'CreateWebhookEndpoint'; owner: Owner; endpointId: string; input: EndpointInput; secret: string; now: Date }
+  /** `secretRef`: the vault id the new signing secret was sealed under (never the secret). */
+  | { type: 'CreateWebhookEndpoint'; owner: Owner; endpointId: string; input: EndpointInput; secretRef: string; now: Date }
   | { type: 'UpdateWebhookEndpoint'; owner: Owner; endpointId: string; input: EndpointInput; now: Date }
   /** The new secret signs from now on; the current one keeps signing beside it for `overlapSeconds`. */
-  | { type: 'RotateWebhookSecret'; owner: Owner; endpointId: string; secret: string; overlapSeconds?: unknown; now: Date }
+  | { type: 'RotateWebhookSecret'; owner: Owner; endpointId: string; secretRef: string; overlapSeconds?: unknown; now: Date }
   /** The delivery worker gave up on an event (its last retry failed): the endpoint stops receiving. */
   | { type: 'DisableWebhookEndpoint'; owner: Owner; endpointId: string; reason: string; event: string; now: Date }
   | { type: 'DeleteWebhookEndpoint'; owner: Owner; endpointId: string; now: Date }
@@ -47,12 +56,12 @@ export type WebhookEndpointCommand =
 
 export type WebhookEndpointCreated = DomainEvent<
   'webhook_endpoint.created',
-  { id: string; account_id: string; is_test: boolean; created_at: string; secret: string } & WebhookEndpointFields
+  { id: string; account_id: string; is_test: boolean; created_at: string; secret_ref?: string; /** Events written before sealing only. */ secret?: string } & WebhookEndpointFields
 >;
 export type WebhookEndpointUpdated = DomainEvent<'webhook_endpoint.updated', { id: string; changes: Partial<WebhookEndpointFields> }>;
 export type WebhookSecretRotated = DomainEvent<
   'webhook_endpoint.secret_rotated',
-  { id: string; secret: string; previous_secret_expires_at: string; rotated_at: string }
+  { id: string; secret_ref?: string; /** Events written before sealing only. */ secret?: string; previous_secret_expires_at: string; rotated_at: string }
 >;
 export type WebhookEndpointDisabled = DomainEvent<
   'webhook_endpoint.disabled',
@@ -115,8 +124,8 @@ function checkDescription(value: unknown): string | null {
 }
 
 /** The secrets that sign a message sent at `now`: the current one and any rotated one still in its overlap. */
-export function signingSecrets(secrets: readonly SigningSecret[], now: Date): string[] {
-  return secrets.filter((s) => s.expires_at === null || Date.parse(s.expires_at) > now.getTime()).map((s) => s.secret);
+export function signingSecrets(secrets: readonly SigningSecret[], now: Date): SigningSecret[] {
+  return secrets.filter((s) => s.expires_at === null || Date.parse(s.expires_at) > now.getTime());
 }
 
 /** Folds a rotation into the secret list (the decider's and the projection's shared rule). */
@@ -124,7 +133,7 @@ export function rotateSecrets(secrets: readonly SigningSecret[], event: WebhookS
   const kept = secrets
     .map((s) => (s.expires_at === null ? { ...s, expires_at: event.previous_secret_expires_at } : s))
     .filter((s) => Date.parse(s.expires_at!) > Date.parse(event.rotated_at));
-  return [{ secret: event.secret, expires_at: null }, ...kept];
+  return [{ ...secretHolder(event), expires_at: null }, ...kept];
 }
 
 /**
@@ -159,7 +168,7 @@ export const webhookEndpointDecider: Decider<WebhookEndpointCommand, WebhookEndp
             description,
             status: 'enabled',
             meta_data,
-            secret: command.secret,
+            secret_ref: command.secretRef,
           },
         },
       ];
@@ -193,7 +202,7 @@ export const webhookEndpointDecider: Decider<WebhookEndpointCommand, WebhookEndp
             type: 'webhook_endpoint.secret_rotated',
             data: {
               id: command.endpointId,
-              secret: command.secret,
+              secret_ref: command.secretRef,
               previous_secret_expires_at: new Date(command.now.getTime() + overlap * 1000).toISOString(),
               rotated_at: command.now.toISOString(),
             },
@@ -214,13 +223,13 @@ export const webhookEndpointDecider: Decider<WebhookEndpointCommand, WebhookEndp
   evolve(state, event) {
     switch (event.type) {
       case 'webhook_endpoint.created': {
-        const { account_id, is_test, url, enabled_events, description, status, meta_data, secret } = event.data;
+        const { account_id, is_test, url, enabled_events, description, status, meta_data } = event.data;
         return {
           exists: true,
           deleted: false,
           owner: { accountId: account_id, mode: is_test ? 'test' : 'live' },
           fields: { url, enabled_events, description, status, meta_data },
-          secrets: [{ secret, expires_at: null }],
+          secrets: [{ ...secretHolder(event.data), expires_at: null }],
         };
       }
       case 'webhook_endpoint.updated':
