@@ -21,6 +21,7 @@ import { IdempotencyInterceptor } from '#http/idempotency.js';
 import { IdempotencyPruner } from '#http/idempotency-pruner.js';
 import { apiValidationPipe } from '#http/validation.js';
 import { PlatformModule, type PlatformOptions } from '#platform/platform.module.js';
+import { LeaseLifecycle } from '#platform/leases.js';
 import { serviceProjections } from '#projections/index.js';
 import { WebModule } from '#web/web.module.js';
 import { PortalModule } from '#portal/portal.module.js';
@@ -47,6 +48,8 @@ export class AppModule {
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_PIPE, useFactory: apiValidationPipe },
         IdempotencyPruner,
+        // Last to start (every unit registered and initialised), first to stop: see LeaseLifecycle.
+        LeaseLifecycle,
       ],
     };
   }

@@ -1,7 +1,14 @@
 import { Logger } from '@nestjs/common';
-import type { ReadStore } from '#read-store/read-store.port.js';
+import type { Fence, ReadStore } from '#read-store/read-store.port.js';
 import type { EventStore, RecordedEvent } from './event-store.port.js';
 import { BEFORE_FIRST_POSITION, isAtOrAfter } from './positions.js';
+
+/** The lease a follower runs under (libs/platform/src/leases.ts's HeldLease, as this context needs it). */
+export interface FollowerLease {
+  readonly fence: Fence;
+  /** False once the lease is lost or may have lapsed: the follower acts no more. */
+  valid(): boolean;
+}
 
 export interface FollowerOptions {
   /** Checkpoint name in the read store (e.g. `mail:collections`). */
@@ -49,6 +56,8 @@ export abstract class CheckpointedFollower {
   private written: string | null = null;
   private writtenAt = 0;
   private readonly waiters: { position: string; resolve: () => void }[] = [];
+  /** The lease it runs under: its checkpoints carry the fence, and it stops acting once the lease is no longer valid. */
+  private lease: FollowerLease | null = null;
 
   protected constructor(
     protected readonly events: EventStore,
@@ -69,13 +78,14 @@ export abstract class CheckpointedFollower {
     return this.running;
   }
 
-  async start(): Promise<void> {
+  async start(lease: FollowerLease | null = null): Promise<void> {
     if (this.running) return;
+    this.lease = lease;
     const checkpoint = await this.store.getCheckpoint(this.follower.name);
     if (checkpoint === null) {
       // Head first, then the reads after it: nothing appended from here on can fall behind the position.
       const head = (await this.events.headPosition()) ?? BEFORE_FIRST_POSITION;
-      await this.store.commit([], { name: this.follower.name, position: head });
+      await this.store.commit([], { name: this.follower.name, position: head }, this.lease?.fence);
       this.position = head;
     } else this.position = checkpoint;
     this.written = this.position;
@@ -100,7 +110,7 @@ export abstract class CheckpointedFollower {
   }
 
   private async writeCheckpoint(position: string): Promise<void> {
-    await this.store.commit([], { name: this.follower.name, position });
+    await this.store.commit([], { name: this.follower.name, position }, this.lease?.fence);
     this.written = position;
     this.writtenAt = Date.now();
   }
@@ -131,6 +141,8 @@ export abstract class CheckpointedFollower {
         }
         for (const event of batch) {
           if (!this.running) return;
+          // The lease may have lapsed (a frozen process resumed): act no more; the lease manager stops the follower.
+          if (this.lease && !this.lease.valid()) return;
           if ((!this.types || this.types.has(event.type)) && (await this.handle(event))) await this.writeCheckpoint(event.position);
           this.position = event.position;
           this.release();

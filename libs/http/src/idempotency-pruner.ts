@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { LeaseManager } from '#platform/leases.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { Config } from '#platform/config.js';
 import { CONFIG, EVENT_STORE } from '#platform/tokens.js';
@@ -13,7 +14,8 @@ export const PRUNE_MARGIN_MS = 60 * 60 * 1000;
  * `idempotency-<hash>` stream whose last event (claim, resumption, outcome) is that old is deleted
  * from the event store (`deleteStreamsOlderThan`), so their number stays bounded by a day's keys.
  * A retry with a pruned key is a new request. Runs every IDEMPOTENCY_PRUNE_MS (default 1 h, 0 = off)
- * where the deadline worker runs (ROLE all or worker); several processes pruning at once is harmless.
+ * in the worker holding the `idempotency-prune` lease (ROLE all or worker; libs/platform/src/leases.ts);
+ * should two ever prune at once, it is harmless.
  */
 @Injectable()
 export class IdempotencyPruner implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -25,10 +27,18 @@ export class IdempotencyPruner implements OnApplicationBootstrap, OnApplicationS
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CONFIG) private readonly config: Config,
-  ) {}
+    @Optional() private readonly leases?: LeaseManager,
+  ) {
+    if (config.role !== 'api' && config.idempotencyPruneMs !== 0) leases?.register('idempotency-prune', { start: async () => this.schedule(), stop: async () => this.onApplicationShutdown() });
+  }
 
   onApplicationBootstrap(): void {
-    if (this.config.role === 'api' || this.config.idempotencyPruneMs === 0) return;
+    if (this.leases || this.config.role === 'api' || this.config.idempotencyPruneMs === 0) return;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
     const tick = () => {
       this.pruneOnce().catch((error) => this.logger.error({ msg: 'pruning idempotency records failed; retrying at the next interval', err: String(error) }));
       this.timer = setTimeout(tick, this.config.idempotencyPruneMs);
@@ -40,6 +50,7 @@ export class IdempotencyPruner implements OnApplicationBootstrap, OnApplicationS
 
   onApplicationShutdown(): void {
     if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
   }
 
   /** Deletes every record older than the retention (in pages of 1,000); returns how many. */

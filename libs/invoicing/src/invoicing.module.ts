@@ -1,4 +1,5 @@
-import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
+import { LeaseManager } from '#platform/leases.js';
 import { Logger } from '@nestjs/common';
 import type { Config } from '#platform/config.js';
 import { CONFIG, EVENT_STORE, READ_STORE } from '#platform/tokens.js';
@@ -38,10 +39,14 @@ export class InvoicingFollowerLifecycle implements OnApplicationBootstrap, OnMod
   constructor(
     @Inject(CONFIG) private readonly config: Config,
     private readonly follower: InvoicingFollower,
-  ) {}
+    @Optional() private readonly leases?: LeaseManager,
+  ) {
+    // Run by the worker holding the `invoicing` lease (never taken with INVOICING_FOLLOWER=off; libs/platform/src/leases.ts).
+    if (config.role !== 'api' && config.invoicing.follower) leases?.register('invoicing', { start: (lease) => follower.start(lease), stop: () => follower.stop() });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.role !== 'api' && this.config.invoicing.follower) await this.follower.start();
+    if (!this.leases && this.config.role !== 'api' && this.config.invoicing.follower) await this.follower.start();
   }
 
   async onModuleDestroy(): Promise<void> {

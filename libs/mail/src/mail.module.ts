@@ -1,4 +1,5 @@
-import { Controller, Get, Global, Inject, Module, OnApplicationBootstrap, OnModuleDestroy, Query, Injectable } from '@nestjs/common';
+import { Controller, Get, Global, Inject, Module, OnApplicationBootstrap, OnModuleDestroy, Optional, Query, Injectable } from '@nestjs/common';
+import { LeaseManager } from '#platform/leases.js';
 import { ApiBasicAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Config } from '#platform/config.js';
 import { CONFIG, EVENT_STORE, READ_STORE } from '#platform/tokens.js';
@@ -20,7 +21,10 @@ import { ApiResource } from '#http/api-resource.js';
 export const OUTBOX = Symbol('OUTBOX');
 export const COLLECTION_MAIL_FOLLOWER = Symbol('COLLECTION_MAIL_FOLLOWER');
 
-/** Starts the collection mail follower where projectors run (ROLE all/worker), unless MAIL_FOLLOWER=off. */
+/**
+ * The collection mail follower runs in the worker holding the `mail` lease (ROLE all/worker; never
+ * taken with MAIL_FOLLOWER=off; libs/platform/src/leases.ts): its checkpoints carry the lease's epoch.
+ */
 @Injectable()
 export class MailLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
@@ -28,11 +32,14 @@ export class MailLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(OUTBOX) private readonly outbox: OutboxMail,
     @Inject(MAIL) private readonly mail: MailPort,
     @Inject(COLLECTION_MAIL_FOLLOWER) private readonly follower: EventMailFollower,
-  ) {}
+    @Optional() private readonly leases?: LeaseManager,
+  ) {
+    if (config.role !== 'api' && config.mail.follower) leases?.register('mail', { start: (lease) => follower.start(lease), stop: () => follower.stop() });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.outbox.init();
-    if (this.config.role !== 'api' && this.config.mail.follower) await this.follower.start();
+    if (!this.leases && this.config.role !== 'api' && this.config.mail.follower) await this.follower.start();
   }
 
   async onModuleDestroy(): Promise<void> {

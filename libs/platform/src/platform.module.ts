@@ -11,6 +11,7 @@ import { applyHeapPolicy } from './heap-policy.js';
 import { retryWithBackoff } from './retry.js';
 import { ReadModels } from './read-models.js';
 import { WriteThenRead } from './write-then-read.js';
+import { LEASE_COLLECTIONS, LeaseManager } from './leases.js';
 import { createEventStore, createReadStore, pipelineThreadFiles } from './stores.js';
 import { CONFIG, EVENT_STORE, READ_STORE } from './tokens.js';
 
@@ -43,7 +44,12 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
     @Inject(READ_STORE) private readonly store: ReadStore,
     private readonly executor: AggregateExecutor,
     private readonly stateCollections: StateCollections,
-  ) {}
+    private readonly leases: LeaseManager,
+  ) {
+    stateCollections.register(...LEASE_COLLECTIONS);
+    // The pipeline is a unit of work held by one live worker at a time (libs/platform/src/leases.ts).
+    if (config.role !== 'api') leases.register('projections', { start: (lease) => engine.follow(lease.fence), stop: () => engine.stop() });
+  }
 
   /** True once the stores answered and the projections started: what `/health/ready` reports. */
   ready = false;
@@ -55,7 +61,6 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
         await this.events.headPosition();
         await this.engine.init();
         await this.store.ensureCollections(this.stateCollections.all());
-        if (this.config.role !== 'api') await this.engine.catchUp();
       },
       {
         maxMs: this.config.startupRetryMs,
@@ -63,11 +68,10 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
           this.logger.warn(`a store is not answering yet (attempt ${attempt}: ${redactUrl(String((error as Error)?.message ?? error))}); retrying in ${delay} ms`),
       },
     );
-    if (this.config.role !== 'api') {
-      // The pipeline shows the executor what other processes write: remembered states need no tail read.
-      this.executor.watchForeignWrites(this.engine.pipeline);
-      this.engine.start();
-    }
+    // The pipeline shows the executor what other processes write: remembered states need no tail read.
+    // It runs here only while this worker holds the `projections` lease (LeaseLifecycle starts the
+    // leases once every module is up); `watching()` says when it does.
+    if (this.config.role !== 'api') this.executor.watchForeignWrites(this.engine.pipeline);
     this.ready = true;
     this.logger.log(`event store: ${this.events.kind}, read models: ${this.store.kind}, role: ${this.config.role}`);
   }
@@ -101,13 +105,18 @@ export class PlatformModule {
           provide: ProjectionEngine,
           useFactory: () => new ProjectionEngine(projections.all(), eventStore, readStore, { log: projectionLog }, pipelineThreadFiles(options.config, eventStore, readStore, projections.module)),
         },
+        {
+          provide: LeaseManager,
+          inject: [CONFIG],
+          useFactory: (config: Config) => new LeaseManager(readStore, config.leases ?? { ttlMs: 10_000, renewMs: 2000 }),
+        },
         AggregateExecutor,
         ReadModels,
         WriteThenRead,
         PlatformLifecycle,
         StateCollections,
       ],
-      exports: [CONFIG, CLOCK, EVENT_STORE, READ_STORE, ProjectionEngine, AggregateExecutor, ReadModels, WriteThenRead, PlatformLifecycle, StateCollections],
+      exports: [CONFIG, CLOCK, EVENT_STORE, READ_STORE, ProjectionEngine, LeaseManager, AggregateExecutor, ReadModels, WriteThenRead, PlatformLifecycle, StateCollections],
     };
   }
 }

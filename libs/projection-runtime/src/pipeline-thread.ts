@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { EventBrief, EventStore } from '#event-store/event-store.port.js';
+import type { Fence } from '#read-store/read-store.port.js';
 import type { ParkedProjection, PipelineOptions } from './projection-pipeline.js';
 import { type LaneState, PositionWaiters } from './position-waiters.js';
 
@@ -15,6 +16,8 @@ export interface LivePipeline {
   watching(): boolean;
   checkpoints(): Map<string, string | null>;
   parked(): ParkedProjection[];
+  /** The lease its commits carry from the next `init` (null: none). */
+  setFence(fence: Fence | null): void;
 }
 
 /**
@@ -44,7 +47,7 @@ export interface PipelineThreadFiles {
 const PIPELINE_THREAD_YOUNG_MB = 8;
 
 /** A request to the thread, answered by a `reply` with its id; `bound` (with `start`): the position announced so far ('' nothing yet), absent for no bound. */
-export type ThreadRequest = { id: number; op: 'init' | 'catchUp' | 'start' | 'readParked' | 'stop'; bound?: string };
+export type ThreadRequest = { id: number; op: 'init' | 'catchUp' | 'start' | 'readParked' | 'stop'; bound?: string; fence?: Fence | null };
 /** Messages to the thread: requests, and `wake` with the position announced up to (null: no bound known). */
 export type ToPipelineThread = ThreadRequest | { wake: string | null };
 
@@ -169,9 +172,16 @@ export class PipelineThread implements LivePipeline {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      // `start` carries the bound from which the thread follows (see `announced`).
-      this.worker!.postMessage((op === 'start' && this.files.announced ? { id, op, bound: this.files.announced() ?? '' } : { id, op }) satisfies ThreadRequest);
+      // `start` carries the bound from which the thread follows (see `announced`); `init` the lease its commits carry.
+      const request: ThreadRequest = op === 'start' && this.files.announced ? { id, op, bound: this.files.announced() ?? '' } : op === 'init' ? { id, op, fence: this.fence } : { id, op };
+      this.worker!.postMessage(request);
     });
+  }
+
+  private fence: Fence | null = null;
+
+  setFence(fence: Fence | null): void {
+    this.fence = fence;
   }
 
   async init(): Promise<void> {

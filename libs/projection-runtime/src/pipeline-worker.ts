@@ -66,6 +66,7 @@ pipeline.onProgress(() => post({ type: 'progress', checkpoints: [...pipeline.che
 async function handle(message: ThreadRequest): Promise<unknown> {
   switch (message.op) {
     case 'init':
+      pipeline.fence = message.fence ?? null;
       await pipeline.init();
       return null;
     case 'catchUp':

@@ -1,5 +1,5 @@
 import type { EventStore } from '#event-store/event-store.port.js';
-import type { CollectionSpec, ReadStore } from '#read-store/read-store.port.js';
+import type { CollectionSpec, Fence, ReadStore } from '#read-store/read-store.port.js';
 import { ApiError } from '#shared/errors.js';
 import type { Projection } from './projection.js';
 import { type ParkedProjection, type PipelineOptions, PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';
@@ -81,6 +81,24 @@ export class ProjectionEngine {
   async stop(): Promise<void> {
     this.following = false;
     await this.pipeline.stop();
+  }
+
+  /**
+   * Runs the pipeline here under a lease (the `projections` unit, libs/platform/src/leases.ts): from
+   * the committed checkpoints (another worker may have moved them), caught up, then following, every
+   * commit carrying `fence`. Until then, and after `stop`, read-your-writes waits read the stored
+   * checkpoints (what the holder commits).
+   */
+  async follow(fence: Fence | null): Promise<void> {
+    this.pipeline.setFence(fence);
+    await this.pipeline.init();
+    await this.pipeline.catchUp();
+    this.start();
+  }
+
+  /** Whether the pipeline runs in this process now. */
+  get isFollowing(): boolean {
+    return this.following;
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
-import type { Checkpoint, DocumentWrite, ReadStore } from '#read-store/read-store.port.js';
+import { type Checkpoint, type DocumentWrite, type Fence, FencedError, type ReadStore } from '#read-store/read-store.port.js';
 import { APPLIED_AT, type Doc, type Projection } from './projection.js';
 import { isStoreUnavailable } from '#shared/store-unavailable.js';
 import { PositionWaiters } from './position-waiters.js';
@@ -111,6 +111,12 @@ export class ProjectionPipeline {
   private readonly log: (message: string, error?: unknown) => void;
   private lastLoopError: unknown = null;
   private lastStatusRead = 0;
+  /**
+   * The lease the pipeline runs under (libs/platform/src/leases.ts), carried by every commit of the
+   * documents and checkpoints: once another worker holds the projections at a later epoch, the store
+   * refuses them (FencedError) and the live loop stops. Null: unfenced (tests, a rebuild).
+   */
+  fence: Fence | null = null;
 
   constructor(
     readonly projections: Projection[],
@@ -352,21 +358,23 @@ export class ProjectionPipeline {
       if (o.checkpoint !== null) checkpoints.push({ name: lane.projection.name, position: o.checkpoint });
     }
     if (writes.length === 0 && checkpoints.length === 0) return new Set(outcomes.keys());
+    const fence = this.fence ?? undefined;
     try {
-      await this.store.commit(writes, checkpoints);
+      await this.store.commit(writes, checkpoints, fence);
       return new Set(outcomes.keys());
     } catch (error) {
       // The store cannot take writes now (disk full, read-only): retry the whole batch later, and
       // never count it against a projection (parking needs an operator; space coming back does not).
-      if (isStoreUnavailable(error)) throw error;
+      // Fenced: another worker holds the projections now; nothing of this batch is ours to write.
+      if (isStoreUnavailable(error) || error instanceof FencedError) throw error;
       const ok = new Set<Lane>();
       for (const [lane, o] of outcomes) {
         if (o.checkpoint === null && o.writes.length === 0) continue;
         try {
-          await this.store.commit(o.writes, o.checkpoint === null ? [] : [{ name: lane.projection.name, position: o.checkpoint }]);
+          await this.store.commit(o.writes, o.checkpoint === null ? [] : [{ name: lane.projection.name, position: o.checkpoint }], fence);
           ok.add(lane);
         } catch (own) {
-          if (isStoreUnavailable(own)) throw own;
+          if (isStoreUnavailable(own) || own instanceof FencedError) throw own;
           // Refused on its own: this projection's batch holds something the store cannot take.
           o.failure = { event: o.first, error: own };
         }
@@ -495,6 +503,10 @@ export class ProjectionPipeline {
     this.release();
   }
 
+  setFence(fence: Fence | null): void {
+    this.fence = fence;
+  }
+
   /** Follows the store live until stop(). */
   start(): void {
     if (!this.stopped) return;
@@ -508,6 +520,12 @@ export class ProjectionPipeline {
           if (this.lanes.some((l) => l.parked) && Date.now() - this.lastStatusRead > 1000) await this.readParked();
           this.lastLoopError = null;
         } catch (error) {
+          if (error instanceof FencedError) {
+            // Another worker took the projections (this one was frozen, or its lease lapsed): stop here.
+            this.log(`projection pipeline stopped: ${error.message}`);
+            this.stopped = true;
+            continue;
+          }
           if (this.lastLoopError === null) this.log('projection pipeline failed (reading or committing); retrying', error);
           this.lastLoopError = error;
         }

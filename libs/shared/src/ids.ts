@@ -30,6 +30,8 @@ export const ID_PREFIX = {
   invitation: 'invite',
   passwordReset: 'rst',
   credential: 'cred',
+  /** A worker process (ROLE=all or worker) as its leases name it (libs/platform/src/leases.ts): one per start. */
+  worker: 'wrk',
 } as const;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CollectionSpec, DocumentWrite, ReadStore, Scalar } from '#read-store/read-store.port.js';
+import type { CollectionSpec, DocumentWrite, Fence, ReadStore, Scalar } from '#read-store/read-store.port.js';
 import { READ_STORE } from '#platform/tokens.js';
 import { randomBase62 } from '#shared/ids.js';
 import { type DeliveryEvent, type DeliveryState, deliveryDecider } from '../domain/delivery.decider.js';
@@ -84,11 +84,11 @@ export class DeliveryLog {
     return this.store.get<CursorDoc>('webhook_cursors', endpointId);
   }
 
-  /** Queues deliveries and moves the cursor, together. */
-  queue(deliveries: DeliveryDoc[], cursor: CursorDoc): Promise<void> {
+  /** Queues deliveries and moves the cursor, together (with `fence`: only while that lease is held). */
+  queue(deliveries: DeliveryDoc[], cursor: CursorDoc, fence?: Fence): Promise<void> {
     const writes: DocumentWrite[] = deliveries.map((d) => ({ collection: 'webhook_deliveries', id: d.id, doc: d as unknown as Record<string, unknown> }));
     writes.push({ collection: 'webhook_cursors', id: cursor.id, doc: cursor as unknown as Record<string, unknown> });
-    return this.store.commit(writes);
+    return this.store.commit(writes, undefined, fence);
   }
 
   /** The endpoint's pending deliveries, soonest first (ties in feed order). */

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { ReadStore } from '#read-store/read-store.port.js';
+import type { Fence, ReadStore } from '#read-store/read-store.port.js';
 import type { WebhookConfig } from '#platform/config.js';
 import type { Clock } from '#shared/clock.js';
 import { type FeedEntry, feedHorizon, withinHorizon } from '#events/read-models/event.read-model.js';
@@ -19,7 +19,15 @@ export function wants(endpoint: Pick<WebhookEndpointDoc, 'id' | 'enabled_events'
   return eventEnabled(endpoint.enabled_events, entry.type);
 }
 
+/** The lease of the endpoint's partition (libs/platform/src/leases.ts), as a follower needs it. */
+export interface FollowerLease {
+  readonly fence: Fence;
+  valid(): boolean;
+}
+
 export interface FollowerDeps {
+  /** The lease this endpoint is delivered under (null: none, a process without leases). */
+  lease?(endpointId: string): FollowerLease | null;
   store: ReadStore;
   log: DeliveryLog;
   config: WebhookConfig;
@@ -147,7 +155,7 @@ export class EndpointFollower {
       queued.push(applyDelivery(blank, deliveryDecider.decide({ type: 'QueueDelivery', now }, blank), now));
     }
     const last = entries[entries.length - 1];
-    await this.deps.log.queue(queued, { id: endpoint.id, seq: last._seq, event: last.id });
+    await this.deps.log.queue(queued, { id: endpoint.id, seq: last._seq, event: last.id }, this.deps.lease?.(endpoint.id)?.fence);
     return entries.length;
   }
 
@@ -172,6 +180,8 @@ export class EndpointFollower {
       for (let chain = queue.shift(); chain; chain = queue.shift()) {
         for (const delivery of chain) {
           if (this.stopped || gaveUp) return;
+          // The partition's lease may have lapsed (a frozen process resumed): send nothing more.
+          if (this.deps.lease?.(this.endpoint.id)?.valid() === false) return;
           const outcome = await this.attempt(delivery);
           sent++;
           if (outcome.status === 'failed') gaveUp = outcome;

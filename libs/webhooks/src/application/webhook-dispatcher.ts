@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { type HeldLease, LeaseManager, WEBHOOK_PARTITIONS, webhookPartition, webhookUnit } from '#platform/leases.js';
 import { CommandBus } from '@nestjs/cqrs';
 import type { EventBrief, EventStore } from '#event-store/event-store.port.js';
 import type { Config } from '#platform/config.js';
@@ -11,9 +12,12 @@ import { DeliveryLog } from './delivery-log.js';
 import { DisableWebhookEndpointCommand } from './disable-webhook-endpoint.js';
 import { openSigningSecrets } from './endpoint-secrets.js';
 import { SecretVault } from '#platform/sealing.module.js';
-import { EndpointFollower, type FollowerDeps } from './endpoint-follower.js';
+import { EndpointFollower, type FollowerDeps, type FollowerLease } from './endpoint-follower.js';
 
 const PRUNE_EVERY_MS = 3600_000;
+
+/** What a follower whose partition is no longer held here sees: act no more. */
+const INVALID_LEASE: FollowerLease = { fence: { unit: 'webhooks/none', holder: '', epoch: 0 }, valid: () => false };
 
 /** The read model the endpoints are listed from. */
 const ENDPOINTS = 'webhook_endpoints';
@@ -29,6 +33,12 @@ export interface EndpointChangeSource {
  * The delivery worker (ROLE all or worker, unless WEBHOOKS=off): one `EndpointFollower` per enabled
  * endpoint, started and stopped as endpoints come and go; woken by the event store's `onAppended`
  * (and polling, for other processes' writes); prunes the delivery log past its retention hourly.
+ *
+ * The endpoints are partitioned (`webhooks/0` … `webhooks/7`, by a stable hash of the endpoint id,
+ * libs/platform/src/leases.ts): this process delivers only for the partitions whose lease it holds,
+ * so live workers share the endpoints and a dead worker's are taken over. A follower sends nothing
+ * once its partition's lease is no longer valid, and queues deliveries (moves its cursor) with the
+ * lease's fence.
  *
  * The endpoint list is read again on every poll, and at once when the projection pipeline (running
  * in this process) has committed a `webhook_endpoint.*` event; an append of any other event only
@@ -51,6 +61,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private unwatch: (() => void) | null = null;
   /** Endpoint list reads made (tests). */
   refreshes = 0;
+  /** The partitions held here and their leases (null: no lease manager, every endpoint is this process's). */
+  private readonly partitions: Map<number, HeldLease> | null;
+  /** Partition changes, one at a time. */
+  private changing: Promise<void> = Promise.resolve();
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -60,8 +74,47 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     private readonly commands: CommandBus,
     private readonly vault: SecretVault,
     @Optional() engine?: ProjectionEngine,
+    @Optional() leases?: LeaseManager,
   ) {
     if (engine) this.watchEndpointChanges(engine.pipeline);
+    this.partitions = leases ? new Map() : null;
+    if (leases && config.role !== 'api' && config.webhooks.enabled) {
+      for (let p = 0; p < WEBHOOK_PARTITIONS; p++) {
+        leases.register(webhookUnit(p), { start: (lease) => this.change(() => this.takePartition(p, lease)), stop: () => this.change(() => this.dropPartition(p)) });
+      }
+    }
+  }
+
+  private change(step: () => Promise<void>): Promise<void> {
+    const next = this.changing.then(step);
+    this.changing = next.catch(() => undefined);
+    return next;
+  }
+
+  private async takePartition(partition: number, lease: HeldLease): Promise<void> {
+    this.partitions!.set(partition, lease);
+    this.endpointsChanged = true;
+    if (this.stopped) this.start();
+    else this.wakeUp?.();
+  }
+
+  /** The partition's followers stop (each finishes the attempt in flight) before its lease is handed back. */
+  private async dropPartition(partition: number): Promise<void> {
+    this.partitions!.delete(partition);
+    const leaving = [...this.followers].filter(([id]) => webhookPartition(id) === partition);
+    for (const [id] of leaving) this.followers.delete(id);
+    await Promise.all(leaving.map(([, f]) => f.stop()));
+    if (this.partitions!.size === 0) await this.stop();
+  }
+
+  /** Whether this process delivers for the endpoint now. */
+  private mine(endpointId: string): boolean {
+    return this.partitions === null || this.partitions.has(webhookPartition(endpointId));
+  }
+
+  /** The partitions held here (status, tests). */
+  heldPartitions(): number[] {
+    return this.partitions === null ? Array.from({ length: WEBHOOK_PARTITIONS }, (_, p) => p) : [...this.partitions.keys()].sort((a, b) => a - b);
   }
 
   /** Reads the endpoint list only when `source` has committed an endpoint's event (or on a poll). */
@@ -90,7 +143,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   async onApplicationBootstrap(): Promise<void> {
     await this.log.init();
     if (this.config.role === 'api' || !this.config.webhooks.enabled) return;
-    this.start();
+    // With leases, started when a partition is taken (LeaseLifecycle, after every module's bootstrap).
+    if (this.partitions === null) this.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -108,7 +162,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
             this.endpointsChanged = false;
             await this.refresh();
           }
-          if (this.wall.now().getTime() - this.lastPrune >= PRUNE_EVERY_MS) await this.prune();
+          // Pruning is everyone's: done by the holder of the first partition (or the only dispatcher).
+          if ((this.partitions === null || this.partitions.has(0)) && this.wall.now().getTime() - this.lastPrune >= PRUNE_EVERY_MS) await this.prune();
         } catch (error) {
           this.endpointsChanged = true; // the list may not have been read: again at the next turn
           this.logger.error(`webhook dispatcher: ${(error as Error).message}`);
@@ -158,6 +213,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         limit: 500,
       });
       for (const endpoint of page) {
+        if (!this.mine(endpoint.id)) continue;
         seen.add(endpoint.id);
         const follower = this.followers.get(endpoint.id);
         if (follower?.running) follower.update(endpoint);
@@ -180,6 +236,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       log: this.log,
       config: this.config.webhooks,
       wall: this.wall,
+      lease: (endpointId) => (this.partitions === null ? null : (this.partitions.get(webhookPartition(endpointId)) ?? INVALID_LEASE)),
       disable: async (endpoint, event) => {
         this.logger.warn(`endpoint ${endpoint.id} disabled: the last retry of ${event} failed`);
         await this.commands.execute(new DisableWebhookEndpointCommand(endpoint, event));
