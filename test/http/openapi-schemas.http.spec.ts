@@ -22,7 +22,20 @@ function recording(key: string): Api {
     return res;
   };
   return {
-    get: (path) => client.get(path).then(record('get', path)),
+    // JSON Lines (the audit export): the body is the text, one JSON value a line.
+    get: (path) =>
+      (path.startsWith('/v1/audit/export')
+        ? client
+            .get(path)
+            .buffer(true)
+            .parse((r: any, done: (e: Error | null, body: unknown) => void) => {
+              let text = '';
+              r.setEncoding('utf8');
+              r.on('data', (c: string) => (text += c));
+              r.on('end', () => done(null, text.trimEnd().split('\n').map((l) => JSON.parse(l))));
+            })
+        : client.get(path)
+      ).then(record('get', path)),
     post: (path, body) => client.post(path, body ?? {}).then(record('post', path)),
     delete: (path) => client.delete(path).then(record('delete', path)),
   };
@@ -245,6 +258,7 @@ beforeAll(async () => {
   await api.get('/v1/audit/head');
   await api.get(`/v1/audit/proof?event=${events.body.data[0].id}`);
   await api.get(`/v1/audit/consistency?from_size=${before.size}`);
+  await api.get(`/v1/audit/export?scope=customer&id=${customer.body.id}`);
 }, 180_000);
 
 afterAll(() => t?.close());
@@ -255,7 +269,9 @@ test('every /v1 operation answers 2xx with a schema that describes its resource 
     if (!path.startsWith('/v1/')) continue;
     for (const [method, op] of Object.entries<any>(methods)) {
       const ok = Object.entries<any>(op.responses).find(([code]) => code.startsWith('2'));
-      let schema = resolve(ok?.[1]?.content?.['application/json']?.schema);
+      // JSON Lines (the audit export): the schema of one line.
+      const content = ok?.[1]?.content;
+      let schema = resolve((content?.['application/json'] ?? content?.['application/x-ndjson'])?.schema);
       // A list: its items; a deletion: its own fields.
       if (schema?.properties?.object?.enum?.[0] === 'list') schema = resolve(schema.properties.data.items);
       const fields = Object.keys(schema?.properties ?? {}).filter((f) => !['id', 'object', 'is_test'].includes(f));
@@ -296,11 +312,15 @@ test('real answers of the service validate against the schema their operation de
       continue;
     }
     const ok = Object.entries<any>(found.op.responses).find(([code]) => code.startsWith('2'))!;
-    const schema = ok[1].content['application/json'].schema;
+    const lines = ok[1].content['application/x-ndjson'];
+    const schema = (lines ?? ok[1].content['application/json']).schema;
     const validate = ajv.compile({ $ref: `openapi#/components/schemas/${schema.$ref.replace('#/components/schemas/', '')}` });
-    if (!validate(body)) {
-      const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
-      failures.push(`${method.toUpperCase()} ${found.template}: ${errors.join('; ')}`);
+    // JSON Lines: every line against the line's schema.
+    for (const value of lines ? (body as unknown[]) : [body]) {
+      if (!validate(value)) {
+        const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+        failures.push(`${method.toUpperCase()} ${found.template}: ${errors.join('; ')}`);
+      }
     }
     covered.add(`${method} ${found.template}`);
   }

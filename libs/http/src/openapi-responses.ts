@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { allSchemas, RESPONSES } from './openapi-schemas.js';
+import { allSchemas, NDJSON_RESPONSES, RESPONSES } from './openapi-schemas.js';
 
 /** Each resource's `object` name and id prefix, by the first segment of its `/v1` path. */
 const RESOURCES: Record<string, { name: string; object: string; prefix: string }> = {
@@ -76,7 +76,9 @@ export function describeResponses(document: OpenAPIObject): OpenAPIObject {
       const ok = Object.entries(op.responses as Record<string, any>).find(([code]) => code.startsWith('2'));
       const named = RESPONSES[`${method.toUpperCase()} ${path}`];
       if (named) {
-        op.responses[ok?.[0] ?? '200'] = { description: ok?.[1]?.description || 'OK', content: { 'application/json': { schema: ref(named) } } };
+        // JSON Lines (the audit export): the schema describes one line.
+        const type = NDJSON_RESPONSES.has(`${method.toUpperCase()} ${path}`) ? 'application/x-ndjson' : 'application/json';
+        op.responses[ok?.[0] ?? '200'] = { description: ok?.[1]?.description || 'OK', content: { [type]: { schema: ref(named) } } };
       } else if (!ok || !ok[1].content) {
         const isList = method === 'get' && (!/\{[^}]+\}$/.test(path) || /\/(payment_methods|history)$/.test(path));
         const schema =

@@ -715,6 +715,31 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
     },
     { description: 'That the log of from_size entries is a prefix of the log of to_size (RFC 6962 consistency proof)', noId: true, noTest: true },
   ),
+  // One line of GET /v1/audit/export (docs/audit.md §6): the header, an event, the signed head, or an error that cut the export short.
+  AuditExportLine: {
+    type: 'object',
+    description: 'One line of an audit export (JSON Lines): `kind` says which; the fields of the other kinds are absent',
+    required: ['kind'],
+    properties: {
+      kind: oneOf(['header', 'event', 'signed_head', 'error']),
+      format: oneOf(['audit-export'], 'header'),
+      version: int('header: the format version (1)'),
+      account: id('acct_', 'header'),
+      scope: obj({ type: oneOf(['account', 'customer', 'subscription']), id: str() }, { description: 'header' }),
+      range: obj({ from: nstr('ISO time or evt_ id'), to: nstr('ISO time or evt_ id') }, { description: 'header' }),
+      tie: oneOf(['chain', 'merkle'], 'header: `chain`, the whole chain linked to the signed head; `merkle`, each event with its inclusion proof'),
+      tree_size: int('header: the signed head\'s size'),
+      exported_at: time('header'),
+      key_id: str('header: the signing key\'s id'),
+      algorithm: oneOf(['Ed25519'], 'header'),
+      event: open('event: exactly as hashed (RFC 8785): id, type, stream, revision, time, data, metadata'),
+      chain: obj({ seq: int(), event_hash: hex64(), prev: hex64(), chain_hash: hex64() }, { description: 'event: its chain entry' }),
+      proof: obj({ leaf_index: int(), tree_size: int(), audit_path: arr(hex64()) }, { description: 'event, in a subset: RFC 6962 inclusion proof against the signed head' }),
+      signed_head: ref('AuditSignedHead'),
+      events: int('signed_head, error: events in the export'),
+      message: str('error: why the export stopped'),
+    },
+  },
 };
 
 // ---- revenue analytics (docs/revenue-analytics.md) ------------------------------------------------
@@ -839,8 +864,12 @@ export const RESPONSES: Record<string, string> = {
   'GET /v1/audit/head': 'AuditSignedHead',
   'GET /v1/audit/proof': 'AuditInclusionProof',
   'GET /v1/audit/consistency': 'AuditConsistencyProof',
+  'GET /v1/audit/export': 'AuditExportLine',
   ...Object.fromEntries(Object.keys(REPORTS).map((name) => [`GET /v1/reports/${name}`, `${name.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Report`])),
 };
+
+/** The operations that answer JSON Lines (`application/x-ndjson`): their RESPONSES schema is one line's. */
+export const NDJSON_RESPONSES: ReadonlySet<string> = new Set(['GET /v1/audit/export']);
 
 /** Every schema to put into `components.schemas`: the resources and a list schema for each. */
 export function allSchemas(): Record<string, Schema> {
