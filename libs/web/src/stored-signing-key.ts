@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { type EventStore, WrongExpectedRevisionError } from '#event-store/event-store.port.js';
-import { newEventUuid } from '#shared/ids.js';
+import type { EventStore } from '#event-store/event-store.port.js';
+import type { SecretVault } from '#platform/sealing.module.js';
 
 /**
  * A signing key for what the pages sign (checkout tokens, portal and dashboard cookies): the value of
- * an environment variable when set, else a random 32-byte key created once in the event store (one
- * stream, written with `no_stream`, so every process of the service signs and verifies the same way).
+ * an environment variable when set, else a random 32-byte key created once and kept sealed under the
+ * master key (SecretVault, `sealed_secrets/signing_key:<stream>`: every process of the service signs
+ * and verifies the same way; the first one kept wins). A deployment whose key was made before
+ * (in plain, in the event stream `<stream>`) keeps using it: it is read from there as before.
  * Loaded once per process; a failed load is tried again on the next use.
  */
 export class StoredSigningKey {
@@ -14,6 +16,7 @@ export class StoredSigningKey {
   constructor(
     private readonly events: EventStore,
     private readonly where: { env: string | undefined; stream: string; eventType: string },
+    private readonly vault: SecretVault,
   ) {}
 
   get(): Promise<Buffer> {
@@ -26,15 +29,9 @@ export class StoredSigningKey {
 
   private async load(): Promise<Buffer> {
     if (this.where.env) return Buffer.from(this.where.env, 'utf8');
-    for (;;) {
-      const existing = await this.events.readStream(this.where.stream);
-      if (existing.length > 0) return Buffer.from(String(existing[0].data.key), 'base64');
-      try {
-        const key = randomBytes(32).toString('base64');
-        await this.events.append(this.where.stream, [{ id: newEventUuid(), type: this.where.eventType, data: { key }, metadata: { occurred_at: new Date(0).toISOString() } }], 'no_stream');
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      }
-    }
+    const legacy = await this.events.readStream(this.where.stream);
+    if (legacy.length > 0) return Buffer.from(String(legacy[0].data.key), 'base64');
+    const key = await this.vault.openOrCreate(`signing_key:${this.where.stream}`, this.where.eventType, () => randomBytes(32).toString('base64'));
+    return Buffer.from(key, 'base64');
   }
 }

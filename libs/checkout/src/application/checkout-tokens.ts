@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { StoredSigningKey } from '#web/stored-signing-key.js';
 import { EVENT_STORE } from '#platform/tokens.js';
+import { SecretVault } from '#platform/sealing.module.js';
 import { CheckoutTokenError } from './hosted-checkout.js';
 
 /** Where the signing key lives when CHECKOUT_SIGNING_SECRET is not set: one stream, written once, shared by every process. */
@@ -19,14 +20,14 @@ export interface TokenClaims {
  * The signed token in a checkout session's URL fragment: `base64url({sid, exp}).base64url(HMAC-SHA256)`.
  * The hosted page needs no API key because the session is signed: a token names exactly one session
  * until its expiry, and any change to it breaks the signature. The key is CHECKOUT_SIGNING_SECRET, or
- * a random 32-byte key created once in the event store (so every API process verifies the same way).
+ * a random 32-byte key created once and kept sealed (libs/web/src/stored-signing-key.ts), shared by every API process.
  */
 @Injectable()
 export class CheckoutTokens {
   private readonly key: StoredSigningKey;
 
-  constructor(@Inject(EVENT_STORE) events: EventStore) {
-    this.key = new StoredSigningKey(events, { env: process.env.CHECKOUT_SIGNING_SECRET, stream: KEY_STREAM, eventType: 'checkout.signing_key_created' });
+  constructor(@Inject(EVENT_STORE) events: EventStore, vault: SecretVault) {
+    this.key = new StoredSigningKey(events, { env: process.env.CHECKOUT_SIGNING_SECRET, stream: KEY_STREAM, eventType: 'checkout.signing_key_created' }, vault);
   }
 
   private signingKey(): Promise<Buffer> {

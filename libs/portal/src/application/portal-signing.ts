@@ -4,6 +4,7 @@ import { signerFactory } from '@fastify/cookie';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { StoredSigningKey } from '#web/stored-signing-key.js';
 import { EVENT_STORE } from '#platform/tokens.js';
+import { SecretVault } from '#platform/sealing.module.js';
 import { randomBase62 } from '#shared/ids.js';
 
 /** Where the signing key lives when PAGES_SIGNING_SECRET is not set: one stream, written once, read by every process. */
@@ -26,14 +27,14 @@ export interface SessionClaims {
 /**
  * Signs and verifies the cookies of the portal and the dashboard (HMAC-SHA256 through
  * @fastify/cookie's signer over base64url JSON claims). The key is PAGES_SIGNING_SECRET, or a
- * random 32-byte key created once in the event store so every API process verifies the same way.
+ * random 32-byte key created once and kept sealed (libs/web/src/stored-signing-key.ts) so every API process verifies the same way.
  */
 @Injectable()
 export class PageSessionSigning {
   private readonly key: StoredSigningKey;
 
-  constructor(@Inject(EVENT_STORE) events: EventStore) {
-    this.key = new StoredSigningKey(events, { env: process.env.PAGES_SIGNING_SECRET, stream: KEY_STREAM, eventType: 'pages.signing_key_created' });
+  constructor(@Inject(EVENT_STORE) events: EventStore, vault: SecretVault) {
+    this.key = new StoredSigningKey(events, { env: process.env.PAGES_SIGNING_SECRET, stream: KEY_STREAM, eventType: 'pages.signing_key_created' }, vault);
   }
 
   private signingKey(): Promise<Buffer> {
