@@ -8,7 +8,10 @@
  *  5. billing       a billing run renewed by the scheduler in a process of its own vs a plain append loop;
  *  6. checkout      hosted checkout completions through the page's HTTP calls vs create-subscription;
  *  7. webhooks      deliveries per second vs the feed's own read of the same events, then latency;
- *  8. history       deciding on a subscription with ten years of renewals vs on a new one.
+ *  8. history       deciding on a subscription with ten years of renewals vs on a new one;
+ *  9. analytics     an account with 100,000 subscriptions over three years: the dashboard's home page and
+ *                   GET /v1/reports/summary under load (p95 ≤ 300 ms), the subscriptions' CSV export of
+ *                   10,000 and 100,000 rows with the service's peak RSS (flat within ±20 %).
  * Shared helpers are in bench/support/ (the service in its own process, the median of three runs, the
  * plain baselines, the HTTP loads, the targets).
  *
@@ -23,6 +26,7 @@
  * Run with BENCH_BILLING_CHILD set, this file is one of the billing run's child processes
  * (bench/sections/billing-children.ts), started by the billing section.
  */
+import { analytics } from './sections/analytics.js';
 import { append } from './sections/append.js';
 import { billing } from './sections/billing.js';
 import { billingChildMain } from './sections/billing-children.js';
@@ -36,7 +40,7 @@ import type { Section } from './support/section.js';
 import { failed, printSummary } from './support/targets.js';
 import { removeBenchDir } from './support/workdir.js';
 
-const SECTIONS: Section[] = [append, rebuild, http, subscriptions, billing, checkout, webhooks, history];
+const SECTIONS: Section[] = [append, rebuild, http, subscriptions, billing, checkout, webhooks, history, analytics];
 
 const CHILD = process.env.BENCH_BILLING_CHILD;
 if (CHILD) await billingChildMain(CHILD);
