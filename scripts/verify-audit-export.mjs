@@ -91,7 +91,6 @@ async function verifyExport(file, publicKeyPem) {
   let end = null;
   let events = 0;
   let last = null; // the previous event line's chain entry
-  let impliedRoot = null; // the root every inclusion proof leads to (merkle tie)
   const tree = new StreamingRoot(); // chain tie
   for await (const text of lines) {
     n += 1;
@@ -107,6 +106,7 @@ async function verifyExport(file, publicKeyPem) {
       if (line.kind !== 'header' || line.format !== 'audit-export') throw new Failure(n, null, 'the first line is not an audit export header');
       if (line.version !== 1) throw new Failure(n, null, `format version ${line.version}: this verifier reads version 1`);
       if (line.tie !== 'chain' && line.tie !== 'merkle') throw new Failure(n, null, `unknown tie ${line.tie}`);
+      if (!Number.isInteger(line.tree_size) || !HEX64.test(String(line.merkle_root))) throw new Failure(n, null, 'the header has no tree_size and merkle_root');
       header = line;
       continue;
     }
@@ -139,8 +139,8 @@ async function verifyExport(file, publicKeyPem) {
       const proof = line.proof;
       if (!proof || proof.leaf_index !== chain.seq || proof.tree_size !== header.tree_size) throw new Failure(n, id, 'no inclusion proof for this entry in the signed tree');
       const root = rootFromPath(chain.event_hash, proof.leaf_index, proof.tree_size, proof.audit_path);
-      if (root === null || (impliedRoot !== null && root !== impliedRoot)) throw new Failure(n, id, 'the inclusion proof does not lead to the signed tree’s root');
-      impliedRoot = root;
+      // Against the root the header announces (the signed head at the end must have it).
+      if (root !== header.merkle_root) throw new Failure(n, id, 'the inclusion proof does not lead to the signed tree’s root');
     }
     last = chain;
     events += 1;
@@ -160,13 +160,12 @@ async function verifyExport(file, publicKeyPem) {
   if (!signed) throw new Failure(n, null, `the signed head's signature does not verify with this public key (the head names key ${key_id}): wrong key, or the head was altered`);
   if (account !== header.account) throw new Failure(n, null, `the signed head is of ${account}, the export of ${header.account}`);
   if (size !== header.tree_size) throw new Failure(n, null, `the signed head has ${size} entries, the header ${header.tree_size}`);
+  if (merkle_root !== header.merkle_root) throw new Failure(n, null, 'the signed head’s merkle_root is not the one the header announced (and the proofs were checked against)');
   if (end.events !== events) throw new Failure(n, null, `the export says ${end.events} events, the file holds ${events}: a line was removed or added`);
   if (header.tie === 'chain') {
     if (tree.size !== size) throw new Failure(n, null, `the signed head has ${size} entries, the file ${tree.size}: lines were removed at the end`);
     if ((last?.chain_hash ?? GENESIS) !== chain_hash) throw new Failure(n, null, 'the last entry’s chain_hash is not the signed head’s');
     if (tree.root() !== merkle_root) throw new Failure(n, null, 'the Merkle root of the events’ hashes is not the signed head’s');
-  } else if (impliedRoot !== null && impliedRoot !== merkle_root) {
-    throw new Failure(n, null, 'the inclusion proofs lead to a root that is not the signed head’s merkle_root');
   }
   return { header, head, events };
 }

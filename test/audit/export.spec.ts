@@ -1,4 +1,6 @@
+import canonicalize from 'canonicalize';
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -137,11 +139,27 @@ test('removing a line is caught, in the middle and at the end', async () => {
   expect(r3.out).toContain('a line was removed');
 });
 
+test('a forged event with its hashes recomputed is not in the signed tree', async () => {
+  const { lines } = await exportOverHttp(`scope=subscription&id=${subscription}`, 'forged-source.jsonl');
+  const line = JSON.parse(lines[1]);
+  const event = { ...line.event, data: { ...line.event.data, forged: true } };
+  const eventHash = createHash('sha256').update(canonicalize(event) as string).digest('hex');
+  const chainHash = createHash('sha256').update(Buffer.from(line.chain.prev, 'hex')).update(Buffer.from(eventHash, 'hex')).digest('hex');
+  const forged = JSON.stringify({ ...line, event, chain: { ...line.chain, event_hash: eventHash, chain_hash: chainHash } });
+  const file = join(t.dataDir, 'forged.jsonl');
+  writeFileSync(file, `${[lines[0], forged, ...lines.slice(2)].join('\n')}\n`);
+  const result = await verifyFile(file);
+  expect(result.code).toBe(1);
+  expect(result.out).toContain(`FAIL line 2 (event ${line.event.id}): the inclusion proof does not lead to the signed tree`);
+});
+
 test('a wrong public key is refused', async () => {
   const { generateKeyPairSync } = await import('node:crypto');
   const other = join(t.dataDir, 'other-key.pem');
   writeFileSync(other, generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string);
-  const result = await verifyFile(join(t.dataDir, 'account.jsonl'), other);
+  const { file } = await exportOverHttp('scope=account', 'wrong-key.jsonl');
+  expect((await verifyFile(file)).code).toBe(0);
+  const result = await verifyFile(file, other);
   expect(result.code).toBe(1);
   expect(result.out).toContain('does not verify with this public key');
 });

@@ -729,6 +729,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       range: obj({ from: nstr('ISO time or evt_ id'), to: nstr('ISO time or evt_ id') }, { description: 'header' }),
       tie: oneOf(['chain', 'merkle'], 'header: `chain`, the whole chain linked to the signed head; `merkle`, each event with its inclusion proof'),
       tree_size: int('header: the signed head\'s size'),
+      merkle_root: hex64('header: the signed head\'s merkle_root (each proof is checked against it as it is read; the head at the end confirms it)'),
       exported_at: time('header'),
       key_id: str('header: the signing key\'s id'),
       algorithm: oneOf(['Ed25519'], 'header'),

@@ -128,6 +128,7 @@ export class AuditExport {
       range: p.range,
       tie: p.tie,
       tree_size: p.head.size,
+      merkle_root: p.head.merkle_root,
       exported_at: p.exportedAt,
       key_id: p.head.key_id,
       algorithm: 'Ed25519',
