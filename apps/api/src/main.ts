@@ -4,7 +4,9 @@ import { loadConfig, redactUrl } from '#platform/config.js';
 import { EnsureDefaultAccount, UNNAMED_ACCOUNT } from '#accounts/application/ensure-default-account.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { InviteFirstOwner } from '#team/application/invite-first-owner.js';
-import { MASTER_KEY_SOURCE } from '#team/team.module.js';
+import { MASTER_KEY_SOURCE } from '#platform/sealing.module.js';
+import type { MasterKeySource } from '#shared/sealing.js';
+import { SealingError } from '#shared/sealing.js';
 import { createApp } from './create-app.js';
 
 /**
@@ -14,13 +16,18 @@ import { createApp } from './create-app.js';
  * standard error, never in a log line.
  */
 const config = loadConfig();
-const app = await createApp({ config, logRequests: true });
+const say = (lines: string[]) => process.stderr.write(`${lines.join('\n')}\n`);
+const app = await createApp({ config, logRequests: true }).catch((error: unknown) => {
+  // No master key, or not the one the stored secrets were sealed with: the reason, plainly, and exit.
+  if (!(error instanceof SealingError)) throw error;
+  say(['', `  The service does not start: ${error.message}`, '']);
+  process.exit(78); // EX_CONFIG
+});
 app.enableShutdownHooks();
 const log = new Logger('main');
-const say = (lines: string[]) => process.stderr.write(`${lines.join('\n')}\n`);
 
 const created = config.role === 'worker' ? null : await app.get(EnsureDefaultAccount).run(config.defaultAccountName);
-const masterKey = app.get<{ created: boolean; path: string | null }>(MASTER_KEY_SOURCE);
+const masterKey = app.get<MasterKeySource>(MASTER_KEY_SOURCE);
 if (created) {
   // The keys are printed only once they authenticate: the api_keys read model has their account
   // (on a loaded machine the first projection pass can take longer than one 10 s wait).
@@ -53,8 +60,14 @@ if (created) {
 }
 
 if (masterKey.created && masterKey.path) {
-  // Made now (first start, or the first since two-factor secrets are sealed): the operator must keep it.
-  say([`  Two-factor secrets are sealed with a master key created at ${masterKey.path}: back it up with the data`, '  (or give every process the same MASTER_KEY).', '']);
+  // Made now (first start with no sealed secret): the operator must keep it, apart from the data.
+  say([
+    `  Secrets (webhook signing secrets, the pages' signing key, two-factor secrets) are sealed with a master key created at ${masterKey.path}.`,
+    '  Back it up apart from the data directory (a copy of the data alone opens nothing), or give every process the same MASTER_KEY.',
+    '',
+  ]);
+} else if (masterKey.path && masterKey.path.startsWith(`${config.dataDir}/`)) {
+  log.warn({ msg: 'the master key file is inside the data directory: a copy of the data carries its key. Move it to KEYS_DIR (default: the sibling directory <DATA_DIR>.keys) or set MASTER_KEY', path: masterKey.path });
 }
 
 const stores = `event store: ${config.eventStoreUrl ? redactUrl(config.eventStoreUrl) : 'embedded'}, read models: ${config.mongoUrl ? redactUrl(config.mongoUrl) : 'embedded'}, data: ${config.dataDir}`;

@@ -25,6 +25,7 @@ import type { CommandContext } from '#platform/command-context.js';
 import type { ListPage } from '#http/list.js';
 import { loadConfig } from '#platform/config.js';
 import { backupStores, restoreStores } from '#platform/backup.js';
+import { readNewMasterKey, secretsRewrap } from './secrets-rewrap.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import type { AccountDoc } from '#accounts/read-models/account.read-model.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
@@ -87,6 +88,10 @@ export const USAGE = `usage:
   npm run cli -- audit export --account ACCT [--customer CUS | --subscription SUB] [--from T|evt_] [--to T|evt_] > FILE.jsonl
                                                          the history as JSON Lines with its chain and a signed head, for
                                                          node scripts/verify-audit-export.mjs FILE.jsonl KEY.pem (docs/audit.md)
+  npm run cli -- secrets rewrap --new-master-key-file PATH
+                                                         wrap every sealed secret's data key again under the new master
+                                                         key (or MASTER_KEY_NEW), while the service runs: first give every
+                                                         process MASTER_KEY=<new> MASTER_KEY_PREVIOUS=<old> (docs/secrets.md)
   npm run cli -- backup DIR                              copy the embedded stores into DIR (new or empty), consistent
                                                          while the service runs (SQLite online backup)
   npm run cli -- restore DIR                             put a backup into DATA_DIR, which must hold no stores yet
@@ -141,6 +146,7 @@ export async function runCli(argv: string[], io: CliOutput = stdoutOutput, env: 
       restricted: { type: 'boolean', default: false },
       permissions: { type: 'string' },
       json: { type: 'boolean', default: false },
+      'new-master-key-file': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -160,6 +166,10 @@ export async function runCli(argv: string[], io: CliOutput = stdoutOutput, env: 
     const manifest = area === 'backup' ? await backupStores(config, dir) : restoreStores(config, dir);
     io.out(area === 'backup' ? `backed up ${manifest.events} events and the read models into ${dir}` : `restored ${manifest.events} events and the read models from ${dir} into ${config.dataDir}`);
     return 0;
+  }
+  if (area === 'secrets') {
+    if (action !== 'rewrap') throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+    return secretsRewrap(loadConfig(env), readNewMasterKey(values['new-master-key-file'], env), (line) => io.out(line));
   }
   // ROLE=api: the CLI does not follow the store; it catches the projections up itself when it needs to.
   const config = { ...loadConfig(env), role: 'api' as const };
