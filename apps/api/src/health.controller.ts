@@ -7,6 +7,7 @@ import type { EventStore } from '#event-store/event-store.port.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
+import { LeaseManager } from '#platform/leases.js';
 
 @ApiTags('health')
 @Controller()
@@ -16,6 +17,7 @@ export class HealthController {
     @Inject(READ_STORE) private readonly store: ReadStore,
     private readonly engine: ProjectionEngine,
     private readonly lifecycle: PlatformLifecycle,
+    private readonly leases: LeaseManager,
   ) {}
 
   @Get('health')
@@ -31,7 +33,15 @@ export class HealthController {
     // embedded store's writer thread stopped with writes in flight (until a write succeeds again).
     const writers = this.writerFailures();
     const status = projections.some((p) => p.parked) || writers.length ? 'degraded' : 'ok';
-    return { status, event_store: this.events.kind, read_store: this.store.kind, projections, ...(writers.length ? { writer_errors: writers } : {}) };
+    // Which worker holds which background work, and since when (libs/platform/src/leases.ts); `worker`: this process's id (null: it takes none, ROLE=api).
+    const leases = await this.leases.status();
+    const workers = {
+      worker: leases.worker,
+      held_here: leases.units.filter((u) => u.mine).map((u) => u.unit),
+      units: leases.units.map((u) => ({ unit: u.unit, holder: u.held ? u.holder : null, epoch: u.epoch, since: u.held ? u.since : null, expires_at: u.expires_at })),
+      workers: leases.workers.filter((w) => w.live).map((w) => ({ worker: w.worker, host: w.host, pid: w.pid, since: w.since, units: w.units })),
+    };
+    return { status, event_store: this.events.kind, read_store: this.store.kind, projections, leases: workers, ...(writers.length ? { writer_errors: writers } : {}) };
   }
 
   private writerFailures(): string[] {

@@ -8,7 +8,8 @@ import { Public } from '#accounts/http/basic-auth.guard.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { decodePosition } from '#event-store/positions.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
-import { metricsRegistry, projectionCaughtUp, projectionLag, reportParkedProjections, schedulerBacklog } from '#platform/metrics.js';
+import { metricsRegistry, projectionCaughtUp, projectionLag, reportLeases, reportParkedProjections, schedulerBacklog } from '#platform/metrics.js';
+import { LeaseManager } from '#platform/leases.js';
 import { EVENT_STORE, READ_STORE, CLOCK, CONFIG } from '#platform/tokens.js';
 import type { Clock } from '#shared/clock.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
@@ -49,6 +50,7 @@ export class MetricsController {
     @Inject(CONFIG) private readonly config: Config,
     private readonly engine: ProjectionEngine,
     private readonly scheduler: Scheduler,
+    private readonly leases: LeaseManager,
   ) {}
 
   @Get('metrics')
@@ -70,6 +72,7 @@ export class MetricsController {
     for (const source of this.scheduler.deadlineSources) {
       schedulerBacklog.set({ kind: source.name }, await this.dueCount(source.collection, now));
     }
+    reportLeases((await this.leases.status()).units);
     return metricsRegistry.metrics();
   }
 

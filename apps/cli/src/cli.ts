@@ -30,6 +30,7 @@ import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import type { AccountDoc } from '#accounts/read-models/account.read-model.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { READ_STORE } from '#platform/tokens.js';
+import { readLeaseDocs } from '#platform/leases.js';
 import { notFound } from '#shared/errors.js';
 import { InviteFirstOwner } from '#team/application/invite-first-owner.js';
 import { describeVerifyReport, verifyAuditChain } from '#audit/application/verify-chain.js';
@@ -380,6 +381,19 @@ export async function runCli(argv: string[], io: CliOutput = stdoutOutput, env: 
         const state = p.parked ? `PARKED at ${p.parked.event_type} ${p.parked.event_id} (${p.parked.position}) after ${p.parked.attempts} attempts: ${p.parked.error}` : p.caught_up ? 'caught up' : 'behind';
         io.out(`${p.name.padEnd(16)} ${p.checkpoint ?? '(empty)'} ${state}`);
       }
+      // Which worker holds each unit of background work, and since when (libs/platform/src/leases.ts).
+      const { leases, workers } = await readLeaseDocs(app.get<ReadStore>(READ_STORE));
+      const now = Date.now();
+      io.out('');
+      io.out('leases:');
+      if (leases.length === 0) io.out('  (none: no worker has run yet)');
+      for (const l of leases) {
+        const live = l.holder !== null && Date.parse(l.expires_at) > now;
+        io.out(`  ${l.id.padEnd(18)} ${live ? `${l.holder} since ${l.since} (epoch ${l.epoch}, until ${l.expires_at})` : `free (epoch ${l.epoch}${l.holder ? `, ${l.holder}'s lapsed at ${l.expires_at}` : ''})`}`);
+      }
+      const alive = workers.filter((w) => Date.parse(w.expires_at) > now);
+      io.out(`workers alive: ${alive.length}`);
+      for (const w of alive) io.out(`  ${w.holder} (${w.host ?? '?'} pid ${w.pid ?? '?'}) since ${w.since}`);
       return 0;
     }
     if (area === 'projections' && action === 'resume') {

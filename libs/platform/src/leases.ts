@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { hostname } from 'node:os';
 import { type CollectionSpec, type Fence, LEASES_COLLECTION, type ReadStore } from '#read-store/read-store.port.js';
 import { newId } from '#shared/ids.js';
+import { isStoreUnavailable } from '#shared/store-unavailable.js';
 
 /**
  * Work shared by the workers that are alive. Every piece of background work (a "unit": the
@@ -296,7 +297,10 @@ export class LeaseManager {
       try {
         return await this.tick();
       } catch (error) {
-        this.logger.error({ msg: 'lease renewal failed; retrying at the next tick', err: String((error as Error)?.stack ?? error) });
+        // A store that cannot take writes now (read-only, full, unreachable) is a warning: the units
+        // go on until their leases may lapse by this process's clock, and are stopped then.
+        if (isStoreUnavailable(error)) this.logger.warn({ msg: 'lease renewal: the read store is unavailable; retrying at the next tick', err: String((error as Error)?.message ?? error) });
+        else this.logger.error({ msg: 'lease renewal failed; retrying at the next tick', err: String((error as Error)?.stack ?? error) });
         return [];
       }
     })();

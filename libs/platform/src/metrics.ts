@@ -44,6 +44,43 @@ export const schedulerBacklog = new Gauge({
 });
 
 /**
+ * The workers' leases (libs/platform/src/leases.ts), read from the store when scraped: 1 for the
+ * worker holding each unit now (an expired or handed-back lease has none), and since when.
+ */
+export const leaseHeld = new Gauge({
+  name: 'billing_lease_held',
+  help: 'Background work held by a live worker: 1 per unit and the worker holding it (libs/platform/src/leases.ts)',
+  labelNames: ['unit', 'worker'] as const,
+  registers: [metricsRegistry],
+});
+
+export const leaseSince = new Gauge({
+  name: 'billing_lease_since_seconds',
+  help: 'When the worker holding each unit took it (Unix time, seconds); absent while nobody holds it',
+  labelNames: ['unit', 'worker'] as const,
+  registers: [metricsRegistry],
+});
+
+export const leaseEpoch = new Gauge({
+  name: 'billing_lease_epoch',
+  help: 'The epoch of each unit\'s lease: how many times it has been taken (a takeover or a hand-over adds one)',
+  labelNames: ['unit'] as const,
+  registers: [metricsRegistry],
+});
+
+/** The leases as stored now (the gauges are reset first: a unit that changed hands drops its old worker's series). */
+export function reportLeases(units: { unit: string; holder: string | null; epoch: number; since: string; held: boolean }[]): void {
+  leaseHeld.reset();
+  leaseSince.reset();
+  for (const u of units) {
+    leaseEpoch.set({ unit: u.unit }, u.epoch);
+    if (!u.held || !u.holder) continue;
+    leaseHeld.set({ unit: u.unit, worker: u.holder }, 1);
+    leaseSince.set({ unit: u.unit, worker: u.holder }, Date.parse(u.since) / 1000);
+  }
+}
+
+/**
  * Projections parked after a poison event. The projection pipeline (libs/projection-runtime) reports
  * them through `reportParkedProjections` once it parks; until then the gauge stays 0.
  */

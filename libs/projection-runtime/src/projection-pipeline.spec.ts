@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
 import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
+import { FencedError, LEASES_COLLECTION } from '#read-store/read-store.port.js';
 import type { Projection } from './projection.js';
 import { ProjectionEngine, ReadModelParkedError } from './projection-engine.js';
 import { PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';
@@ -40,6 +41,37 @@ async function setup() {
 }
 
 describe('projection pipeline', () => {
+  test('fenced by a lease: its commits land while the lease is held at its epoch; once another epoch holds it a batch is refused whole and the live loop stops', async () => {
+    const { events, store } = await setup();
+    await store.ensureCollections([{ name: LEASES_COLLECTION, indexes: [] }]);
+    await store.swap(LEASES_COLLECTION, 'projections', null, { id: 'projections', kind: 'unit', holder: 'wrk_a', epoch: 1 });
+    const held = new ProjectionPipeline([counters('one')], events, store, quiet);
+    held.fence = { unit: 'projections', holder: 'wrk_a', epoch: 1 };
+    await held.init();
+    expect(await held.catchUp()).toBe(5);
+    const checkpoint = await store.getCheckpoint('one');
+    // Another worker takes the projections (epoch 2); the former holder, resumed, projects new events.
+    await store.swap(LEASES_COLLECTION, 'projections', { holder: 'wrk_a', epoch: 1 }, { id: 'projections', kind: 'unit', holder: 'wrk_b', epoch: 2 });
+    await events.append('c-b', [tick()], 0);
+    await expect(held.catchUp()).rejects.toBeInstanceOf(FencedError);
+    expect(await store.getCheckpoint('one')).toBe(checkpoint);
+    expect(await store.get('one', 'c-b')).toMatchObject({ count: 1 });
+    expect(await store.get(PROJECTION_STATUS, 'one')).toBeNull(); // refused, not a failure of the projection: never parked
+    // Live: the loop stops at the refused commit.
+    held.start();
+    await events.append('c-b', [tick()], 1);
+    for (let i = 0; i < 100 && held.watching(); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(held.watching()).toBe(false);
+    expect(await store.getCheckpoint('one')).toBe(checkpoint);
+    // The new holder's pipeline carries on from the committed checkpoint.
+    const next = new ProjectionPipeline([counters('one')], events, store, quiet);
+    next.fence = { unit: 'projections', holder: 'wrk_b', epoch: 2 };
+    await next.init();
+    expect(await next.catchUp()).toBe(2);
+    expect(await store.get('one', 'c-b')).toMatchObject({ count: 3 });
+    await held.stop();
+  });
+
   test('feeds every projection from one read and commits them and their checkpoints together', async () => {
     const { events, store } = await setup();
     const readAll = jest.spyOn(events, 'readAll');
