@@ -12,8 +12,12 @@ import { retryWithBackoff } from './retry.js';
 import { ReadModels } from './read-models.js';
 import { WriteThenRead } from './write-then-read.js';
 import { LEASE_COLLECTIONS, LeaseManager } from './leases.js';
-import { createEventStore, createReadStore, pipelineThreadFiles } from './stores.js';
+import { createEventStore, createReadStore, pipelineThreadFiles, withPersonalData } from './stores.js';
 import { CONFIG, EVENT_STORE, READ_STORE } from './tokens.js';
+import { CUSTOMER_KEYS_SPEC, CustomerKeyring } from '#customers/personal-data/customer-keys.js';
+import type { ThreadMasterKeys } from '#projection-runtime/pipeline-thread.js';
+import { type MasterKeySource, SecretSealer } from '#shared/sealing.js';
+import { MASTER_KEY_SOURCE } from './sealing.module.js';
 
 /**
  * What the projection pipeline reports (a projection that failed and is retried, one parked, a batch
@@ -92,8 +96,11 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
 export class PlatformModule {
   static forRoot(options: PlatformOptions, projections: ServiceProjections): DynamicModule {
     applyHeapPolicy(options.config.heapGrowingPercent ?? 0);
-    const eventStore = options.eventStore ?? createEventStore(options.config);
     const readStore = options.readStore ?? createReadStore(options.config);
+    // Personal data is encrypted at the port (docs/personal-data.md): the keys open once the master key is known.
+    const keyring = new CustomerKeyring(readStore);
+    let threadKeys: ThreadMasterKeys | null = null;
+    const eventStore = withPersonalData(options.eventStore ?? createEventStore(options.config), keyring);
     return {
       module: PlatformModule,
       providers: [
@@ -103,12 +110,23 @@ export class PlatformModule {
         { provide: READ_STORE, useValue: readStore },
         {
           provide: ProjectionEngine,
-          useFactory: () => new ProjectionEngine(projections.all(), eventStore, readStore, { log: projectionLog }, pipelineThreadFiles(options.config, eventStore, readStore, projections.module)),
+          useFactory: () => new ProjectionEngine(projections.all(), eventStore, readStore, { log: projectionLog }, pipelineThreadFiles(options.config, eventStore, readStore, projections.module, () => threadKeys)),
         },
         {
           provide: LeaseManager,
           inject: [CONFIG],
           useFactory: (config: Config) => new LeaseManager(readStore, config.leases ?? { ttlMs: 10_000, renewMs: 2000 }),
+        },
+        {
+          // The sealing module's master key (global): the keyring waits for it before opening a key.
+          provide: CustomerKeyring,
+          inject: [MASTER_KEY_SOURCE, StateCollections],
+          useFactory: (source: MasterKeySource, collections: StateCollections) => {
+            collections.register(CUSTOMER_KEYS_SPEC);
+            const b64 = (k: Buffer) => k.toString('base64');
+            threadKeys = { key: b64(source.key), kid: source.kid, previous: source.previous.map((p) => ({ key: b64(p.key), kid: p.kid })) };
+            return keyring.attach(SecretSealer.fromMasterKey(source));
+          },
         },
         AggregateExecutor,
         ReadModels,
@@ -116,7 +134,7 @@ export class PlatformModule {
         PlatformLifecycle,
         StateCollections,
       ],
-      exports: [CONFIG, CLOCK, EVENT_STORE, READ_STORE, ProjectionEngine, LeaseManager, AggregateExecutor, ReadModels, WriteThenRead, PlatformLifecycle, StateCollections],
+      exports: [CONFIG, CLOCK, EVENT_STORE, READ_STORE, CustomerKeyring, ProjectionEngine, LeaseManager, AggregateExecutor, ReadModels, WriteThenRead, PlatformLifecycle, StateCollections],
     };
   }
 }

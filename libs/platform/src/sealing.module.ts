@@ -20,6 +20,8 @@ export const SEALED_LOCATIONS: ReadonlyArray<{ collection: string; field: string
   { collection: SEALED_SECRETS, field: 'sealed' },
   { collection: 'member_credentials', field: 'sealed' },
   { collection: 'audit_keys', field: 'sealed_private_key' },
+  // The customers' data keys (libs/customers/src/personal-data/customer-keys.ts; an erased one holds null).
+  { collection: 'customer_keys', field: 'sealed' },
 ];
 
 const LOCATION_SPECS: CollectionSpec[] = SEALED_LOCATIONS.map((l) => ({ name: l.collection, indexes: [] }));

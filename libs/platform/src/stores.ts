@@ -6,10 +6,21 @@ import type { ReadStore } from '#read-store/read-store.port.js';
 import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { type Config, eventStoreFile, readStoreFile } from './config.js';
 import type { PipelineThreadFiles } from '#projection-runtime/pipeline-thread.js';
+import type { CustomerKeyring } from '#customers/personal-data/customer-keys.js';
+import { PersonalDataEventStore, storedEventStore } from '#customers/personal-data/personal-data-event-store.js';
 
 /** The event store chosen by configuration: EventStoreDB when EVENTSTORE_URL is set, else embedded. */
 export function createEventStore(config: Config): EventStore {
   return config.eventStoreUrl ? new EventStoreDbEventStore(config.eventStoreUrl) : new SqliteEventStore(eventStoreFile(config), { writer: config.sqliteWriter });
+}
+
+/**
+ * The event store as the service uses it: personal data encrypted on append under each customer's
+ * data key and opened on read (docs/personal-data.md). Another decorator of the port composes around
+ * or under it; `storedEventStore` finds the adapter under them all.
+ */
+export function withPersonalData(events: EventStore, keys: CustomerKeyring): EventStore {
+  return new PersonalDataEventStore(events, keys);
 }
 
 /** The read-model store chosen by configuration: MongoDB when MONGO_URL is set, else embedded. */
@@ -22,9 +33,16 @@ export function createReadStore(config: Config): ReadStore {
  * stores embedded, in files, with writer threads, in a process that runs the projections (not
  * ROLE=api). Otherwise (a production store, `inline`, `:memory:`) the pipeline runs on the event loop.
  */
-export function pipelineThreadFiles(config: Config, events: EventStore, reads: ReadStore, projections: string): PipelineThreadFiles | undefined {
+export function pipelineThreadFiles(
+  config: Config,
+  decorated: EventStore,
+  reads: ReadStore,
+  projections: string,
+  personalData?: PipelineThreadFiles['personalData'],
+): PipelineThreadFiles | undefined {
   // A ROLE=api process runs no projection: it only reads the checkpoints.
   if (config.projectionsThread !== 'worker' || config.sqliteWriter !== 'thread' || config.role === 'api') return undefined;
+  const events = storedEventStore(decorated);
   if (!(events instanceof SqliteEventStore) || !(reads instanceof SqliteReadStore) || events.file === ':memory:' || reads.file === ':memory:') return undefined;
-  return { events: events.file, readModels: reads.file, projections, startCheckpointer: () => reads.startCheckpointer(), announced: () => events.announcedHead() };
+  return { events: events.file, readModels: reads.file, projections, startCheckpointer: () => reads.startCheckpointer(), announced: () => events.announcedHead(), personalData };
 }

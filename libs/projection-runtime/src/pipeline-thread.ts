@@ -41,6 +41,19 @@ export interface PipelineThreadFiles {
    * before the executor here knows of the append that made it.
    */
   announced?: () => string | null;
+  /**
+   * The master key (and the previous ones) the thread opens the customers' data keys with
+   * (docs/personal-data.md), asked when the thread starts; null or absent: the thread refuses to read
+   * an encrypted value rather than project a placeholder in its place.
+   */
+  personalData?: () => ThreadMasterKeys | null;
+}
+
+/** Master keys handed to the pipeline's thread (base64; a thread of this process, never another process). */
+export interface ThreadMasterKeys {
+  key: string;
+  kid: string;
+  previous: { key: string; kid: string }[];
 }
 
 /** The thread's young generation (MiB): see `thread()`. */
@@ -103,7 +116,7 @@ export class PipelineThread implements LivePipeline {
     if (this.ready) return this.ready;
     const running = import.meta.url.endsWith('.ts');
     const worker = new Worker(new URL(running ? './pipeline-worker.ts' : './pipeline-worker.js', import.meta.url), {
-      workerData: { eventsFile: this.files.events, readModelsFile: this.files.readModels, projectionsModule: this.files.projections, options: this.options },
+      workerData: { eventsFile: this.files.events, readModelsFile: this.files.readModels, projectionsModule: this.files.projections, options: this.options, masterKeys: this.files.personalData?.() ?? null },
       // A small young generation: the thread's garbage is short-lived batches, and its heap adds to the
       // process's RSS (the billing run of 10,000 peaked at 446 MiB with V8's default, 414–429 with 8 MiB).
       resourceLimits: { maxYoungGenerationSizeMb: PIPELINE_THREAD_YOUNG_MB },

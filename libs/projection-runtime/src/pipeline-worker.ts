@@ -9,18 +9,34 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { EventEmitter } from 'node:events';
 import { SqliteEventStore } from '#event-store/sqlite-event-store.js';
 import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
+import { SecretSealer } from '#shared/sealing.js';
+import { CustomerKeyring } from '#customers/personal-data/customer-keys.js';
+import { PersonalDataEventStore } from '#customers/personal-data/personal-data-event-store.js';
 import { ProjectionPipeline, type PipelineOptions, type PipelineSource } from './projection-pipeline.js';
-import type { FromPipelineThread, ThreadRequest, ToPipelineThread } from './pipeline-thread.js';
+import type { FromPipelineThread, ThreadMasterKeys, ThreadRequest, ToPipelineThread } from './pipeline-thread.js';
 import type { Projection } from './projection.js';
 
-const { eventsFile, readModelsFile, projectionsModule, options } = workerData as { eventsFile: string; readModelsFile: string; projectionsModule: string; options: Omit<PipelineOptions, 'log'> };
+const { eventsFile, readModelsFile, projectionsModule, options, masterKeys } = workerData as {
+  eventsFile: string;
+  readModelsFile: string;
+  projectionsModule: string;
+  options: Omit<PipelineOptions, 'log'>;
+  masterKeys: ThreadMasterKeys | null;
+};
 // Every projection of the service, from the module the event loop named (ServiceProjections.module).
 const { allProjections } = (await import(projectionsModule)) as { allProjections(): Projection[] };
 const port = parentPort!;
 const post = (message: FromPipelineThread) => port.postMessage(message);
 
-const events = new SqliteEventStore(eventsFile, { writer: 'inline' });
 const store = new SqliteReadStore(readModelsFile, { writer: 'inline' });
+// The events as the event loop reads them: personal data opened with the customers' keys (kept in
+// this thread's read-store connection), or its placeholder once a key is destroyed (docs/personal-data.md).
+const keyring = new CustomerKeyring(store, { waitForSealer: false });
+if (masterKeys) {
+  const b = (k: string) => Buffer.from(k, 'base64');
+  keyring.attach(new SecretSealer(b(masterKeys.key), masterKeys.kid, masterKeys.previous.map((p) => ({ key: b(p.key), kid: p.kid }))));
+}
+const events = new PersonalDataEventStore(new SqliteEventStore(eventsFile, { writer: 'inline' }), keyring);
 // The WAL is checkpointed beside the commits by the checkpointer of the main thread's writer thread
 // (PipelineThread starts it), not inside them: SQLite's auto-checkpoint runs in the commit that crosses
 // its threshold and stalls it for 50–150 ms. Kept only as a safety net, at 10,000 pages (40 MB), should

@@ -1,3 +1,5 @@
+// Each event as stored, as hashed (personal data stays ciphertext: docs/personal-data.md).
+import { storedEventStore } from '#customers/personal-data/personal-data-event-store.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore, RecordedEvent } from '#event-store/event-store.port.js';
 import { FEED_COLLECTION, type FeedEntry } from '#events/read-models/event.read-model.js';
@@ -135,7 +137,7 @@ export class AuditExport {
     });
     let count = 0;
     try {
-      const seeker = new EventSeeker(this.events);
+      const seeker = new EventSeeker(storedEventStore(this.events));
       const prover = p.tie === 'merkle' ? new MerkleProver(async (from, n) => (await this.chain.readChain(p.account, from, Math.min(n, PAGE))).map((e) => e.event_hash), p.head.size) : null;
       for await (const { entry, before } of this.entries(p)) {
         const event = await seeker.at(entry.position, before);
@@ -213,7 +215,7 @@ class EventSeeker {
         return event.position === position ? event : null;
       }
       if (before !== null && (this.after === null || before > this.after)) this.after = before;
-      this.page = await this.events.readAll({ after: this.after, maxCount: PAGE });
+      this.page = await storedEventStore(this.events).readAll({ after: this.after, maxCount: PAGE });
       this.index = 0;
       if (this.page.length === 0) return null;
       this.after = this.page[this.page.length - 1].position;

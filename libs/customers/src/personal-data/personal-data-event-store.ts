@@ -1,0 +1,153 @@
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, RecordedEvent, StreamAppend } from '#event-store/event-store.port.js';
+import type { CustomerKeyring } from './customer-keys.js';
+import { decryptPii, encryptPii, isPiiValue, type PiiValue, placeholderFor } from './pii-cipher.js';
+import { PERSONAL_DATA, type PersonalDataEntry } from './personal-data-registry.js';
+
+/** The event that records an erasure (its data: `{ id: "cus_…", erased_at }`). */
+export const CUSTOMER_ERASED = 'customer.erased';
+
+/**
+ * The event store as the service sees it (docs/personal-data.md): on append, each personal value of
+ * an event (PERSONAL_DATA) is replaced by its ciphertext under the customer's data key; on read, each
+ * such value is opened again, or replaced by its placeholder once the key is destroyed. Deciders,
+ * projectors, the feed and webhooks see plaintext (or placeholders) without knowing; the adapter, its
+ * files and the audit chain only ever hold ciphertext. Events of other types pass untouched.
+ */
+export class PersonalDataEventStore implements EventStore {
+  readonly deleteStreamsOlderThan?: EventStore['deleteStreamsOlderThan'];
+
+  constructor(
+    /** The store it decorates: the events as stored (what the audit chain hashes). */
+    readonly inner: EventStore,
+    readonly keys: CustomerKeyring,
+  ) {
+    if (inner.deleteStreamsOlderThan) this.deleteStreamsOlderThan = (prefix, before, limit) => inner.deleteStreamsOlderThan!(prefix, before, limit);
+  }
+
+  get kind(): string {
+    return this.inner.kind;
+  }
+
+  get atomicMultiStream(): boolean {
+    return this.inner.atomicMultiStream;
+  }
+
+  get auditChain() {
+    return this.inner.auditChain;
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return this.inner.append(streamId, await this.sealEvents(events), expected);
+  }
+
+  async appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
+    const sealed: StreamAppend[] = [];
+    for (const a of appends) sealed.push({ ...a, events: await this.sealEvents(a.events) });
+    return this.inner.appendMany(sealed);
+  }
+
+  async readStream(streamId: string, fromRevision?: number): Promise<RecordedEvent[]> {
+    return this.openEvents(await this.inner.readStream(streamId, fromRevision));
+  }
+
+  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    return this.openEvents(await this.inner.readAll(options));
+  }
+
+  headPosition(): Promise<string | null> {
+    return this.inner.headPosition();
+  }
+
+  onAppended(listener: () => void): () => void {
+    return this.inner.onAppended(listener);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private async sealEvents(events: NewEvent[]): Promise<NewEvent[]> {
+    let out: NewEvent[] | null = null;
+    for (let i = 0; i < events.length; i++) {
+      const entry = PERSONAL_DATA.get(events[i].type);
+      if (!entry) continue;
+      const sealed = await this.sealEvent(events[i], entry);
+      if (sealed !== events[i]) (out ??= [...events])[i] = sealed;
+    }
+    return out ?? events;
+  }
+
+  private async sealEvent(event: NewEvent, entry: PersonalDataEntry): Promise<NewEvent> {
+    const customer = entry.customer(event.data);
+    if (!customer) return event;
+    let data: Record<string, unknown> | null = null;
+    for (const { path, placeholder } of entry.paths) {
+      const value = valueAt(event.data, path);
+      if (value === undefined || value === null || isPiiValue(value)) continue;
+      const key = await this.keys.keyForWrite(customer);
+      data ??= structuredClone(event.data);
+      setAt(data, path, encryptPii(key, customer, value, placeholder));
+    }
+    return data ? { ...event, data } : event;
+  }
+
+  private async openEvents(events: RecordedEvent[]): Promise<RecordedEvent[]> {
+    let out: RecordedEvent[] | null = null;
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i];
+      if (e.type === CUSTOMER_ERASED && typeof e.data.id === 'string') this.keys.forgetErased(e.data.id);
+      // Only the registered types are walked; a type registered later still opens (its old events hold plaintext).
+      if (!PERSONAL_DATA.has(e.type)) continue;
+      const data = await this.openValue(e.data);
+      if (data !== e.data) (out ??= [...events])[i] = { ...e, data: data as Record<string, unknown> };
+    }
+    return out ?? events;
+  }
+
+  /** The value with every encrypted part opened (or its placeholder); the same object when it holds none. */
+  private async openValue(value: unknown): Promise<unknown> {
+    if (!value || typeof value !== 'object') return value;
+    if (isPiiValue(value)) return this.openPii(value);
+    if (Array.isArray(value)) {
+      let out: unknown[] | null = null;
+      for (let i = 0; i < value.length; i++) {
+        const v = await this.openValue(value[i]);
+        if (v !== value[i]) (out ??= [...value])[i] = v;
+      }
+      return out ?? value;
+    }
+    let out: Record<string, unknown> | null = null;
+    for (const [k, v] of Object.entries(value)) {
+      const opened = await this.openValue(v);
+      if (opened !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = opened;
+    }
+    return out ?? value;
+  }
+
+  private async openPii(value: PiiValue): Promise<unknown> {
+    const key = await this.keys.keyForRead(value.c);
+    return key ? decryptPii(key, value) : placeholderFor(value);
+  }
+}
+
+function valueAt(data: Record<string, unknown>, path: readonly string[]): unknown {
+  let at: unknown = data;
+  for (const k of path) {
+    if (!at || typeof at !== 'object' || Array.isArray(at)) return undefined;
+    at = (at as Record<string, unknown>)[k];
+  }
+  return at;
+}
+
+function setAt(data: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let at = data;
+  for (const k of path.slice(0, -1)) at = at[k] as Record<string, unknown>;
+  at[path[path.length - 1]] = value;
+}
+
+/** The adapter under any decorators of the port: the events as stored (ciphertext), for the audit chain and the files. */
+export function storedEventStore(events: EventStore): EventStore {
+  let at = events as EventStore & { inner?: EventStore };
+  while (at.inner) at = at.inner as EventStore & { inner?: EventStore };
+  return at;
+}

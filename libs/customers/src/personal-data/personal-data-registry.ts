@@ -1,0 +1,44 @@
+import type { Placeholder } from './pii-cipher.js';
+import { placeholderOf } from './pii-cipher.js';
+
+/**
+ * Where a customer's personal data sits in the events that carry it, and whose it is
+ * (docs/personal-data.md). The event store's decorator (personal-data-event-store.ts) encrypts
+ * exactly these values on append under that customer's data key; on read it opens any encrypted
+ * value wherever it sits, so a path moved by an upcaster still reads.
+ *
+ * A new event type that carries a customer's name, e-mail, phone, document number, address,
+ * shipping or custom fields adds its entry here (test/customers/personal-data-registry.spec.ts
+ * fails on a known personal field of an unregistered customer event).
+ */
+export interface PersonalDataEntry {
+  /** The customer the data belongs to (null: none known, the event is left as it is). */
+  customer(data: Record<string, unknown>): string | null;
+  /** The personal values: a path in `data` and the placeholder shown once the key is destroyed. */
+  paths: ReadonlyArray<{ path: readonly string[]; placeholder: Placeholder }>;
+}
+
+const text = placeholderOf('text');
+const structure = placeholderOf('structure');
+const map = placeholderOf('map');
+
+const str = (v: unknown) => (typeof v === 'string' && v.startsWith('cus_') ? v : null);
+
+/** The customer's own fields, at the top of `customer.created` and under `changes` of `customer.updated`. */
+const customerFields = (prefix: string[]) => [
+  { path: [...prefix, 'email'], placeholder: text },
+  { path: [...prefix, 'name'], placeholder: text },
+  { path: [...prefix, 'phone'], placeholder: text },
+  { path: [...prefix, 'document_number'], placeholder: text },
+  { path: [...prefix, 'billing_address'], placeholder: structure },
+  { path: [...prefix, 'meta_data'], placeholder: map },
+];
+
+export const PERSONAL_DATA: ReadonlyMap<string, PersonalDataEntry> = new Map<string, PersonalDataEntry>([
+  ['customer.created', { customer: (d) => str(d.id), paths: customerFields([]) }],
+  ['customer.updated', { customer: (d) => str(d.id), paths: customerFields(['changes']) }],
+  ['subscription.created', { customer: (d) => str(d.customer), paths: [{ path: ['shipping'], placeholder: structure }] }],
+  ['subscription.updated', { customer: (d) => str(d.customer), paths: [{ path: ['changes', 'shipping'], placeholder: structure }] }],
+  // The e-mail a buyer gave to identify as an existing customer on a hosted checkout.
+  ['checkout_signin.code_sent', { customer: (d) => str(d.customer), paths: [{ path: ['email'], placeholder: text }] }],
+]);
