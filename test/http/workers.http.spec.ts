@@ -2,6 +2,7 @@ import { FencedError, type ReadStore } from '#read-store/read-store.port.js';
 import { READ_STORE } from '#platform/tokens.js';
 import { LeaseManager } from '#platform/leases.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
+import { runCli } from '#cli/cli.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -70,6 +71,11 @@ test('a second worker on the same stores gets its share at the first one\'s next
   expect((await b.as(key).get(`/v1/products/${created.body.id}`)).body.name).toBe('Written where nothing projects');
   const metrics = (await b.http().get('/metrics')).text;
   expect(metrics).toContain(`billing_lease_held{unit="projections",worker="${workerA}"} 1`);
+  // `npm run cli -- projections status`: each unit's holder since when, and the workers alive.
+  const lines: string[] = [];
+  expect(await runCli(['projections', 'status'], { out: (l) => lines.push(l) }, { DATA_DIR: a.dataDir })).toBe(0);
+  expect(lines.find((l) => l.trim().startsWith('projections '))).toMatch(new RegExp(`^  projections +${workerA} since \\d{4}-\\d\\d-\\d\\dT.* \\(epoch \\d+, until `));
+  expect(lines).toContain('workers alive: 2');
 
   // The projections' lease as a held it: its epoch, for the stale write below.
   const store = b.app.get<ReadStore>(READ_STORE);
