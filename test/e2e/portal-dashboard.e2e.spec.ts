@@ -270,7 +270,7 @@ describeWithBrowser('merchant dashboard', () => {
       expect(await page.getByRole('alert').textContent()).toBe('El correo o la contraseña no son correctos.');
       await page.setViewportSize(VIEWPORTS.laptop);
       await signIn(page, owner.email, owner.password);
-      await page.waitForURL(/\/dashboard\/subscriptions/);
+      await page.waitForURL(/\/dashboard\/home/);
       expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('test');
       expect(await page.locator('[data-member-role]').textContent()).toBe(`Sesión de ${owner.email} (Propietario)`);
       // The session cookie: HttpOnly (no script reads it), SameSite.
@@ -279,7 +279,7 @@ describeWithBrowser('merchant dashboard', () => {
       expect(await page.locator('html').evaluate((el) => el.ownerDocument.cookie)).not.toContain('dashboard_session');
       // Spanish (es-CO) by default: headings, the mode badge, the table's headers.
       expect(await page.locator('html').getAttribute('lang')).toBe('es-CO');
-      expect(await page.locator('h1').textContent()).toBe('Suscripciones');
+      expect(await page.locator('h1').textContent()).toBe('Inicio'); // an owner lands on the business
       expect(await page.locator('[data-mode]').textContent()).toBe('MODO DE PRUEBA');
       const productId = await create(page, 'product', { name: 'Plan E2E', description: 'Dashboard-made' }, 'Crear producto');
       // The API's own validation message next to the field it names.
@@ -348,7 +348,7 @@ describeWithBrowser('merchant dashboard', () => {
       await screenshot(page, 'dashboard-subscriptions-phone');
       // The switch goes to live mode and back without asking for anything.
       await page.getByRole('button', { name: 'Cambiar a en vivo' }).click();
-      await page.waitForURL(/\/dashboard\/subscriptions/);
+      await page.waitForURL(/\/dashboard\/subscriptions/); // the same list, in the other mode
       expect(await page.locator('h1').textContent()).toBe('Suscripciones');
       expect(await page.locator('[data-mode]').getAttribute('data-mode')).toBe('live');
       expect(await page.locator('input[type="password"]').count()).toBe(0);
@@ -400,7 +400,7 @@ describeWithBrowser('merchant dashboard', () => {
       const member = await makeMember(server, keys.id, 'owner');
       await page.goto(`${server.base}/dashboard?locale=es`);
       await signIn(page, member.email, member.password);
-      await page.waitForURL(/\/dashboard\/subscriptions/);
+      await page.waitForURL(/\/dashboard\/home/);
       for (const list of lists) {
         const name = list.split('?')[0];
         await page.setViewportSize(VIEWPORTS.laptop);

@@ -67,7 +67,13 @@ test('the mode switch goes test ⇄ live and back without asking for anything; e
   expect(inTest.text).not.toContain(liveProduct.id);
   const toLive = await v.post('/dashboard/switch', {});
   expect(toLive.status).toBe(303);
-  expect(toLive.headers.location).toBe('/dashboard/home'); // an owner lands on the business
+  expect(toLive.headers.location).toBe('/dashboard/home'); // from nowhere in particular: an owner lands on the business
+  // From a list: the same list and filters in the other mode, from its first page; never a detail page or another site.
+  const fromList = await v.post('/dashboard/switch', { back: '/dashboard/customers?q=ana&starting_after=cus_x' });
+  expect(fromList.headers.location).toBe('/dashboard/customers?q=ana');
+  expect((await v.post('/dashboard/switch', { back: '/dashboard/subscriptions/sub_123' })).headers.location).toBe('/dashboard/home');
+  expect((await v.post('/dashboard/switch', { back: 'https://evil.example/dashboard/customers' })).headers.location).toBe('/dashboard/home');
+  expect((await v.post('/dashboard/switch', { back: '//evil.example/dashboard/customers' })).headers.location).toBe('/dashboard/home');
   const live = await v.get('/dashboard/products');
   expect(live.status).toBe(200);
   expect(live.text).toContain('data-mode="live"');

@@ -33,6 +33,19 @@ export function landing(role: Role | null | undefined, mustEnrol: boolean): stri
 }
 
 /**
+ * Where the mode switch goes back to: the list (or home page) it was pressed on, with its filters but
+ * from the first page (an object of one mode is not in the other: never a detail page), else null.
+ */
+export function sameListIn(back: string | undefined): string | null {
+  if (!back) return null;
+  const url = new URL(back, 'http://dashboard.invalid');
+  if (url.origin !== 'http://dashboard.invalid' || !/^\/dashboard\/(home|[a-z_]+)$/.test(url.pathname) || /^\/dashboard\/(login|logout|switch|new)$/.test(url.pathname)) return null;
+  url.searchParams.delete('starting_after');
+  const query = url.searchParams.toString();
+  return query ? `${url.pathname}?${query}` : url.pathname;
+}
+
+/**
  * Signing in to the dashboard as a member of an account's team: e-mail and password, then the code
  * of the authenticator app when the member has two factors; accepting an invitation (set a password);
  * a forgotten password (an e-mailed single-use link). Nobody signs in with an API key.
@@ -115,7 +128,7 @@ export class DashboardAuthController {
     const visitor = await this.page.require(request, reply, 'dashboard.read');
     if (!visitor) return reply;
     await this.sessions.setMode(visitor, visitor.mode === 'test' ? 'live' : 'test');
-    return reply.redirect(landing(visitor.role, false), 303);
+    return reply.redirect(sameListIn(formFields(request).back) ?? landing(visitor.role, false), 303);
   }
 
   @Public()

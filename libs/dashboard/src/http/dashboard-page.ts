@@ -192,7 +192,7 @@ export class DashboardPage {
     const locale = this.locale(request, reply);
     const t = pages.helpers(locale).t;
     const accountName = signedIn.get(request)?.accountName ?? (await this.store.get<{ name?: string }>('accounts', visitor.accountId))?.name ?? null;
-    return pages.send(reply, view, { ...data, csrf: csrfToken(reply), ...navOf(t, visitor), can: (p: Permission) => can(visitor.role, p) }, { locale, title: t(titleKey, titleParams), brand: accountName ? `${accountName} · ${t('dash.brand')}` : t('dash.brand'), test: visitor.mode === 'test', path, status });
+    return pages.send(reply, view, { ...data, csrf: csrfToken(reply), ...navOf(t, visitor), here: path, can: (p: Permission) => can(visitor.role, p) }, { locale, title: t(titleKey, titleParams), brand: accountName ? `${accountName} · ${t('dash.brand')}` : t('dash.brand'), test: visitor.mode === 'test', path, status });
   }
 
   /** A page for someone not signed in (sign-in, invitation, password reset). */
