@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { hostname } from 'node:os';
 import { type CollectionSpec, type Fence, LEASES_COLLECTION, type ReadStore } from '#read-store/read-store.port.js';
@@ -490,18 +490,19 @@ export async function readLeaseDocs(store: ReadStore): Promise<{ leases: UnitLea
 /**
  * Starts the process's leases once every module is up (provided by the root module, whose
  * bootstrap hook runs last: each unit's own initialisation has run) and, on shutdown (SIGTERM,
- * app.close()), stops every unit and hands its leases back before any module stops its work or
- * the stores close (the root module's destroy hook runs first).
+ * app.close()), once the HTTP server has drained the requests in flight (they may wait for the
+ * projections), stops every unit (its checkpoint written) and hands its leases back at once, before
+ * the stores close (the root module's shutdown hook runs first, the platform's, which closes them, last).
  */
 @Injectable()
-export class LeaseLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
+export class LeaseLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(private readonly leases: LeaseManager) {}
 
   onApplicationBootstrap(): Promise<void> {
     return this.leases.start();
   }
 
-  onModuleDestroy(): Promise<void> {
+  onApplicationShutdown(): Promise<void> {
     return this.leases.stop();
   }
 }
