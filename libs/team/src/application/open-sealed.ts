@@ -14,7 +14,7 @@ export function openSealed(sealer: SecretSealer, sealed: SealedSecret, member: s
     return sealer.open(sealed);
   } catch (error) {
     if (!(error instanceof SealingError)) throw error;
-    logger.error({ msg: 'a two-factor secret cannot be opened with this master key: check MASTER_KEY (or DATA_DIR/master.key) is the one it was sealed with', member, kid: sealed.kid });
+    logger.error({ msg: 'a two-factor secret cannot be opened with this master key: check MASTER_KEY (or KEYS_DIR/master.key; MASTER_KEY_PREVIOUS during a re-wrap) is the one it was sealed with', member, kid: sealed.kid });
     throw new ApiError(503, 'api_error', 'secret_unavailable', 'Two-factor sign-in is unavailable right now. The service\'s operator has been told.');
   }
 }
