@@ -101,8 +101,11 @@ describe('CheckpointedFollower: checkpoint writes', () => {
     const head = positions.sort().at(-1)!;
     await f.waitFor(head);
     for (let i = 0; i < 300 && (await store.getCheckpoint('test:recorder')) !== head; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
-    expect(commit.mock.calls.length).toBe(1);
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(300);
+    // At most one write per 300 ms whatever the machine's load (once when the appends are quick).
+    expect(commit.mock.calls.length).toBeGreaterThanOrEqual(1);
+    expect(commit.mock.calls.length).toBeLessThanOrEqual(Math.floor(elapsed / 300));
     expect(await store.getCheckpoint('test:recorder')).toBe(head);
   });
 });
