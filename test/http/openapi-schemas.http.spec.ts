@@ -179,6 +179,11 @@ beforeAll(async () => {
   await api.post(`/v1/webhook_endpoints/${endpoint.body.id}/rotate_secret`, {});
   await api.get(`/v1/webhook_endpoints/${endpoint.body.id}/deliveries`);
   await api.post(`/v1/webhook_endpoints/${endpoint.body.id}/resend`, { failed_since: '2026-01-01T00:00:00Z' });
+  // A replay (no delivery worker here: it stays running until canceled).
+  const replay = await api.post(`/v1/webhook_endpoints/${endpoint.body.id}/replays`, { from: '2026-01-01T00:00:00Z', types: ['subscription.*'] });
+  await api.get(`/v1/webhook_endpoints/${endpoint.body.id}/replays`);
+  await api.get(`/v1/webhook_endpoints/${endpoint.body.id}/replays/${replay.body.id}`);
+  await api.post(`/v1/webhook_endpoints/${endpoint.body.id}/replays/${replay.body.id}/cancel`);
   await api.post(`/v1/test_helpers/webhook_endpoints/${endpoint.body.id}/send_test_event`, {});
 
   // Invoices and credit notes, invoicing settings, account settings, country parameters, outbox.

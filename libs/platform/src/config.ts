@@ -102,6 +102,8 @@ export interface WebhookConfig {
   retryScale: number;
   /** Delivery attempts are kept this long, then pruned (WEBHOOK_RETENTION_DAYS, default 30). */
   retentionDays: number;
+  /** Events per second a replay (POST /v1/webhook_endpoints/{id}/replays) sends to its endpoint at most (WEBHOOK_REPLAY_RATE, default 20). */
+  replayRate: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -153,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: Math.max(1, positiveInt(env.WEBHOOK_CONCURRENCY, 10, 'WEBHOOK_CONCURRENCY')),
       retryScale: positiveNumber(env.WEBHOOK_RETRY_SCALE, 1, 'WEBHOOK_RETRY_SCALE'),
       retentionDays: positiveNumber(env.WEBHOOK_RETENTION_DAYS, 30, 'WEBHOOK_RETENTION_DAYS'),
+      replayRate: positiveNumber(env.WEBHOOK_REPLAY_RATE, 20, 'WEBHOOK_REPLAY_RATE') || 20,
     },
     invoicing: {
       follower: env.INVOICING_FOLLOWER !== 'off',

@@ -12,7 +12,7 @@ import { retryWithBackoff } from './retry.js';
 import { ReadModels } from './read-models.js';
 import { WriteThenRead } from './write-then-read.js';
 import { LEASE_COLLECTIONS, LeaseManager } from './leases.js';
-import { createEventStore, createReadStore, pipelineThreadFiles, withPersonalData } from './stores.js';
+import { createEventStore, createReadStore, pipelineThreadFiles, withEventVersions, withPersonalData } from './stores.js';
 import { CONFIG, EVENT_STORE, READ_STORE } from './tokens.js';
 import { CUSTOMER_KEYS_SPEC, CustomerKeyring } from '#customers/personal-data/customer-keys.js';
 import type { ThreadMasterKeys } from '#projection-runtime/pipeline-thread.js';
@@ -100,7 +100,8 @@ export class PlatformModule {
     // Personal data is encrypted at the port (docs/personal-data.md): the keys open once the master key is known.
     const keyring = new CustomerKeyring(readStore);
     let threadKeys: ThreadMasterKeys | null = null;
-    const eventStore = withPersonalData(options.eventStore ?? createEventStore(options.config), keyring);
+    // Event versions (docs/event-versions.md): older events read in their type's current shape.
+    const eventStore = withEventVersions(withPersonalData(options.eventStore ?? createEventStore(options.config), keyring));
     return {
       module: PlatformModule,
       providers: [

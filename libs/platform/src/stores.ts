@@ -8,6 +8,8 @@ import { type Config, eventStoreFile, readStoreFile } from './config.js';
 import type { PipelineThreadFiles } from '#projection-runtime/pipeline-thread.js';
 import type { CustomerKeyring } from '#customers/personal-data/customer-keys.js';
 import { PersonalDataEventStore, storedEventStore } from '#customers/personal-data/personal-data-event-store.js';
+import { UpcastingEventStore } from '#event-store/upcasting.js';
+import { SERVICE_EVENT_VERSIONS } from './event-versions.js';
 
 /** The event store chosen by configuration: EventStoreDB when EVENTSTORE_URL is set, else embedded. */
 export function createEventStore(config: Config): EventStore {
@@ -21,6 +23,15 @@ export function createEventStore(config: Config): EventStore {
  */
 export function withPersonalData(events: EventStore, keys: CustomerKeyring): EventStore {
   return new PersonalDataEventStore(events, keys);
+}
+
+/**
+ * The event store with event versions (docs/event-versions.md): appends stamp each event's schema
+ * version, reads bring older events to their type's current shape. Outermost, so upcasters see the
+ * personal data opened.
+ */
+export function withEventVersions(events: EventStore, versions = SERVICE_EVENT_VERSIONS): EventStore {
+  return new UpcastingEventStore(events, versions);
 }
 
 /** The read-model store chosen by configuration: MongoDB when MONGO_URL is set, else embedded. */

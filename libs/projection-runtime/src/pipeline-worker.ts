@@ -12,6 +12,8 @@ import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { SecretSealer } from '#shared/sealing.js';
 import { CustomerKeyring } from '#customers/personal-data/customer-keys.js';
 import { PersonalDataEventStore } from '#customers/personal-data/personal-data-event-store.js';
+import { UpcastingEventStore } from '#event-store/upcasting.js';
+import { SERVICE_EVENT_VERSIONS } from '#platform/event-versions.js';
 import { ProjectionPipeline, type PipelineOptions, type PipelineSource } from './projection-pipeline.js';
 import type { FromPipelineThread, ThreadMasterKeys, ThreadRequest, ToPipelineThread } from './pipeline-thread.js';
 import type { Projection } from './projection.js';
@@ -36,7 +38,8 @@ if (masterKeys) {
   const b = (k: string) => Buffer.from(k, 'base64');
   keyring.attach(new SecretSealer(b(masterKeys.key), masterKeys.kid, masterKeys.previous.map((p) => ({ key: b(p.key), kid: p.kid }))));
 }
-const events = new PersonalDataEventStore(new SqliteEventStore(eventsFile, { writer: 'inline' }), keyring);
+// …and in their type's current shape, as on the event loop (docs/event-versions.md).
+const events = new UpcastingEventStore(new PersonalDataEventStore(new SqliteEventStore(eventsFile, { writer: 'inline' }), keyring), SERVICE_EVENT_VERSIONS);
 // The WAL is checkpointed beside the commits by the checkpointer of the main thread's writer thread
 // (PipelineThread starts it), not inside them: SQLite's auto-checkpoint runs in the commit that crosses
 // its threshold and stalls it for 50–150 ms. Kept only as a safety net, at 10,000 pages (40 MB), should

@@ -23,6 +23,8 @@ export const ID_PREFIX = {
   storefront: 'sf',
   testClock: 'clock',
   webhookEndpoint: 'we',
+  /** A replay of an account's events to one webhook endpoint (libs/webhooks). */
+  webhookReplay: 'whr',
   event: 'evt',
   request: 'req',
   /** Team members, their invitations, password resets and credentials (the dashboard's people). */

@@ -10,6 +10,8 @@ import { RotateWebhookSecretHandler } from './application/rotate-webhook-secret.
 import { SendTestEventHandler } from './application/send-test-event.js';
 import { UpdateWebhookEndpointHandler } from './application/update-webhook-endpoint.js';
 import { WebhookDispatcher } from './application/webhook-dispatcher.js';
+import { CompleteWebhookReplayHandler } from './application/complete-webhook-replay.js';
+import { CancelWebhookReplayHandler, GetWebhookReplayHandler, ListWebhookReplaysHandler, StartWebhookReplayHandler } from './application/webhook-replays.js';
 import { WebhookEndpointsController, WebhookTestHelpersController } from './http/webhook-endpoints.controller.js';
 
 /** Webhooks: endpoints (an event-sourced aggregate) and the delivery worker that pushes the `evt_` feed to them. */
@@ -28,6 +30,11 @@ import { WebhookEndpointsController, WebhookTestHelpersController } from './http
     ListWebhookEndpointsHandler,
     ListDeliveryAttemptsHandler,
     ResendEventsHandler,
+    StartWebhookReplayHandler,
+    CancelWebhookReplayHandler,
+    CompleteWebhookReplayHandler,
+    GetWebhookReplayHandler,
+    ListWebhookReplaysHandler,
   ],
   exports: [WebhookDispatcher, DeliveryLog],
 })

@@ -4,6 +4,7 @@ import { READ_STORE } from '#platform/tokens.js';
 import { randomBase62 } from '#shared/ids.js';
 import { type DeliveryEvent, type DeliveryState, deliveryDecider } from '../domain/delivery.decider.js';
 import type { WebhookResponse } from './webhook-sender.js';
+import { REPLAY_COLLECTION, REPLAY_PROGRESS, type ReplayProgressDoc } from '../read-models/webhook-replay.read-model.js';
 
 /** One event's delivery to one endpoint: the scheduling state (delivery decider) and where it is in the feed. */
 export interface DeliveryDoc extends DeliveryState {
@@ -18,6 +19,8 @@ export interface DeliveryDoc extends DeliveryState {
   _event_created: string;
   /** Wall-clock time of the last change: retention of finished deliveries. */
   _updated: string;
+  /** Sent by this replay (`whr_…`): a delivery of its own beside the live one, id `<endpoint>:<seq>:<replay>`. */
+  _replay?: string;
 }
 
 /** One attempt, as the delivery log lists it. */
@@ -35,6 +38,8 @@ export interface AttemptDoc {
   duration_ms: number;
   response_body: string | null;
   next_attempt_at: string | null;
+  /** The replay (`whr_…`) this attempt was sent by; absent for live deliveries and re-sends. */
+  replay?: string;
   _endpoint: string;
   _created: string;
 }
@@ -57,9 +62,13 @@ export const DELIVERY_COLLECTIONS: CollectionSpec[] = [
   },
   { name: 'webhook_attempts', indexes: [{ fields: ['_endpoint', '_created'] }, { fields: ['_endpoint', 'event', '_created'] }, { fields: ['_created'] }] },
   { name: 'webhook_cursors', indexes: [] },
+  { name: REPLAY_PROGRESS, indexes: [] },
+  REPLAY_COLLECTION,
 ];
 
 export const deliveryId = (endpointId: string, seq: string) => `${endpointId}:${seq}`;
+/** A replay's delivery of an event: apart from the live one (whose state it must not reset). */
+export const replayDeliveryId = (endpointId: string, seq: string, replayId: string) => `${endpointId}:${seq}:${replayId}`;
 
 export function applyDelivery(doc: DeliveryDoc, events: DeliveryEvent[], now: Date): DeliveryDoc {
   const state = events.reduce<DeliveryState>((s, e) => deliveryDecider.evolve(s, e), doc);
@@ -130,6 +139,7 @@ export class DeliveryLog {
       duration_ms: response.duration_ms,
       response_body: response.response_body,
       next_attempt_at: delivery.status === 'pending' ? delivery.next_attempt_at : null,
+      ...(delivery._replay ? { replay: delivery._replay } : {}),
       _endpoint: delivery._endpoint,
       _created: at.toISOString(),
     };
@@ -148,6 +158,15 @@ export class DeliveryLog {
       { collection: 'webhook_attempts', id: attempt.id, doc: attempt as unknown as Record<string, unknown> },
     );
     return this.batch.done;
+  }
+
+  replayProgress(replayId: string): Promise<ReplayProgressDoc | null> {
+    return this.store.get<ReplayProgressDoc>(REPLAY_PROGRESS, replayId);
+  }
+
+  /** A replay's checkpoint (with `fence`: only while its endpoint's lease is held). */
+  saveReplayProgress(progress: ReplayProgressDoc, fence?: Fence): Promise<void> {
+    return this.store.commit([{ collection: REPLAY_PROGRESS, id: progress.id, doc: progress as unknown as Record<string, unknown> }], undefined, fence);
   }
 
   attempts(endpointId: string, query: { limit: number; after?: { value: Scalar; id: string }; event?: string }): Promise<AttemptDoc[]> {

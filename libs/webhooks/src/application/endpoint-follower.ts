@@ -194,25 +194,30 @@ export class EndpointFollower {
     return { sent, nextDue };
   }
 
-  private async attempt(delivery: DeliveryDoc): Promise<DeliveryDoc> {
-    const entry = await this.deps.store.get<FeedEntry>('events', delivery.event);
-    const at = this.deps.wall.now();
-    const response: WebhookResponse = entry
-      ? await sendWebhook({
-          url: this.endpoint.url,
-          mode: this.endpoint.is_test ? 'test' : 'live',
-          id: entry.id,
-          body: JSON.stringify(toPublic(entry)),
-          secrets: await this.deps.openSecrets(signingSecrets(this.endpoint._secrets, at)),
-          at,
-          timeoutMs: this.deps.config.timeoutMs,
-        })
-      : { ok: false, status_code: null, error: 'event_missing', duration_ms: 0, response_body: null };
-    const done = this.deps.wall.now();
-    const schedule = this.deps.config.retryScale === 1 ? RETRY_SCHEDULE_MS : RETRY_SCHEDULE_MS.map((ms) => ms * this.deps.config.retryScale);
-    const events = deliveryDecider.decide({ type: 'RecordAttempt', now: done, outcome: response, jitter: Math.random(), schedule }, delivery);
-    const next = applyDelivery(delivery, events, done);
-    await this.deps.log.recordAttempt(next, response, at);
-    return next;
+  private attempt(delivery: DeliveryDoc): Promise<DeliveryDoc> {
+    return attemptDelivery(this.deps, this.endpoint, delivery);
   }
+}
+
+/** One attempt of a delivery to an endpoint, signed, its outcome and next state recorded in the delivery log (live, re-send or replay). */
+export async function attemptDelivery(deps: Pick<FollowerDeps, 'store' | 'log' | 'config' | 'wall' | 'openSecrets'>, endpoint: WebhookEndpointDoc, delivery: DeliveryDoc): Promise<DeliveryDoc> {
+  const entry = await deps.store.get<FeedEntry>('events', delivery.event);
+  const at = deps.wall.now();
+  const response: WebhookResponse = entry
+    ? await sendWebhook({
+        url: endpoint.url,
+        mode: endpoint.is_test ? 'test' : 'live',
+        id: entry.id,
+        body: JSON.stringify(toPublic(entry)),
+        secrets: await deps.openSecrets(signingSecrets(endpoint._secrets, at)),
+        at,
+        timeoutMs: deps.config.timeoutMs,
+      })
+    : { ok: false, status_code: null, error: 'event_missing', duration_ms: 0, response_body: null };
+  const done = deps.wall.now();
+  const schedule = deps.config.retryScale === 1 ? RETRY_SCHEDULE_MS : RETRY_SCHEDULE_MS.map((ms) => ms * deps.config.retryScale);
+  const events = deliveryDecider.decide({ type: 'RecordAttempt', now: done, outcome: response, jitter: Math.random(), schedule }, delivery);
+  const next = applyDelivery(delivery, events, done);
+  await deps.log.recordAttempt(next, response, at);
+  return next;
 }

@@ -13,6 +13,9 @@ import { DisableWebhookEndpointCommand } from './disable-webhook-endpoint.js';
 import { openSigningSecrets } from './endpoint-secrets.js';
 import { SecretVault } from '#platform/sealing.module.js';
 import { EndpointFollower, type FollowerDeps, type FollowerLease } from './endpoint-follower.js';
+import { ReplayWorker } from './replay-worker.js';
+import { REPLAYS, type WebhookReplayDoc } from '../read-models/webhook-replay.read-model.js';
+import { CompleteWebhookReplayCommand } from './complete-webhook-replay.js';
 
 const PRUNE_EVERY_MS = 3600_000;
 
@@ -48,6 +51,8 @@ export interface EndpointChangeSource {
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('webhooks');
   private readonly followers = new Map<string, EndpointFollower>();
+  /** Running replays (POST /v1/webhook_endpoints/{id}/replays) of the endpoints followed here: each its own loop. */
+  private readonly replays = new Map<string, ReplayWorker>();
   private readonly wall: Clock = new SystemClock();
   private stopped = true;
   private loop: Promise<void> | null = null;
@@ -103,7 +108,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.partitions!.delete(partition);
     const leaving = [...this.followers].filter(([id]) => webhookPartition(id) === partition);
     for (const [id] of leaving) this.followers.delete(id);
-    await Promise.all(leaving.map(([, f]) => f.stop()));
+    const replaysLeaving = [...this.replays].filter(([, r]) => webhookPartition(r.endpointId) === partition);
+    for (const [id] of replaysLeaving) this.replays.delete(id);
+    await Promise.all([...leaving.map(([, f]) => f.stop()), ...replaysLeaving.map(([, r]) => r.stop())]);
     if (this.partitions!.size === 0) await this.stop();
   }
 
@@ -122,7 +129,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.unwatch?.();
     const off = source.onBatch((events) => {
       let last: string | null = null;
-      for (const e of events) if (e.type.startsWith('webhook_endpoint.')) last = e.position;
+      for (const e of events) if (e.type.startsWith('webhook_endpoint.') || e.type.startsWith('webhook_replay.')) last = e.position;
       if (last === null) return;
       // Shown before it is applied: the list is read once the batch is committed (or given up on).
       void source.waitFor(last).catch(() => false).then(() => this.endpointChanged());
@@ -133,6 +140,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       if (this.source === source) this.source = null;
     };
     return this.unwatch;
+  }
+
+  /** A replay was started: read the endpoints and replays at the next turn (at once). */
+  refreshSoon(): void {
+    this.endpointChanged();
   }
 
   private endpointChanged(): void {
@@ -191,8 +203,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.unsubscribe?.();
     this.wakeUp?.();
     await this.loop;
-    await Promise.all([...this.followers.values()].map((f) => f.stop()));
+    await Promise.all([...this.followers.values(), ...this.replays.values()].map((f) => f.stop()));
     this.followers.clear();
+    this.replays.clear();
   }
 
   /** Prunes attempts and finished deliveries older than the retention (WEBHOOK_RETENTION_DAYS). */
@@ -228,6 +241,44 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         void follower.stop();
       }
     }
+    await this.refreshReplays(seen);
+  }
+
+  /** A worker for each running replay of an endpoint followed here (enabled, its partition held); others stop. */
+  private async refreshReplays(endpoints: ReadonlySet<string>): Promise<void> {
+    const running = new Set<string>();
+    let after: { value: string; id: string } | undefined;
+    for (;;) {
+      const page = await this.store.find<WebhookReplayDoc>(REPLAYS, { where: { status: 'running' }, orderBy: { field: '_created', direction: 'asc' }, after, limit: 500 });
+      for (const replay of page) {
+        if (!endpoints.has(replay._endpoint)) continue;
+        running.add(replay.id);
+        if (!this.replays.get(replay.id)?.running) this.replays.set(replay.id, new ReplayWorker(replay.id, replay._endpoint, this.replayDeps));
+      }
+      if (page.length < 500) break;
+      after = { value: page[page.length - 1]._created, id: page[page.length - 1].id };
+    }
+    for (const [id, worker] of this.replays) {
+      if (!running.has(id) || !worker.running) {
+        this.replays.delete(id);
+        void worker.stop();
+      }
+    }
+  }
+
+  /** The replays running here (tests). */
+  runningReplays(): string[] {
+    return [...this.replays].filter(([, r]) => r.running).map(([id]) => id);
+  }
+
+  private get replayDeps() {
+    const deps = this.deps;
+    return {
+      ...deps,
+      complete: async (replay: WebhookReplayDoc, delivered: number) => {
+        await this.commands.execute(new CompleteWebhookReplayCommand(replay, delivered));
+      },
+    };
   }
 
   private get deps(): FollowerDeps {

@@ -14,10 +14,14 @@ import { ResendEventsCommand } from '../application/resend-events.js';
 import { RotateWebhookSecretCommand } from '../application/rotate-webhook-secret.js';
 import { SendTestEventCommand } from '../application/send-test-event.js';
 import { UpdateWebhookEndpointCommand } from '../application/update-webhook-endpoint.js';
+import { CancelWebhookReplayCommand, GetWebhookReplayQuery, ListWebhookReplaysQuery, StartWebhookReplayCommand } from '../application/webhook-replays.js';
 import {
   CreateWebhookEndpointDto,
   ListDeliveryAttemptsParams,
   ListWebhookEndpointsParams,
+  ListWebhookReplaysParams,
+  StartWebhookReplayDto,
+  WebhookReplayResponse,
   ResendEventsDto,
   RotateWebhookSecretDto,
   UpdateWebhookEndpointDto,
@@ -96,6 +100,37 @@ export class WebhookEndpointsController {
   @ApiOperation({ summary: 'Send one event again (event), or every event whose delivery failed for good since a time (failed_since)' })
   resend(@Ctx() ctx: CommandContext, @Param('id') id: string, @Body() body: ResendEventsDto) {
     return this.commands.execute(new ResendEventsCommand(ctx, id, body));
+  }
+
+  @Post(':id/replays')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Re-deliver the account's events to this endpoint from an event (after it) or a time, up to `to` (default: now), of `types` (default: its enabled_events), at most WEBHOOK_REPLAY_RATE a second, beside its live deliveries",
+  })
+  @ApiOkResponse({ type: WebhookReplayResponse })
+  start(@Ctx() ctx: CommandContext, @Param('id') id: string, @Body() body: StartWebhookReplayDto) {
+    return this.write.execute(new StartWebhookReplayCommand(ctx, id, body), (r) => new GetWebhookReplayQuery(ctx, id, r.id));
+  }
+
+  @Get(':id/replays')
+  @ApiOperation({ summary: "The endpoint's replays, newest first" })
+  replays(@Ctx() ctx: CommandContext, @Param('id') id: string, @Query() params: ListWebhookReplaysParams) {
+    return this.queries.execute(new ListWebhookReplaysQuery(ctx, id, params));
+  }
+
+  @Get(':id/replays/:replay')
+  @ApiOperation({ summary: 'A replay and its progress (delivered, cursor)' })
+  @ApiOkResponse({ type: WebhookReplayResponse })
+  replay(@Ctx() ctx: CommandContext, @Param('id') id: string, @Param('replay') replay: string) {
+    return this.queries.execute(new GetWebhookReplayQuery(ctx, id, replay));
+  }
+
+  @Post(':id/replays/:replay/cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel a running replay: nothing more is sent after the attempt in flight' })
+  @ApiOkResponse({ type: WebhookReplayResponse })
+  cancelReplay(@Ctx() ctx: CommandContext, @Param('id') id: string, @Param('replay') replay: string) {
+    return this.write.execute(new CancelWebhookReplayCommand(ctx, id, replay), () => new GetWebhookReplayQuery(ctx, id, replay));
   }
 }
 

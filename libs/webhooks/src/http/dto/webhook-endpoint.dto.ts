@@ -117,3 +117,54 @@ export class WebhookEndpointResponse {
   @ApiPropertyOptional({ example: 'whsec_…', description: 'Only in the answer to create and rotate_secret: the signing secret, never shown again.' })
   secret?: string;
 }
+
+export class StartWebhookReplayDto {
+  @ApiProperty({ example: 'evt_0lO5x1PYOc8fMNINw4RJAi3c', description: 'Where to start: an event id (the events after it), or an ISO 8601 time (the events created at or after it).' })
+  @IsString()
+  @MaxLength(100)
+  from: string;
+
+  @ApiPropertyOptional({ example: '2026-11-20T00:00:00.000Z', description: 'Where to stop (included): an event id or an ISO 8601 time. Default: the last event when the replay was started.' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(100)
+  to?: string;
+
+  @ApiPropertyOptional({ enum: EVENT_PATTERNS, isArray: true, description: "Event types to replay (as enabled_events). Default: the endpoint's enabled_events." })
+  @OptionalNotNull()
+  @IsArray()
+  types?: string[];
+}
+
+export class ListWebhookReplaysParams extends ListQuery {}
+
+export class WebhookReplayResponse {
+  @ApiProperty({ example: 'whr_0lO5x1PYOc8fMNINw4RJAi3c' })
+  id: string;
+  @ApiProperty({ enum: ['webhook_replay'] })
+  object: 'webhook_replay';
+  @ApiProperty({ example: 'we_0lO5x1PYOc8fMNINw4RJAi3c' })
+  endpoint: string;
+  @ApiProperty({ description: 'As given: an event id or an ISO 8601 time' })
+  from: string;
+  @ApiProperty({ type: String, nullable: true })
+  to: string | null;
+  @ApiProperty({ type: [String] })
+  types: string[];
+  @ApiProperty({ enum: ['running', 'completed', 'canceled'] })
+  status: 'running' | 'completed' | 'canceled';
+  @ApiProperty({ description: 'Events sent so far' })
+  delivered: number;
+  @ApiProperty({ type: String, nullable: true, description: 'The last event of the feed the replay has gone past' })
+  cursor: string | null;
+  @ApiProperty()
+  created: string;
+  @ApiProperty({ example: '2026-11-23 10:00:00' })
+  created_date: string;
+  @ApiProperty({ type: String, nullable: true })
+  completed_at: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  canceled_at: string | null;
+  @ApiProperty()
+  is_test: boolean;
+}

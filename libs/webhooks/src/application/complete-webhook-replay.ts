@@ -1,0 +1,29 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandResult } from '#platform/write-then-read.js';
+import type { WebhookReplayDoc } from '../read-models/webhook-replay.read-model.js';
+import { webhookReplayDecider, webhookReplayStream } from '../domain/webhook-replay.decider.js';
+
+export class CompleteWebhookReplayCommand {
+  constructor(
+    readonly replay: Pick<WebhookReplayDoc, 'id' | '_account' | 'is_test'>,
+    readonly delivered: number,
+  ) {}
+}
+
+/** The replay worker went past the replay's last event. */
+@CommandHandler(CompleteWebhookReplayCommand)
+export class CompleteWebhookReplayHandler implements ICommandHandler<CompleteWebhookReplayCommand, CommandResult> {
+  constructor(private readonly executor: AggregateExecutor) {}
+
+  async execute({ replay, delivered }: CompleteWebhookReplayCommand): Promise<CommandResult> {
+    const ctx = { accountId: replay._account, mode: replay.is_test ? ('test' as const) : ('live' as const), requestId: null, idempotencyKey: null };
+    const { position } = await this.executor.execute(
+      webhookReplayDecider,
+      webhookReplayStream(replay.id),
+      (now) => ({ type: 'CompleteWebhookReplay' as const, replayId: replay.id, delivered, now }),
+      ctx,
+    );
+    return { id: replay.id, position };
+  }
+}
