@@ -1,0 +1,115 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { webhookPartition } from '#platform/leases.js';
+import { type ChildService, startChild } from '../support/child-service.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { report } from '../support/test-output.js';
+
+/**
+ * Two worker processes (ROLE=all, embedded stores) on one DATA_DIR share the background work by
+ * leases (libs/platform/src/leases.ts). The one holding the webhook endpoint's partition is killed
+ * with SIGKILL in the middle of a delivery burst (its leases are not handed back: they expire): the
+ * other takes the partition over within the bound (TTL + one renewal, plus slack for a loaded
+ * machine) and every event of the feed reaches the receiver, duplicates only from the attempts the
+ * killed worker had in flight (at most WEBHOOK_CONCURRENCY).
+ */
+const TTL_MS = 3000;
+const RENEW_MS = 500;
+const CONCURRENCY = 10;
+const EVENTS = 120;
+const ENV = {
+  EVENTSTORE_URL: '',
+  MONGO_URL: '',
+  SCHEDULER: 'off',
+  RATE_LIMIT_MAX: '0',
+  LEASE_TTL_MS: String(TTL_MS),
+  LEASE_RENEW_MS: String(RENEW_MS),
+  WEBHOOK_POLL_MS: '50',
+  WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+};
+
+interface Health {
+  leases: { worker: string | null; held_here: string[]; units: { unit: string; holder: string | null; epoch: number }[]; workers: { worker: string; units: string[] }[] };
+}
+const health = async (s: ChildService) => (await (await fetch(`${s.url}/health`)).json()) as Health;
+
+async function until<T>(what: string, probe: () => Promise<T>, ok: (value: T) => boolean, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe().catch(() => null as T);
+    if (value !== null && ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)?.slice(0, 2000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('SIGKILL of the worker delivering an endpoint mid-burst: the other takes its partition within TTL + renewal, every event arrives, duplicates within the bound', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'worker-takeover-'));
+  const r = await new WebhookReceiver().up();
+  r.respond = () => ({ status: 200, delayMs: 100 }); // latency: attempts are in flight and a backlog builds
+  const first = await startChild(null, dataDir, ENV);
+  let second: ChildService | null = null;
+  try {
+    const key = first.testKey!;
+    expect(key).toMatch(/^sk_test_/);
+    const auth = { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, 'content-type': 'application/json' };
+    const created = (await (await fetch(`${first.url}/v1/webhook_endpoints`, { method: 'POST', headers: auth, body: JSON.stringify({ url: r.url, enabled_events: ['product.*'] }) })).json()) as { id: string; secret: string };
+    r.secrets = [created.secret];
+    const unit = `webhooks/${webhookPartition(created.id)}`;
+
+    second = await startChild(null, dataDir, ENV);
+    // The units split between the two (12 units, SCHEDULER=off: 6 and 6) at the first one's next renewals.
+    const split = await until('the units split between the workers', () => health(first), (h) => h.leases.workers.length === 2 && h.leases.workers.every((w) => w.units.length >= 5), 30_000);
+    const holder = split.leases.units.find((u) => u.unit === unit)!;
+    const [victim, survivor] = holder.holder === split.leases.worker ? [first, second] : [second, first];
+    const survivorId = (await health(survivor)).leases.worker!;
+    expect(holder.holder).not.toBe(survivorId);
+
+    // The burst, through the survivor's API: products created 10 at a time.
+    let sent = 0;
+    const burst = (async () => {
+      while (sent < EVENTS) {
+        const batch = Array.from({ length: 10 }, () => fetch(`${survivor.url}/v1/products`, { method: 'POST', headers: auth, body: JSON.stringify({ name: `Burst ${sent++}` }) }).then((res) => res.status));
+        const statuses = await Promise.all(batch);
+        expect(statuses.every((s) => s === 200)).toBe(true);
+      }
+    })();
+    await r.until(() => r.received.length >= 20, 60_000, 'the burst to be delivered');
+    const killedAt = Date.now();
+    await victim.kill('SIGKILL');
+    const beforeTakeover = r.received.length;
+    // The survivor takes the partition once the victim's lease expired: within TTL + one renewal (slack for a loaded machine).
+    const taken = await until('the survivor holds the partition', () => health(survivor), (h) => h.leases.units.some((u) => u.unit === unit && u.holder === survivorId), TTL_MS + RENEW_MS + 10_000);
+    const takeoverMs = Date.now() - killedAt;
+    expect(takeoverMs).toBeLessThan(TTL_MS + RENEW_MS + 5000);
+    expect(taken.leases.units.find((u) => u.unit === unit)!.epoch).toBe(holder.epoch + 1);
+    await burst;
+    // Then everything: the survivor holds every unit (12: the scheduler is off).
+    await until('the survivor holds every unit', () => health(survivor), (h) => h.leases.held_here.length === 12, TTL_MS + 2 * RENEW_MS + 10_000);
+
+    const feed: string[] = [];
+    let cursor = '';
+    for (;;) {
+      const page = (await (await fetch(`${survivor.url}/v1/events?limit=100&type=product.created${cursor ? `&starting_after=${cursor}` : ''}`, { headers: auth })).json()) as { data: { id: string }[]; has_more: boolean };
+      feed.push(...page.data.map((e) => e.id));
+      if (!page.has_more) break;
+      cursor = page.data[page.data.length - 1].id;
+    }
+    expect(feed).toHaveLength(EVENTS);
+    expect(feed.length).toBeGreaterThan(beforeTakeover);
+    await r.until(() => feed.every((id) => r.ids().includes(id)), 60_000, 'every event after the takeover');
+    await new Promise((res) => setTimeout(res, 500)); // anything still to come would be a duplicate
+    const counts = new Map<string, number>();
+    for (const id of r.ids()) counts.set(id, (counts.get(id) ?? 0) + 1);
+    const duplicates = [...counts.values()].reduce((sum, n) => sum + n - 1, 0);
+    expect([...counts.keys()].sort()).toEqual([...feed].sort());
+    expect(duplicates).toBeLessThanOrEqual(CONCURRENCY);
+    expect(r.received.every((x) => x.verifiedWith === created.secret)).toBe(true);
+    report(`[worker takeover] ${feed.length} events, ${beforeTakeover} receipts at the kill, partition ${unit} taken over in ${takeoverMs} ms (TTL ${TTL_MS} ms, renewal ${RENEW_MS} ms), ${duplicates} duplicates (bound ${CONCURRENCY})`);
+  } finally {
+    await first.kill('SIGKILL');
+    await second?.kill('SIGKILL');
+    await r.down();
+  }
+}, 240_000);
