@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { secretsRewrap } from '#cli/secrets-rewrap.js';
 import { loadConfig } from '#platform/config.js';
-import { SecretVault } from '#platform/sealing.module.js';
+import { SEALED_SECRETS, SecretVault } from '#platform/sealing.module.js';
+import { READ_STORE } from '#platform/tokens.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
 import { masterKeyId } from '#shared/sealing.js';
 import { totpCodeAt } from '#team/infrastructure/totp.js';
 import { signInMember } from '../support/dashboard-member.js';
@@ -111,6 +113,12 @@ test('a webhook endpoint, a member with two factors and a signed page session: n
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.secret).toBe(secrets.webhook);
     expect((await t.as(account.test_key).get(`/v1/webhook_endpoints/${secrets.endpoint}`)).body.secret).toBeUndefined();
+    // A refused create or rotation keeps no sealed secret behind.
+    const sealedCount = async () => (await t.app.get<ReadStore>(READ_STORE).find(SEALED_SECRETS, { orderBy: { field: 'id', direction: 'asc' }, limit: 1000 })).length;
+    const before = await sealedCount();
+    expect((await t.as(account.test_key).post('/v1/webhook_endpoints', { url: receiver.url, enabled_events: ['nope.*'] })).status).toBe(400);
+    expect((await t.as(account.test_key).post('/v1/webhook_endpoints/we_unknown/rotate_secret', {})).status).toBe(404);
+    expect(await sealedCount()).toBe(before);
     await sendTestEvent(t);
 
     // A member enrols two factors; its browser holds a signed dashboard session.

@@ -167,6 +167,12 @@ export class SecretVault {
     return plaintext;
   }
 
+  /** Forgets a secret kept by `put` that nothing names (the write that was to name it was refused). */
+  async discard(id: string): Promise<void> {
+    this.opened.delete(id);
+    await this.reads.commit([{ collection: SEALED_SECRETS, id, doc: null }]);
+  }
+
   /** The secret under `id`, made by `make` and kept on first use (processes racing agree on the first kept). */
   async openOrCreate(id: string, purpose: string, make: () => string): Promise<string> {
     const existing = await this.open(id);

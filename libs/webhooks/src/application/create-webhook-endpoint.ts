@@ -5,7 +5,7 @@ import type { CommandContext } from '#platform/command-context.js';
 import type { CommandResult } from '#platform/write-then-read.js';
 import { newId } from '#shared/ids.js';
 import { type EndpointInput, webhookEndpointDecider, webhookEndpointStream } from '../domain/webhook-endpoint.decider.js';
-import { checkResolvesPublicly, sealedSigningSecret } from './endpoint-secrets.js';
+import { checkResolvesPublicly, discardOnRefusal, sealedSigningSecret } from './endpoint-secrets.js';
 
 export class CreateWebhookEndpointCommand {
   constructor(
@@ -26,12 +26,14 @@ export class CreateWebhookEndpointHandler implements ICommandHandler<CreateWebho
     await checkResolvesPublicly(body.url, ctx.mode);
     const endpointId = newId('we');
     const { secret, ref: secretRef } = await sealedSigningSecret(this.vault, endpointId);
-    const { position } = await this.executor.execute(
-      webhookEndpointDecider,
-      webhookEndpointStream(endpointId),
-      (now) => ({ type: 'CreateWebhookEndpoint' as const, owner: ctx, endpointId, input: body, secretRef, now }),
-      ctx,
-    );
+    const { position } = await this.executor
+      .execute(
+        webhookEndpointDecider,
+        webhookEndpointStream(endpointId),
+        (now) => ({ type: 'CreateWebhookEndpoint' as const, owner: ctx, endpointId, input: body, secretRef, now }),
+        ctx,
+      )
+      .catch(discardOnRefusal(this.vault, secretRef));
     return { id: endpointId, position, secret };
   }
 }

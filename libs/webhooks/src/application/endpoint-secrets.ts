@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { SecretVault } from '#platform/sealing.module.js';
-import { invalidParam } from '#shared/errors.js';
+import { DomainError, invalidParam } from '#shared/errors.js';
 import { randomBase62 } from '#shared/ids.js';
 import { addressAllowed } from '../domain/url-policy.js';
 import type { SigningSecret } from '../domain/webhook-endpoint.decider.js';
@@ -20,6 +20,15 @@ export async function sealedSigningSecret(vault: SecretVault, endpointId: string
   await vault.put(ref, 'webhook_signing_secret', secret);
   return { secret, ref };
 }
+
+/**
+ * A write refused by the decider (bad input, an unknown endpoint) names no secret: the one sealed
+ * for it is forgotten. Any other failure keeps it (the event may have been appended).
+ */
+export const discardOnRefusal = (vault: SecretVault, ref: string) => async (error: unknown): Promise<never> => {
+  if (error instanceof DomainError) await vault.discard(ref);
+  throw error;
+};
 
 /** The plain secrets of signing entries (opened from the vault; an old endpoint's plain secret as it is). */
 export async function openSigningSecrets(vault: SecretVault, secrets: readonly SigningSecret[]): Promise<string[]> {

@@ -5,7 +5,7 @@ import type { CommandContext } from '#platform/command-context.js';
 import type { CommandResult } from '#platform/write-then-read.js';
 import { webhookEndpointDecider, webhookEndpointStream } from '../domain/webhook-endpoint.decider.js';
 import { SystemClock } from '#shared/clock.js';
-import { sealedSigningSecret } from './endpoint-secrets.js';
+import { discardOnRefusal, sealedSigningSecret } from './endpoint-secrets.js';
 
 export class RotateWebhookSecretCommand {
   constructor(
@@ -28,13 +28,15 @@ export class RotateWebhookSecretHandler implements ICommandHandler<RotateWebhook
 
   async execute({ ctx, endpointId, expiresIn }: RotateWebhookSecretCommand) {
     const { secret, ref: secretRef } = await sealedSigningSecret(this.vault, endpointId);
-    const { position } = await this.executor.execute(
-      webhookEndpointDecider,
-      webhookEndpointStream(endpointId),
-      (now) => ({ type: 'RotateWebhookSecret' as const, owner: ctx, endpointId, secretRef, overlapSeconds: expiresIn, now }),
-      // The overlap runs on the wall clock the deliveries are signed at (never a test clock's or a fixed time).
-      { ...ctx, now: this.wall.now() },
-    );
+    const { position } = await this.executor
+      .execute(
+        webhookEndpointDecider,
+        webhookEndpointStream(endpointId),
+        (now) => ({ type: 'RotateWebhookSecret' as const, owner: ctx, endpointId, secretRef, overlapSeconds: expiresIn, now }),
+        // The overlap runs on the wall clock the deliveries are signed at (never a test clock's or a fixed time).
+        { ...ctx, now: this.wall.now() },
+      )
+      .catch(discardOnRefusal(this.vault, secretRef));
     return { id: endpointId, position, secret };
   }
 }
