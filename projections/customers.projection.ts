@@ -5,6 +5,7 @@ import {
   emailKey,
 } from '#customers/domain/customer.decider.js';
 import type { Projection } from '#projection-runtime/projection.js';
+import { erasedCustomerFields } from '#customers/personal-data/placeholders.js';
 import type { CustomerDoc } from '#customers/read-models/customer.read-model.js';
 import { newOwnedDoc, TENANT_INDEXES } from '#platform/owned-doc.js';
 import type { DocumentWrite } from '#read-store/read-store.port.js';
@@ -46,6 +47,12 @@ export const customersProjection: Projection<CustomerDoc> = {
       case 'customer.updated': {
         if (!doc) return doc;
         const next = applyCustomerChanges(doc, e.data.changes);
+        return { ...next, _email: emailKey(next.email) };
+      }
+      case 'customer.erased': {
+        // The personal fields become their placeholders (what its events now read as: a rebuild gives the same document).
+        if (!doc) return doc;
+        const next = { ...doc, ...erasedCustomerFields(doc), erased_at: e.data.erased_at };
         return { ...next, _email: emailKey(next.email) };
       }
       default:

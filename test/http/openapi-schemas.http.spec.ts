@@ -92,6 +92,10 @@ beforeAll(async () => {
   // A customer with nothing but an e-mail: its optional fields come back null (name included).
   const bare = await api.post('/v1/customers', { email: `bare.${Date.now()}@example.com` });
   await api.get(`/v1/customers/${bare.body.id}`);
+  // An erasure (docs/personal-data.md): its answer, and the erased customer with its placeholders.
+  const gone = await api.post('/v1/customers', { email: `gone.${Date.now()}@example.com`, name: 'Ana Borrada', phone: '+573009998877' });
+  await api.post(`/v1/customers/${gone.body.id}/erase`);
+  await api.get(`/v1/customers/${gone.body.id}`);
 
   // Subscriptions (charge, approved; collect), their collections, charges, transactions, payment methods.
   const charged = await api.post('/v1/subscriptions', { customer: s.customer.id, collection_method: 'charge', items: [{ price: s.monthly.id }], payment_information: card() });

@@ -5,11 +5,12 @@ import { ListCustomerPaymentMethodsHandler } from './application/list-customer-p
 import { ListCustomersHandler } from './application/list-customers.js';
 import { SearchCustomersHandler } from './application/search-customers.js';
 import { UpdateCustomerHandler } from './application/update-customer.js';
+import { EraseCustomerHandler } from './application/erase-customer.js';
 import { CustomersController } from './http/customers.controller.js';
 
 /** Customers: unique per email within an account and mode; billing address; payment methods (list). */
 @Module({
   controllers: [CustomersController],
-  providers: [CreateCustomerHandler, UpdateCustomerHandler, GetCustomerHandler, ListCustomersHandler, ListCustomerPaymentMethodsHandler, SearchCustomersHandler],
+  providers: [CreateCustomerHandler, UpdateCustomerHandler, GetCustomerHandler, ListCustomersHandler, ListCustomerPaymentMethodsHandler, SearchCustomersHandler, EraseCustomerHandler],
 })
 export class CustomersModule {}

@@ -46,6 +46,7 @@ export const PUBLIC_EVENT_TYPES = [
   'credit_note.issued',
   'credit_note.voided',
   'customer.created',
+  'customer.erased',
   'customer.updated',
   'invoice.created',
   'invoice.credit_reversed',

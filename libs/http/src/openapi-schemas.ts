@@ -198,8 +198,9 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       meta_data: metaData(),
       test_clock: nid('clock_'),
       created_date: createdDate(),
+      erased_at: time('Only on an erased customer: when its personal data was erased (its fields then show placeholders, docs/personal-data.md)'),
     },
-    { description: 'A customer (unique per email within the account and mode)' },
+    { description: 'A customer (unique per email within the account and mode)', optional: ['erased_at'] },
   ),
   Subscription: resource(
     'subscription',
@@ -546,6 +547,25 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
     },
     { description: "A re-delivery of the account's events to one endpoint, at a bounded rate, beside its live deliveries" },
   ),
+  CustomerErasure: resource(
+    'customer_erasure',
+    'cus_',
+    {
+      erased_at: time('When the erasure was recorded (`customer.erased`)'),
+      subscriptions_canceled: arr(id('sub_'), 'Subscriptions the erasure canceled now'),
+      payment_methods_removed: arr(id('pm_'), 'Payment methods the erasure removed: the customer can no longer be charged'),
+      fiscal_retention: obj(
+        {
+          kept: bool('True when the buyer identification of issued fiscal invoices is kept apart (tax law)'),
+          invoices: arr(id('inv_')),
+          kept_until: ntime('End of the legal retention of the last issued invoice'),
+          basis: nstr('The legal basis of what is kept'),
+        },
+        { description: 'What tax law makes the merchant keep (docs/personal-data.md)' },
+      ),
+    },
+    { description: "A customer's erasure (docs/personal-data.md): its personal data shows placeholders from now on", noTest: true },
+  ),
   WebhookResend: resource(
     'webhook_resend',
     null,
@@ -831,6 +851,7 @@ export const RESPONSES: Record<string, string> = {
   'POST /v1/account/retry_policy': 'RetryPolicy',
   'POST /v1/payment_methods/{id}/delete': 'Deleted',
   'POST /v1/customers/{id}/register_invoices_payment': 'Collection',
+  'POST /v1/customers/{id}/erase': 'CustomerErasure',
   'GET /v1/subscriptions/{id}/history': 'EventList',
   'POST /v1/test_helpers/test_clocks': 'TestClock',
   'GET /v1/test_helpers/test_clocks': 'TestClockList',

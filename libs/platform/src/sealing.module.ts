@@ -22,6 +22,8 @@ export const SEALED_LOCATIONS: ReadonlyArray<{ collection: string; field: string
   { collection: 'audit_keys', field: 'sealed_private_key' },
   // The customers' data keys (libs/customers/src/personal-data/customer-keys.ts; an erased one holds null).
   { collection: 'customer_keys', field: 'sealed' },
+  // The buyer identification of an erased customer's issued invoices (libs/customers/src/personal-data/fiscal-retention.ts).
+  { collection: 'fiscal_buyers', field: 'sealed' },
 ];
 
 const LOCATION_SPECS: CollectionSpec[] = SEALED_LOCATIONS.map((l) => ({ name: l.collection, indexes: [] }));

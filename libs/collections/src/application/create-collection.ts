@@ -10,7 +10,7 @@ import { newId } from '#shared/ids.js';
 import { invalidParam } from '#shared/errors.js';
 import { currency as currencyOf } from '#shared/money.js';
 import type { MetaData } from '#shared/meta-data.js';
-import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
+import { customerDecider, customerStream, refuseErased } from '#customers/domain/customer.decider.js';
 import { notFound } from '#shared/errors.js';
 import { TestClockTime } from '#test-clocks/application/test-clock-time.js';
 import { type CollectionMethod, type InvoiceRetentions, type InvoiceSettings, collectionDecider, collectionStream } from '../domain/collection.decider.js';
@@ -61,6 +61,8 @@ export class CreateCollectionHandler implements ICommandHandler<CreateCollection
     const customer = await this.executor.load(customerDecider, customerStream(body.customer));
     const c = customer.state;
     if (!ownedBy(c, request)) throw notFound('customer', body.customer, 'customer');
+    // An erased customer is collected from no more (409 customer_erased; docs/personal-data.md).
+    refuseErased(c, body.customer);
     // A customer on a test clock: the collection lives on it too, decided at its time.
     const testClock = c.fields!.test_clock ?? null;
     const ctx = await this.clocks.contextFor(request, testClock);

@@ -4,7 +4,7 @@ import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import type { CommandContext } from '#platform/command-context.js';
 import type { CommandResult } from '#platform/write-then-read.js';
 import { DomainError, invalidParam, notFound, paymentFailed } from '#shared/errors.js';
-import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
+import { customerDecider, customerStream, refuseErased } from '#customers/domain/customer.decider.js';
 import { ResolvePaymentSource } from '#payments/application/resolve-payment-source.js';
 import { OFFLINE_GATEWAY } from '#payments/domain/gateways.js';
 import type { PaymentInformation } from '#payments/gateways/payment-gateway.port.js';
@@ -78,6 +78,8 @@ export class PayCollectionHandler implements ICommandHandler<PayCollectionComman
     if (body.payment_method && body.payment_information) {
       throw invalidParam('payment_information', 'payment_method and payment_information are mutually exclusive; send only one');
     }
+    // An erased customer can no longer be charged (409 customer_erased; docs/personal-data.md); an out-of-band payment is still recorded.
+    refuseErased((await this.executor.load(customerDecider, customerStream(customerId))).state, customerId);
     let source: PaymentSource;
     if (body.payment_information) source = await this.sources.oneOff(ctx, body.payment_information, customerId);
     else if (body.payment_method) source = await this.sources.stored(ctx, customerId, body.payment_method);

@@ -214,3 +214,29 @@ describe('customer decider: default payment method', () => {
     given(customerDecider, [created]).when(setDefault('pm_1', {}, { accountId: 'acct_1', mode: 'live' })).thenRejects('resource_missing', 'id');
   });
 });
+
+describe('customer decider: erase (docs/personal-data.md)', () => {
+  const erased = { type: 'customer.erased' as const, data: { id, erased_at: now.toISOString() } };
+
+  test('records the erasure once, with no personal data', () => {
+    given(customerDecider, [created])
+      .when({ type: 'EraseCustomer', owner, customerId: id, now })
+      .then((events) => expect(events).toEqual([erased]));
+    given(customerDecider, [created, erased]).when({ type: 'EraseCustomer', owner, customerId: id, now }).then((events) => expect(events).toEqual([]));
+  });
+
+  test('an erased customer takes no new personal data nor a payment method (409 customer_erased); clearing its default still works', () => {
+    expect(given(customerDecider, [created, erased]).when({ type: 'UpdateCustomer', owner, customerId: id, changes: { name: 'Ana' }, now }).thenRejects('customer_erased').status).toBe(409);
+    given(customerDecider, [created, erased])
+      .when({ type: 'SetDefaultPaymentMethod', owner, customerId: id, paymentMethodId: 'pm_1', now })
+      .thenRejects('customer_erased');
+    const withDefault = { type: 'customer.updated' as const, data: { id, changes: { default_payment_method: 'pm_1' } } };
+    given(customerDecider, [created, withDefault, erased])
+      .when({ type: 'SetDefaultPaymentMethod', owner, customerId: id, paymentMethodId: null, expectCurrent: 'pm_1', now })
+      .then((events) => expect(events).toEqual([{ type: 'customer.updated', data: { id, changes: { default_payment_method: null } } }]));
+  });
+
+  test("another account's customer is not found", () => {
+    given(customerDecider, [created]).when({ type: 'EraseCustomer', owner: { accountId: 'acct_2', mode: 'test' }, customerId: id, now }).thenRejects('resource_missing');
+  });
+});

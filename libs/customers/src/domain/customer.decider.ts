@@ -1,6 +1,6 @@
 import { Decider, DomainEvent } from '#shared/decider.js';
 import { ownedBy } from '#shared/owner.js';
-import { invalidParam, invalidState, missingParam, notFound } from '#shared/errors.js';
+import { DomainError, invalidParam, invalidState, missingParam, notFound } from '#shared/errors.js';
 import { type MetaData, checkMetaData, mergeMetaData } from '#shared/meta-data.js';
 import type { Owner } from '#shared/owner.js';
 import { checkColombianCustomer } from '#country-parameters/domain/co-parameters.js';
@@ -67,19 +67,34 @@ export type CustomerCommand =
   | { type: 'CreateCustomer'; owner: Owner; customerId: string; fields: CustomerCreateFields; now: Date }
   | { type: 'UpdateCustomer'; owner: Owner; customerId: string; changes: CustomerChanges; now: Date }
   /** `onlyIfUnset`: set it only when the customer has none (a first saved method becomes the default). */
-  | { type: 'SetDefaultPaymentMethod'; owner: Owner; customerId: string; paymentMethodId: string | null; onlyIfUnset?: boolean; expectCurrent?: string; now: Date };
+  | { type: 'SetDefaultPaymentMethod'; owner: Owner; customerId: string; paymentMethodId: string | null; onlyIfUnset?: boolean; expectCurrent?: string; now: Date }
+  /** Records the erasure (docs/personal-data.md): the customer's data key is destroyed before, by the handler. */
+  | { type: 'EraseCustomer'; owner: Owner; customerId: string; now: Date };
 
 export type CustomerCreated = DomainEvent<
   'customer.created',
   CustomerFields & { id: string; account_id: string; is_test: boolean; created_at: string }
 >;
 export type CustomerUpdated = DomainEvent<'customer.updated', { id: string; changes: CustomerChanges & { default_payment_method?: string | null } }>;
-export type CustomerEvent = CustomerCreated | CustomerUpdated;
+/** The customer's personal data is forgotten (its key destroyed): a public event, with no personal data. */
+export type CustomerErased = DomainEvent<'customer.erased', { id: string; erased_at: string }>;
+export type CustomerEvent = CustomerCreated | CustomerUpdated | CustomerErased;
 
 export interface CustomerState {
   exists: boolean;
   owner: Owner | null;
   fields: CustomerFields | null;
+  /** When the customer was erased (absent: it was not). */
+  erasedAt?: string;
+}
+
+/** 409 `customer_erased`: an erased customer's personal data cannot be recorded again, nor can it be charged, subscribed or mailed. */
+export const customerErased = (customerId: string, param: string | null = 'customer') =>
+  new DomainError('customer_erased', `Customer ${customerId} was erased: it can no longer be subscribed, charged or mailed, nor its personal data recorded`, param, 409);
+
+/** Refuses (409 `customer_erased`) what needs a customer that was not erased. */
+export function refuseErased(state: CustomerState, customerId: string, param: string | null = 'customer'): void {
+  if (state.erasedAt) throw customerErased(customerId, param);
 }
 
 export const customerStream = (customerId: string) => `customer-${customerId}`;
@@ -212,7 +227,11 @@ export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEv
     }
     if (!ownedBy(state, command.owner)) throw notFound('customer', command.customerId);
     switch (command.type) {
+      case 'EraseCustomer':
+        if (state.erasedAt) return [];
+        return [{ type: 'customer.erased', data: { id: command.customerId, erased_at: command.now.toISOString() } }];
       case 'UpdateCustomer': {
+        refuseErased(state, command.customerId, null);
         checkChanges(command.changes);
         const changes = normalizeCustomerChanges(command.changes);
         if (Object.keys(changes).length === 0) return [];
@@ -228,6 +247,7 @@ export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEv
         // Clearing on a method's deletion only clears that method.
         if (command.expectCurrent !== undefined && current !== command.expectCurrent) return [];
         if (current === command.paymentMethodId) return [];
+        if (command.paymentMethodId !== null) refuseErased(state, command.customerId, 'payment_method');
         return [{ type: 'customer.updated', data: { id: command.customerId, changes: { default_payment_method: command.paymentMethodId } } }];
       }
     }
@@ -242,6 +262,8 @@ export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEv
       }
       case 'customer.updated':
         return { ...state, fields: applyCustomerChanges(state.fields!, event.data.changes) };
+      case 'customer.erased':
+        return { ...state, erasedAt: event.data.erased_at };
       default:
         return state;
     }

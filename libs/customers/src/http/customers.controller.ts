@@ -9,6 +9,7 @@ import { GetCustomerQuery } from '../application/get-customer.js';
 import { ListCustomerPaymentMethodsQuery } from '../application/list-customer-payment-methods.js';
 import { ListCustomersQuery } from '../application/list-customers.js';
 import { UpdateCustomerCommand } from '../application/update-customer.js';
+import { type CustomerErasure, EraseCustomerCommand } from '../application/erase-customer.js';
 import { CreateCustomerDto, ListCustomersParams, ListPaymentMethodsParams, UpdateCustomerDto } from './dto/customer.dto.js';
 import { ApiResource } from '#http/api-resource.js';
 
@@ -46,6 +47,18 @@ export class CustomersController {
   @ApiOperation({ summary: 'Update a customer (partial; meta_data merges; billing_address is replaced whole)' })
   update(@Ctx() ctx: CommandContext, @Param('id') id: string, @Body() body: UpdateCustomerDto) {
     return this.write.execute(new UpdateCustomerCommand(ctx, id, body), () => new GetCustomerQuery(ctx, id));
+  }
+
+  @Post(':id/erase')
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      "Erase a customer's personal data (crypto-shredding, docs/personal-data.md): its key is destroyed, its subscriptions canceled now, its payment methods removed; what tax law keeps of issued invoices is kept apart",
+  })
+  async erase(@Ctx() ctx: CommandContext, @Param('id') id: string) {
+    const { position, ...erasure } = (await this.write.run(new EraseCustomerCommand(ctx, id))) as unknown as CustomerErasure;
+    void position;
+    return erasure;
   }
 
   @Get(':id/payment_methods')

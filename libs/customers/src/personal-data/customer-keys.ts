@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CollectionSpec, ReadStore } from '#read-store/read-store.port.js';
-import { DomainError } from '#shared/errors.js';
+import { customerErased } from '../domain/customer.decider.js';
 import { isSealedSecret, type SealedSecret, type SecretSealer } from '#shared/sealing.js';
 import { DATA_KEY_BYTES } from './pii-cipher.js';
 
@@ -21,10 +21,6 @@ export interface CustomerKeyDoc {
   created_at: string;
   erased_at: string | null;
 }
-
-/** 409 `customer_erased`: personal data of an erased customer cannot be written again. */
-export const customerErased = (customerId: string) =>
-  new DomainError('customer_erased', `Customer ${customerId} was erased: its personal data can no longer be recorded, nor can it be charged or mailed`, 'customer', 409);
 
 const ERASED = 'erased' as const;
 

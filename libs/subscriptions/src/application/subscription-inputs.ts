@@ -4,7 +4,7 @@ import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import type { CommandContext } from '#platform/command-context.js';
 import { notFound, invalidParam } from '#shared/errors.js';
 import { newId } from '#shared/ids.js';
-import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
+import { customerDecider, customerStream, refuseErased } from '#customers/domain/customer.decider.js';
 import { CollectionLines } from '#collections/application/collection-lines.js';
 import { ResolvePaymentSource } from '#payments/application/resolve-payment-source.js';
 import { type ItemInput, type ItemNaming, ITEMS_LIST, type PaymentMethodFacts } from '../domain/subscription.decider.js';
@@ -34,6 +34,8 @@ export class SubscriptionInputs {
     if (typeof customerId !== 'string' || !customerId) throw invalidParam('customer', 'customer is required');
     const { state } = await this.executor.load(customerDecider, customerStream(customerId));
     if (!ownedBy(state, ctx)) throw notFound('customer', customerId, 'customer');
+    // An erased customer is subscribed to nothing new (409 customer_erased; docs/personal-data.md).
+    refuseErased(state, customerId);
     return state.fields!;
   }
 
