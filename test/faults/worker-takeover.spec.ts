@@ -12,7 +12,9 @@ import { report } from '../support/test-output.js';
  * with SIGKILL in the middle of a delivery burst (its leases are not handed back: they expire): the
  * other takes the partition over within the bound (TTL + one renewal, plus slack for a loaded
  * machine) and every event of the feed reaches the receiver, duplicates only from the attempts the
- * killed worker had in flight (at most WEBHOOK_CONCURRENCY).
+ * killed worker had in flight (at most WEBHOOK_CONCURRENCY). A worker frozen (SIGSTOP) while holding
+ * the projections loses them to the other; resumed (SIGCONT), it stops acting on them: its own clock
+ * says the lease lapsed, and a commit its pipeline had under way is refused by the fence.
  */
 const TTL_MS = 3000;
 const RENEW_MS = 500;
@@ -111,5 +113,57 @@ test('SIGKILL of the worker delivering an endpoint mid-burst: the other takes it
     await first.kill('SIGKILL');
     await second?.kill('SIGKILL');
     await r.down();
+  }
+}, 240_000);
+
+test('SIGSTOP of the worker holding the projections: the other takes them over and answers every write; resumed, the frozen one stops acting on them (its clock, the fence) and its late writes change nothing', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'worker-frozen-'));
+  const first = await startChild(null, dataDir, { ...ENV, LOG_LEVEL: 'warn' });
+  let second: ChildService | null = null;
+  try {
+    const key = first.testKey!;
+    const auth = { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, 'content-type': 'application/json' };
+    second = await startChild(null, dataDir, { ...ENV, LOG_LEVEL: 'warn' });
+    const split = await until('the units split between the workers', () => health(first), (h) => h.leases.workers.length === 2 && h.leases.workers.every((w) => w.units.length >= 5), 30_000);
+    // The projections are handed back last: the first worker kept them.
+    const before = split.leases.units.find((u) => u.unit === 'projections')!;
+    expect(before.holder).toBe(split.leases.worker);
+    const secondId = (await health(second)).leases.worker!;
+
+    first.process.kill('SIGSTOP');
+    const frozenAt = Date.now();
+    // Writes through the other worker: answered once it took the projections over (its reads wait for them).
+    const names = Array.from({ length: 10 }, (_, i) => `Frozen ${i}`);
+    const answers = await Promise.all(names.map((name) => fetch(`${second!.url}/v1/products`, { method: 'POST', headers: auth, body: JSON.stringify({ name }) }).then(async (res) => ({ status: res.status, body: (await res.json()) as { id: string; name: string } }))));
+    const answeredMs = Date.now() - frozenAt;
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(answeredMs).toBeLessThan(TTL_MS + RENEW_MS + 5000);
+    const taken = await health(second);
+    expect(taken.leases.units.find((u) => u.unit === 'projections')).toMatchObject({ holder: secondId, epoch: before.epoch + 1 });
+
+    // More writes while it is still frozen, then it resumes: its pipeline would project them under the old epoch.
+    const more = await Promise.all(Array.from({ length: 5 }, (_, i) => fetch(`${second!.url}/v1/products`, { method: 'POST', headers: auth, body: JSON.stringify({ name: `Later ${i}` }) }).then((res) => res.json() as Promise<{ id: string; name: string }>)));
+    expect(more.map((p) => p.name)).toEqual(Array.from({ length: 5 }, (_, i) => `Later ${i}`));
+    first.process.kill('SIGCONT');
+    // Resumed: it stops the projections (its own clock, or the fence refusing a commit) and holds none of its old epochs.
+    await until('the resumed worker stopped the projections', async () => first.output(), (out) => /stopped projections: |projection pipeline stopped: lease projections is no longer held/.test(out), 10_000);
+    const resumed = await until('the resumed worker answers', () => health(first), (h) => h.leases.units.length > 0, 10_000);
+    expect(resumed.leases.held_here).not.toContain('projections');
+    expect(resumed.leases.units.find((u) => u.unit === 'projections')).toMatchObject({ holder: secondId, epoch: before.epoch + 1 });
+    // Nothing it wrote late undid the other's: every product reads as written, through either worker (it reads what the holder commits).
+    for (const written of [...answers.map((a) => a.body), ...more]) {
+      for (const worker of [first, second]) {
+        const got = (await (await fetch(`${worker.url}/v1/products/${written.id}`, { headers: auth })).json()) as { id: string; name: string };
+        expect({ id: got.id, name: got.name }).toEqual({ id: written.id, name: written.name });
+      }
+    }
+    const list = (await (await fetch(`${second.url}/v1/products?limit=100`, { headers: auth })).json()) as { data: unknown[] };
+    expect(list.data).toHaveLength(15);
+    const fenced = /projection pipeline stopped: lease projections is no longer held/.test(first.output());
+    report(`[worker frozen] projections taken over ${answeredMs} ms after SIGSTOP (TTL ${TTL_MS} ms); after SIGCONT the frozen worker stopped them by ${fenced ? 'the fence refusing its commit' : 'its own clock'}`);
+  } finally {
+    first.process.kill('SIGCONT');
+    await first.kill('SIGKILL');
+    await second?.kill('SIGKILL');
   }
 }, 240_000);
