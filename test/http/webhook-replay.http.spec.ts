@@ -16,7 +16,7 @@ let key: string;
 let dispatcher: WebhookDispatcher;
 
 beforeAll(async () => {
-  t = await startTestApp({ webhooks: true, env: { WEBHOOK_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_REPLAY_RATE: String(RATE) } });
+  t = await startTestApp({ webhooks: true, env: { WEBHOOK_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_REPLAY_RATE: String(RATE), WEBHOOK_RETRY_SCALE: '0.01' } });
   key = (await t.account()).test_key;
   dispatcher = t.app.get(WebhookDispatcher);
 });
@@ -171,4 +171,38 @@ test('a restart resumes from the checkpoint: every event once', async () => {
   dispatcher.start();
   await replayUntil(a.id, res.body.id, 'completed');
   expect(after(a.r, seen).map((x) => x.id)).toEqual(events.slice(1));
+}, 60_000);
+
+test('a failed replayed send is retried on the normal schedule, marked as the replay\'s; deleting the endpoint cancels its replay', async () => {
+  const a = await endpoint(['product.created']);
+  const events = await products(3, 'Retry');
+  await a.r.until(() => events.every((e) => a.r.ids().includes(e)), 10_000, 'the live deliveries');
+  const seen = a.r.received.length;
+  // The replay's first send of events[1] fails (500); its retry (5 s × 0.01) succeeds.
+  let failed = false;
+  a.r.respond = (req) => {
+    if (req.id === events[1] && !failed) {
+      failed = true;
+      return { status: 500 };
+    }
+    return { status: 200 };
+  };
+  const res = await t.as(key).post(`/v1/webhook_endpoints/${a.id}/replays`, { from: events[0] });
+  await a.r.until(() => after(a.r, seen).length >= 2 && failed, 10_000, 'the replay');
+  await replayUntil(a.id, res.body.id, 'completed');
+  await a.r.until(() => after(a.r, seen).some((x) => x.id === events[1]), 10_000, 'the retry');
+  expect(after(a.r, seen).map((x) => x.id).sort()).toEqual(events.slice(1).sort());
+  const log = (await t.as(key).get(`/v1/webhook_endpoints/${a.id}/deliveries?event=${events[1]}`)).body.data;
+  expect(log.map((x: any) => [x.replay ?? null, x.status, x.status_code])).toEqual([
+    [res.body.id, 'succeeded', 200],
+    [res.body.id, 'failed', 500],
+    [null, 'succeeded', 200],
+  ]);
+  expect(log[1].next_attempt_at).toEqual(expect.any(String));
+
+  // A replay whose endpoint is deleted ends canceled.
+  a.r.respond = () => ({ status: 200, delayMs: 200 });
+  const long = await t.as(key).post(`/v1/webhook_endpoints/${a.id}/replays`, { from: events[0] });
+  await t.as(key).delete(`/v1/webhook_endpoints/${a.id}`);
+  expect((await replayUntil(a.id, long.body.id, 'canceled')).status).toBe('canceled');
 }, 60_000);

@@ -1,5 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AggregateExecutor } from '#platform/aggregate-executor.js';
+import type { CommandContext } from '#platform/command-context.js';
 import type { CommandResult } from '#platform/write-then-read.js';
 import type { WebhookReplayDoc } from '../read-models/webhook-replay.read-model.js';
 import { webhookReplayDecider, webhookReplayStream } from '../domain/webhook-replay.decider.js';
@@ -25,5 +26,29 @@ export class CompleteWebhookReplayHandler implements ICommandHandler<CompleteWeb
       ctx,
     );
     return { id: replay.id, position };
+  }
+}
+
+export class CancelWebhookReplayCommand {
+  constructor(
+    readonly ctx: CommandContext,
+    readonly endpointId: string,
+    readonly replayId: string,
+  ) {}
+}
+
+/** Cancels a running replay: its worker sends nothing after the attempt in flight. */
+@CommandHandler(CancelWebhookReplayCommand)
+export class CancelWebhookReplayHandler implements ICommandHandler<CancelWebhookReplayCommand, CommandResult> {
+  constructor(private readonly executor: AggregateExecutor) {}
+
+  async execute({ ctx, endpointId, replayId }: CancelWebhookReplayCommand): Promise<CommandResult> {
+    const { position } = await this.executor.execute(
+      webhookReplayDecider,
+      webhookReplayStream(replayId),
+      (now) => ({ type: 'CancelWebhookReplay' as const, owner: ctx, replayId, endpointId, now }),
+      ctx,
+    );
+    return { id: replayId, position };
   }
 }

@@ -15,7 +15,7 @@ import { SecretVault } from '#platform/sealing.module.js';
 import { EndpointFollower, type FollowerDeps, type FollowerLease } from './endpoint-follower.js';
 import { ReplayWorker } from './replay-worker.js';
 import { REPLAYS, type WebhookReplayDoc } from '../read-models/webhook-replay.read-model.js';
-import { CompleteWebhookReplayCommand } from './complete-webhook-replay.js';
+import { CancelWebhookReplayCommand, CompleteWebhookReplayCommand } from './complete-webhook-replay.js';
 
 const PRUNE_EVERY_MS = 3600_000;
 
@@ -251,7 +251,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     for (;;) {
       const page = await this.store.find<WebhookReplayDoc>(REPLAYS, { where: { status: 'running' }, orderBy: { field: '_created', direction: 'asc' }, after, limit: 500 });
       for (const replay of page) {
-        if (!endpoints.has(replay._endpoint)) continue;
+        if (!endpoints.has(replay._endpoint)) {
+          // Its endpoint deleted: nothing will ever be sent, the replay ends canceled (a disabled one waits).
+          if (this.mine(replay._endpoint) && (await this.store.get<WebhookEndpointDoc>(ENDPOINTS, replay._endpoint))?._deleted === true) await this.cancelReplay(replay);
+          continue;
+        }
         running.add(replay.id);
         if (!this.replays.get(replay.id)?.running) this.replays.set(replay.id, new ReplayWorker(replay.id, replay._endpoint, this.replayDeps));
       }
@@ -264,6 +268,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         void worker.stop();
       }
     }
+  }
+
+  private async cancelReplay(replay: WebhookReplayDoc): Promise<void> {
+    const owner = { accountId: replay._account, mode: replay.is_test ? ('test' as const) : ('live' as const), requestId: null, idempotencyKey: null };
+    await this.commands.execute(new CancelWebhookReplayCommand(owner, replay._endpoint, replay.id));
   }
 
   /** The replays running here (tests). */

@@ -11,6 +11,7 @@ import type { WebhookEndpointDoc } from '../read-models/webhook-endpoint.read-mo
 import { publicReplay, REPLAYS, type WebhookReplayDoc } from '../read-models/webhook-replay.read-model.js';
 import { type FeedEventRef, type ReplayInput, webhookReplayDecider, webhookReplayStream } from '../domain/webhook-replay.decider.js';
 import { DeliveryLog } from './delivery-log.js';
+export { CancelWebhookReplayCommand, CancelWebhookReplayHandler } from './complete-webhook-replay.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 export class StartWebhookReplayCommand {
@@ -57,30 +58,6 @@ export class StartWebhookReplayHandler implements ICommandHandler<StartWebhookRe
       { newStream: true },
     );
     this.dispatcher.refreshSoon();
-    return { id: replayId, position };
-  }
-}
-
-export class CancelWebhookReplayCommand {
-  constructor(
-    readonly ctx: CommandContext,
-    readonly endpointId: string,
-    readonly replayId: string,
-  ) {}
-}
-
-/** Cancels a running replay: its worker sends nothing after the attempt in flight. */
-@CommandHandler(CancelWebhookReplayCommand)
-export class CancelWebhookReplayHandler implements ICommandHandler<CancelWebhookReplayCommand, CommandResult> {
-  constructor(private readonly executor: AggregateExecutor) {}
-
-  async execute({ ctx, endpointId, replayId }: CancelWebhookReplayCommand): Promise<CommandResult> {
-    const { position } = await this.executor.execute(
-      webhookReplayDecider,
-      webhookReplayStream(replayId),
-      (now) => ({ type: 'CancelWebhookReplay' as const, owner: ctx, replayId, endpointId, now }),
-      ctx,
-    );
     return { id: replayId, position };
   }
 }
