@@ -220,6 +220,7 @@ export class PipelineThread implements LivePipeline {
     this.closing = true;
     this.offAppended?.();
     this.offAppended = null;
+    this.waiters.giveUp();
     const worker = this.worker;
     if (!worker) return;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));

@@ -37,7 +37,7 @@ export function positionState(lanes: Iterable<LaneState>, position: string): tru
  * `release()` settles them whenever the checkpoints or the parked projections change.
  */
 export class PositionWaiters {
-  private readonly waiters = new Set<{ position: string; resolve: () => void; reject: (e: Error) => void }>();
+  private readonly waiters = new Set<{ position: string; resolve: () => void; reject: (e: Error) => void; giveUp: () => void }>();
 
   constructor(private readonly lanes: () => Iterable<LaneState>) {}
 
@@ -61,6 +61,10 @@ export class PositionWaiters {
           clearTimeout(timer);
           reject(e);
         },
+        giveUp: () => {
+          clearTimeout(timer);
+          resolve(false);
+        },
       };
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
@@ -75,6 +79,12 @@ export class PositionWaiters {
   someoneWaits(): boolean {
     for (const w of this.waiters) if (this.state(w.position) === false) return true;
     return false;
+  }
+
+  /** The pipeline stopped here: every waiter is answered false now (ProjectionEngine.waitFor goes on against the stored checkpoints). */
+  giveUp(): void {
+    for (const w of this.waiters) w.giveUp();
+    this.waiters.clear();
   }
 
   release(): void {

@@ -5,6 +5,13 @@ import type { Projection } from './projection.js';
 import { type ParkedProjection, type PipelineOptions, PROJECTION_STATUS, ProjectionParkedError, ProjectionPipeline } from './projection-pipeline.js';
 import { type LivePipeline, PipelineThread, type PipelineThreadFiles } from './pipeline-thread.js';
 
+/** A promise and what resolves it. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 /** Collections of projections from before the feed entries were written by the resource projections. */
 const LEGACY_FEED = { projection: 'event_feed', collection: 'event_objects' };
 
@@ -40,6 +47,8 @@ export class ReadModelParkedError extends ApiError {
 export class ProjectionEngine {
   readonly pipeline: LivePipeline;
   private following = false;
+  /** Resolved (and replaced) by every `stop`: a wait on this process's pipeline goes on against the stored checkpoints. */
+  private stopped = signal();
 
   constructor(
     readonly projections: Projection[],
@@ -80,6 +89,8 @@ export class ProjectionEngine {
 
   async stop(): Promise<void> {
     this.following = false;
+    this.stopped.resolve();
+    this.stopped = signal();
     await this.pipeline.stop();
   }
 
@@ -109,7 +120,13 @@ export class ProjectionEngine {
   async waitFor(position: string | null, timeoutMs = 10_000): Promise<boolean> {
     if (!position) return true;
     try {
-      return await (this.following ? this.pipeline.waitFor(position, timeoutMs) : this.pollCheckpoints(position, timeoutMs));
+      if (!this.following) return await this.pollCheckpoints(position, timeoutMs);
+      // This process's pipeline may stop meanwhile (its lease lost or handed over): the wait then goes
+      // on against the stored checkpoints, which the worker that took the projections over commits.
+      const started = Date.now();
+      const outcome = await Promise.race([this.pipeline.waitFor(position, timeoutMs), this.stopped.promise.then(() => 'stopped' as const)]);
+      if (outcome !== 'stopped') return outcome;
+      return await this.pollCheckpoints(position, Math.max(0, timeoutMs - (Date.now() - started)));
     } catch (error) {
       if (error instanceof ProjectionParkedError) throw new ReadModelParkedError(error);
       throw error;

@@ -41,6 +41,28 @@ async function setup() {
 }
 
 describe('projection pipeline', () => {
+  test('a read-your-writes wait begun on this process\'s pipeline goes on against the stored checkpoints when the pipeline stops (its lease lost): the new holder\'s commit releases it', async () => {
+    const { events, store } = await setup();
+    await store.ensureCollections([{ name: LEASES_COLLECTION, indexes: [] }]);
+    await store.swap(LEASES_COLLECTION, 'projections', null, { id: 'projections', kind: 'unit', holder: 'wrk_a', epoch: 1 });
+    const engine = new ProjectionEngine([counters('one')], events, store, quiet);
+    await engine.init();
+    await engine.follow({ unit: 'projections', holder: 'wrk_a', epoch: 1 });
+    // Another worker takes the projections; this one's pipeline is fenced off at its next commit.
+    await store.swap(LEASES_COLLECTION, 'projections', { holder: 'wrk_a', epoch: 1 }, { id: 'projections', kind: 'unit', holder: 'wrk_b', epoch: 2 });
+    const { position } = await events.append('c-b', [tick()], 0);
+    const began = Date.now();
+    const waiting = engine.waitFor(position, 5000);
+    await new Promise((r) => setTimeout(r, 100));
+    await engine.stop(); // what the lease manager does once it sees the lease lost
+    const other = new ProjectionPipeline([counters('one')], events, store, quiet);
+    other.fence = { unit: 'projections', holder: 'wrk_b', epoch: 2 };
+    await other.init();
+    await other.catchUp();
+    expect(await waiting).toBe(true);
+    expect(Date.now() - began).toBeLessThan(2000);
+  });
+
   test('fenced by a lease: its commits land while the lease is held at its epoch; once another epoch holds it a batch is refused whole and the live loop stops', async () => {
     const { events, store } = await setup();
     await store.ensureCollections([{ name: LEASES_COLLECTION, indexes: [] }]);

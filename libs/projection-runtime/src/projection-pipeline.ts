@@ -553,6 +553,7 @@ export class ProjectionPipeline {
     this.stopped = true;
     this.wake?.();
     await this.loop;
+    this.waiters.giveUp();
   }
 
   /**
