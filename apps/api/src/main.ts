@@ -8,6 +8,7 @@ import { MASTER_KEY_SOURCE } from '#platform/sealing.module.js';
 import type { MasterKeySource } from '#shared/sealing.js';
 import { SealingError } from '#shared/sealing.js';
 import { createApp } from './create-app.js';
+import { LeaseManager } from '#platform/leases.js';
 
 /**
  * `npm start`: the whole service in one process (ROLE=all), or only the API (ROLE=api) or only the
@@ -73,8 +74,10 @@ if (masterKey.created && masterKey.path) {
 const stores = `event store: ${config.eventStoreUrl ? redactUrl(config.eventStoreUrl) : 'embedded'}, read models: ${config.mongoUrl ? redactUrl(config.mongoUrl) : 'embedded'}, data: ${config.dataDir}`;
 if (config.role === 'worker') {
   await app.init();
-  log.log({ msg: 'worker running: projections follow the event store', role: config.role });
-  say([`  Worker running (${stores}).`]);
+  // The background work it took (its share; libs/platform/src/leases.ts): more as other workers leave, less as they join.
+  const leases = app.get(LeaseManager);
+  log.log({ msg: 'worker running: it holds its share of the background work by leases', role: config.role, worker: leases.worker, holds: [...leases.held().keys()] });
+  say([`  Worker ${leases.worker} running (${stores}); holds ${[...leases.held().keys()].join(', ') || 'nothing yet'}.`]);
 } else {
   await app.listen({ port: config.port, host: config.host });
   log.log({ msg: 'listening', port: config.port, host: config.host, role: config.role });
