@@ -26,8 +26,9 @@ export function collectionMailHandler(store: ReadStore, projections: ProjectionE
       const data = event.data as { id: string; customer: string; checkout_url?: string; dunning_step?: number };
       const collection = await store.get<Record<string, unknown>>('collections', data.id);
       if (!collection || !AWAITING.includes(String(collection.status))) return null;
-      const customer = await store.get<{ email?: string | null; name?: string | null }>('customers', data.customer);
-      if (!customer?.email) return null;
+      const customer = await store.get<{ email?: string | null; name?: string | null; erased_at?: string }>('customers', data.customer);
+      // An erased customer is mailed no more (docs/personal-data.md).
+      if (!customer?.email || customer.erased_at) return null;
       const account = await store.get<{ name?: string }>('accounts', String(collection._account));
       const merchant = account?.name ?? '';
       const amount = formatMoney(String(collection.total), String(collection.currency), 'es-CO');

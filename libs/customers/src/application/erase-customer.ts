@@ -15,6 +15,7 @@ import { CancelSubscriptionCommand } from '#subscriptions/application/cancel-sub
 import { DeletePaymentMethodCommand } from '#payments/application/delete-payment-method.js';
 import { type CustomerFields, customerDecider, customerStream } from '../domain/customer.decider.js';
 import { CustomerKeyring } from '../personal-data/customer-keys.js';
+import { scrubReadModels } from '../personal-data/read-model-scrub.js';
 import { FISCAL_BUYERS, type FiscalBuyer, type FiscalBuyerDoc, FISCAL_RETENTION_BASIS, FISCAL_RETENTION_YEARS } from '../personal-data/fiscal-retention.js';
 
 export class EraseCustomerCommand {
@@ -93,6 +94,10 @@ export class EraseCustomerHandler implements ICommandHandler<EraseCustomerComman
       position = r.position ?? position;
       removed.push(pm.id);
     }
+    // 5. What the read models copied before the key went shows the placeholders, as a rebuild would.
+    await this.engine.waitFor(position);
+    const f = state.fields!;
+    await scrubReadModels(this.reads, { account: ctx.accountId, isTest: ctx.mode === 'test' }, customerId, [f.email, f.name, f.phone, f.document_number]);
     const after = (await this.executor.load(customerDecider, stream)).state;
     return {
       object: 'customer_erasure',

@@ -39,6 +39,8 @@ export const PERSONAL_DATA: ReadonlyMap<string, PersonalDataEntry> = new Map<str
   ['customer.updated', { customer: (d) => str(d.id), paths: customerFields(['changes']) }],
   ['subscription.created', { customer: (d) => str(d.customer), paths: [{ path: ['shipping'], placeholder: structure }] }],
   ['subscription.updated', { customer: (d) => str(d.customer), paths: [{ path: ['changes', 'shipping'], placeholder: structure }] }],
+  // A collection copies the customer's billing address when made.
+  ['collection.created', { customer: (d) => str(d.customer), paths: [{ path: ['billing_address'], placeholder: structure }] }],
   // The e-mail a buyer gave to identify as an existing customer on a hosted checkout.
   ['checkout_signin.code_sent', { customer: (d) => str(d.customer), paths: [{ path: ['email'], placeholder: text }] }],
 ]);

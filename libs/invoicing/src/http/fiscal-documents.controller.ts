@@ -4,6 +4,8 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '#accounts/http/basic-auth.guard.js';
 import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
+import { SecretSealer } from '#shared/sealing.js';
+import { FISCAL_BUYERS, type FiscalBuyer, type FiscalBuyerDoc } from '#customers/personal-data/fiscal-retention.js';
 import { calendarDayOf } from '#shared/dates.js';
 import { PageError, PageErrorFilter } from '#web/page-errors.js';
 import type { CreditNoteDoc, InvoiceDoc } from '../read-models/invoice.read-model.js';
@@ -23,7 +25,10 @@ type CustomerDoc = { name?: string | null; email?: string | null; document_type?
 @Controller('checkout/fiscal')
 @UseFilters(PageErrorFilter)
 export class FiscalDocumentsController {
-  constructor(@Inject(READ_STORE) private readonly store: ReadStore) {}
+  constructor(
+    @Inject(READ_STORE) private readonly store: ReadStore,
+    private readonly sealer: SecretSealer,
+  ) {}
 
   @Public()
   @Get('invoices/:file')
@@ -84,7 +89,19 @@ export class FiscalDocumentsController {
   }
 
   private async customer(customerId: string): Promise<FiscalParty> {
-    const c = await this.store.get<CustomerDoc>('customers', customerId);
+    const c = await this.store.get<CustomerDoc & { erased_at?: string }>('customers', customerId);
+    // An erased customer: the buyer identification tax law keeps, sealed apart (docs/personal-data.md).
+    if (c?.erased_at) {
+      const kept = await this.store.get<FiscalBuyerDoc>(FISCAL_BUYERS, customerId);
+      const b: FiscalBuyer | null = kept ? (JSON.parse(this.sealer.open(kept.sealed)) as FiscalBuyer) : null;
+      return {
+        name: b?.name ?? b?.email ?? customerId,
+        document_type: b?.document_type ?? null,
+        document_number: b?.document_number ?? null,
+        email: b?.email ?? null,
+        address: (b?.billing_address as FiscalParty['address']) ?? null,
+      };
+    }
     return {
       name: c?.name ?? c?.email ?? customerId,
       document_type: c?.document_type ?? null,

@@ -1,0 +1,185 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestApp, type TestApp } from '#test/support/test-app.js';
+import { billingSetup, card } from '#test/support/billing-fixtures.js';
+import { advance, clockAndCustomer, collectionsOf } from '#test/support/lifecycle.js';
+import { history } from '#test/support/subscription-helpers.js';
+import { WebhookReceiver } from '#test/support/webhook-receiver.js';
+import { signInMember } from '#test/support/dashboard-member.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
+import { READ_STORE } from '#platform/tokens.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+
+/**
+ * Issue 33 §3, crypto-shredding (docs/personal-data.md): a customer's personal data is never in the
+ * event store's files in clear; after `POST /v1/customers/{id}/erase` nothing the service answers or
+ * sends shows it (placeholders instead), the customer can no longer be charged or subscribed, amounts
+ * and ids stay, and rebuilding the read models gives the same documents as before the rebuild.
+ */
+let t: TestApp;
+let key: string;
+let account: string;
+const receivers: WebhookReceiver[] = [];
+beforeAll(async () => {
+  t = await startTestApp({ webhooks: true, env: { WEBHOOK_POLL_MS: '50' } });
+  const created = await t.account();
+  key = created.test_key;
+  account = created.id;
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await t?.close();
+});
+
+const api = () => t.as(key);
+const START = '2026-01-31T10:00:00.000Z';
+const stamp = Date.now().toString(36);
+const PERSONAL = {
+  email: `ana.sofia.${stamp}@correo-personal.co`,
+  name: `Ana Sofía Restrepo ${stamp}`,
+  phone: '+573104445566',
+  document_number: '43987654321',
+  address_1: 'Carrera 43A # 1 Sur-100',
+  shipping_name: `Ana S. Restrepo Envíos ${stamp}`,
+  shipping_address: 'Calle 10 Sur # 50-28',
+  meta: `crm-ana-${stamp}`,
+};
+const secrets = () => Object.values(PERSONAL);
+const leaks = (text: string) => secrets().filter((s) => text.includes(s));
+
+function bytesOf(dir: string, match: (name: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...bytesOf(path, match));
+    else if (match(name)) out.push(readFileSync(path).toString('latin1'));
+  }
+  return out;
+}
+
+async function ok(res: { status: number; body: any; text: string }, what: string) {
+  if (res.status !== 200) throw new Error(`${what} answered ${res.status}: ${res.text}`);
+  return res;
+}
+
+test('erasure: placeholders everywhere, no charge, no new subscription, ids and amounts kept, the event store never held the plaintext, a rebuild changes nothing', async () => {
+  const r = await new WebhookReceiver().up();
+  receivers.push(r);
+  const endpoint = await ok(await api().post('/v1/webhook_endpoints', { url: r.url, enabled_events: ['customer.*', 'subscription.*'] }), 'endpoint');
+  r.secrets = [endpoint.body.secret];
+
+  const s = await billingSetup(api());
+  const { clock, customer } = await clockAndCustomer(api(), START);
+  await ok(
+    await api().post(`/v1/customers/${customer.id}/update`, {
+      email: PERSONAL.email,
+      name: PERSONAL.name,
+      phone: PERSONAL.phone,
+      document_type: 'CC',
+      document_number: PERSONAL.document_number,
+      billing_address: { address_1: PERSONAL.address_1, city: 'Medellín', state: 'Antioquia', country: 'CO' },
+      meta_data: { crm: PERSONAL.meta },
+    }),
+    'update',
+  );
+  const sub = (await ok(await api().post('/v1/subscriptions', { customer: customer.id, items: [{ price: s.monthly.id }], payment_information: card() }), 'subscription')).body;
+  await ok(
+    await api().post(`/v1/subscriptions/${sub.id}/shipping`, { name: PERSONAL.shipping_name, phone: PERSONAL.phone, address: { address_1: PERSONAL.shipping_address, city: 'Medellín', state: 'Antioquia', country: 'CO' } }),
+    'shipping',
+  );
+  const before = {
+    customer: (await api().get(`/v1/customers/${customer.id}`)).body,
+    collections: await collectionsOf(api(), sub.id),
+    feed: (await api().get(`/v1/events?customer=${customer.id}&limit=100`)).body.data as any[],
+  };
+  expect(before.customer).toMatchObject({ name: PERSONAL.name, email: PERSONAL.email });
+  expect(before.collections).toHaveLength(1);
+
+  // The event store's files never held the plaintext (the read models do, until the erasure).
+  const eventFiles = bytesOf(t.dataDir, (n) => /event/i.test(n) && !/read/i.test(n));
+  expect(eventFiles.length).toBeGreaterThan(0);
+  for (const bytes of eventFiles) expect(leaks(bytes)).toEqual([]);
+
+  // The erasure.
+  const erased = await ok(await api().post(`/v1/customers/${customer.id}/erase`), 'erase');
+  expect(erased.body).toEqual({
+    object: 'customer_erasure',
+    id: customer.id,
+    erased_at: expect.any(String),
+    subscriptions_canceled: [sub.id],
+    payment_methods_removed: [sub.payment_method],
+    fiscal_retention: { kept: false, invoices: [], kept_until: null, basis: null },
+  });
+  // A second erasure changes nothing and says so.
+  expect((await ok(await api().post(`/v1/customers/${customer.id}/erase`), 'erase again')).body).toMatchObject({ subscriptions_canceled: [], payment_methods_removed: [] });
+
+  const got = (await api().get(`/v1/customers/${customer.id}`)).body;
+  expect(got).toMatchObject({
+    id: customer.id,
+    email: '[erased]',
+    name: '[erased]',
+    phone: '[erased]',
+    document_type: 'CC',
+    document_number: '[erased]',
+    billing_address: null,
+    meta_data: {},
+    erased_at: erased.body.erased_at,
+    test_clock: clock.id,
+  });
+  expect((await api().get(`/v1/subscriptions/${sub.id}`)).body).toMatchObject({ status: 'canceled', shipping: null });
+
+  // Everything the service answers about it now: no personal value anywhere.
+  const shippingEvent = (await history(api(), sub.id, 100)).find((e) => e.type === 'subscription.updated');
+  expect(shippingEvent).toBeDefined();
+  const feed = (await api().get(`/v1/events?customer=${customer.id}&limit=100`)).body;
+  expect(feed.data.map((e: any) => e.type)).toEqual(expect.arrayContaining(['customer.created', 'customer.updated', 'customer.erased', 'subscription.created', 'subscription.canceled']));
+  const { visitor } = await signInMember(t, account);
+  const answers = [
+    JSON.stringify(got),
+    JSON.stringify(feed),
+    JSON.stringify((await api().get(`/v1/subscriptions/${sub.id}/history?limit=100`)).body),
+    JSON.stringify((await api().get(`/v1/subscriptions/${sub.id}?as_of=${shippingEvent!.id}`)).body),
+    JSON.stringify((await api().get(`/v1/customers?limit=100`)).body),
+    JSON.stringify((await api().get(`/v1/test_helpers/outbox?limit=100`)).body),
+    (await visitor.get(`/dashboard/customers/${customer.id}`)).text,
+  ];
+  expect((await api().get(`/v1/subscriptions/${sub.id}?as_of=${shippingEvent!.id}`)).body).toMatchObject({ shipping: null, status: 'active' });
+  for (const text of answers) expect(leaks(text)).toEqual([]);
+  expect(answers.join('\n')).toContain('[erased]');
+
+  // A webhook re-send of the customer's first event carries the placeholders.
+  const first = feed.data.find((e: any) => e.type === 'customer.created');
+  const deliveredBefore = r.received.length;
+  await ok(await api().post(`/v1/webhook_endpoints/${endpoint.body.id}/resend`, { event: first.id }), 'resend');
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && !r.received.slice(deliveredBefore).some((x: any) => x.body?.id === first.id)) await new Promise((ok) => setTimeout(ok, 50));
+  const resent = r.received.slice(deliveredBefore).find((x: any) => x.body?.id === first.id) as any;
+  expect(resent?.body?.data?.object).toMatchObject({ id: customer.id, email: '[erased]', name: '[erased]' });
+  expect(leaks(JSON.stringify(resent.body))).toEqual([]);
+
+  // It can no longer be charged nor subscribed; ids and amounts stay.
+  const refused = await api().post('/v1/subscriptions', { customer: customer.id, items: [{ price: s.monthly.id }], payment_information: card() });
+  expect(refused.status).toBe(409);
+  expect(refused.body.error).toMatchObject({ code: 'customer_erased', param: 'customer' });
+  const collection = await api().post('/v1/collections', { customer: customer.id, collection_method: 'charge', items: [{ price: s.monthly.id }] });
+  expect(collection.status).toBe(409);
+  expect(collection.body.error.code).toBe('customer_erased');
+  await advance(api(), clock.id, '2026-03-15T10:00:00.000Z');
+  const after = await collectionsOf(api(), sub.id);
+  expect(after.map((c) => [c.id, c.total, c.currency])).toEqual(before.collections.map((c) => [c.id, c.total, c.currency]));
+  expect((await api().get(`/v1/customers/${customer.id}`)).body.id).toBe(customer.id);
+  expect((await api().post(`/v1/customers/${customer.id}/update`, { name: 'Otra' })).body.error?.code).toBe('customer_erased');
+
+  // A rebuild of the projections gives the same documents as before it.
+  const reads = t.app.get<ReadStore>(READ_STORE);
+  const snapshot = async () => ({
+    customer: await reads.get('customers', customer.id),
+    subscription: await reads.get('subscriptions', sub.id),
+    feed: await reads.find('events', { where: { _account: account, is_test: true, _customer: customer.id }, orderBy: { field: '_seq', direction: 'asc' }, limit: 500 }),
+    api: [(await api().get(`/v1/customers/${customer.id}`)).body, (await api().get(`/v1/events?customer=${customer.id}&limit=100`)).body],
+  });
+  const beforeRebuild = await snapshot();
+  expect(beforeRebuild.feed.length).toBeGreaterThan(3);
+  await t.app.get(ProjectionEngine).rebuild();
+  expect(await snapshot()).toEqual(beforeRebuild);
+}, 120_000);
