@@ -77,7 +77,7 @@ if (config.role === 'worker') {
   // The background work it took (its share; libs/platform/src/leases.ts): more as other workers leave, less as they join.
   const leases = app.get(LeaseManager);
   log.log({ msg: 'worker running: it holds its share of the background work by leases', role: config.role, worker: leases.worker, holds: [...leases.held().keys()] });
-  say([`  Worker ${leases.worker} running (${stores}); holds ${[...leases.held().keys()].join(', ') || 'nothing yet'}.`]);
+  say([`  Worker running: ${leases.worker} (${stores}); holds ${[...leases.held().keys()].join(', ') || 'nothing yet'}.`]);
 } else {
   await app.listen({ port: config.port, host: config.host });
   log.log({ msg: 'listening', port: config.port, host: config.host, role: config.role });
