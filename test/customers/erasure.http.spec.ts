@@ -183,3 +183,28 @@ test('erasure: placeholders everywhere, no charge, no new subscription, ids and 
   await t.app.get(ProjectionEngine).rebuild();
   expect(await snapshot()).toEqual(beforeRebuild);
 }, 120_000);
+
+test('dashboard: owners and admins erase from the customer page after typing its id; other roles are refused', async () => {
+  const c = (await ok(await api().post('/v1/customers', { email: `pagina.${stamp}@correo-personal.co`, name: `Beatriz Página ${stamp}`, phone: '+573001112233' }), 'customer')).body;
+  const support = (await signInMember(t, account, 'support')).visitor;
+  expect((await support.get(`/dashboard/customers/${c.id}`)).text).not.toContain(`/dashboard/customers/${c.id}/erase`);
+  const refused = await support.post(`/dashboard/customers/${c.id}/erase`, { confirm: c.id });
+  expect(refused.status).toBe(403);
+
+  const admin = (await signInMember(t, account, 'admin')).visitor;
+  const page = await admin.get(`/dashboard/customers/${c.id}`);
+  expect(page.text).toContain(`/dashboard/customers/${c.id}/erase`);
+  // A wrong confirmation changes nothing and says why, beside the field.
+  const wrong = await admin.post(`/dashboard/customers/${c.id}/erase`, { confirm: 'cus_other' });
+  expect(wrong.status).toBe(400);
+  expect((await api().get(`/v1/customers/${c.id}`)).body.name).toBe(`Beatriz Página ${stamp}`);
+
+  const done = await admin.post(`/dashboard/customers/${c.id}/erase`, { confirm: c.id });
+  expect(done.status).toBe(303);
+  const after = await admin.get(`/dashboard/customers/${c.id}`);
+  expect(after.status).toBe(200);
+  expect(after.text).not.toContain('Beatriz');
+  expect(after.text).not.toContain(`pagina.${stamp}`);
+  expect(after.text).not.toContain(`/dashboard/customers/${c.id}/erase`);
+  expect((await api().get(`/v1/customers/${c.id}`)).body).toMatchObject({ name: '[erased]', email: '[erased]', phone: '[erased]', erased_at: expect.any(String) });
+}, 60_000);

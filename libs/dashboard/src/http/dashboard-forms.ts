@@ -22,6 +22,9 @@ import { CancelSubscriptionDto, CreateSubscriptionDto, PauseSubscriptionDto } fr
 import { CreateCollectionDto, PayCollectionDto, RefundCollectionDto } from '#collections/http/dto/collection.dto.js';
 import { AdvanceTestClockDto, CreateTestClockDto } from '#test-clocks/http/dto/test-clock.dto.js';
 import type { Permission } from '#team/domain/roles.js';
+import { IsString, MaxLength } from 'class-validator';
+import { EraseCustomerCommand } from '#customers/application/erase-customer.js';
+import { invalidParam } from '#shared/errors.js';
 
 type Fields = Record<string, string>;
 type Body = Record<string, any>;
@@ -172,7 +175,28 @@ export const CREATE_FORMS: Record<string, DashboardForm> = {
 };
 
 /** Actions on one object: `resource/action`. */
+/** The erasure's confirmation: the member types the customer's id (docs/personal-data.md). */
+export class EraseCustomerConfirmDto {
+  @IsString()
+  @MaxLength(100)
+  confirm!: string;
+}
+
 export const ACTIONS: Record<string, Record<string, DashboardForm>> = {
+  customers: {
+    // Crypto-shredding (docs/personal-data.md): owners and admins, confirmed by typing the customer's id.
+    erase: {
+      title: 'dash.action.customers.erase.title', permission: 'customers.erase', resource: 'customers', submit: 'dash.action.customers.erase.submit', danger: true,
+      offered: (doc) => !doc.erased_at,
+      fields: [{ name: 'confirm', hint: 'dash.hint.erase_confirm' }],
+      dto: EraseCustomerConfirmDto,
+      body: (f) => given(f, 'confirm'),
+      command: (ctx, b, id) => {
+        if (String(b.confirm ?? '').trim() !== id) throw invalidParam('confirm', `Type the customer's id (${id}) to confirm the erasure`);
+        return new EraseCustomerCommand(ctx, id!);
+      },
+    },
+  },
   subscriptions: {
     cancel: {
       title: 'dash.action.subscriptions.cancel.title', permission: 'subscriptions.write', resource: 'subscriptions', submit: 'dash.action.subscriptions.cancel.submit', danger: true,

@@ -119,6 +119,11 @@ export const DASHBOARD_MESSAGES: Catalog = {
     'dash.hint.proof': 'URL del comprobante (recibo, transferencia)',
     'dash.hint.amount': 'vacío: el valor total',
     'dash.hint.later': 'ISO 8601, posterior al momento actual',
+    'dash.hint.erase_confirm': 'Escribe el id del cliente (cus_…) para confirmar. Su nombre, correo, teléfono, documento, direcciones y datos propios se borran para siempre; sus suscripciones se cancelan ya y sus medios de pago se eliminan. Lo que la ley tributaria obliga a conservar de sus facturas emitidas se guarda aparte.',
+    'dash.action.customers.erase.title': 'Borrar sus datos personales',
+    'dash.action.customers.erase.submit': 'Borrar para siempre',
+    'dash.action.customers.erase.done': 'datos personales borrados',
+    'dash.field.confirm': 'Confirmación',
     // The API's values in words (dashboard-values.ts). Statuses of subscriptions, collections and charges are
     // the portal's too (STATUS_MESSAGES); by resource where Spanish agrees with another noun.
     ...STATUS_MESSAGES['es-CO'],
@@ -328,6 +333,11 @@ export const DASHBOARD_MESSAGES: Catalog = {
     'dash.hint.proof': 'URL of the proof (receipt, transfer)',
     'dash.hint.amount': 'empty: the whole amount',
     'dash.hint.later': 'ISO 8601, later than now',
+    'dash.hint.erase_confirm': "Type the customer's id (cus_…) to confirm. Its name, e-mail, phone, document, addresses and custom data are erased for good; its subscriptions are canceled now and its payment methods removed. What tax law makes you keep of its issued invoices is kept apart.",
+    'dash.action.customers.erase.title': 'Erase personal data',
+    'dash.action.customers.erase.submit': 'Erase for good',
+    'dash.action.customers.erase.done': 'personal data erased',
+    'dash.field.confirm': 'Confirmation',
     ...STATUS_MESSAGES.en,
     'dash.value.products.status.active': 'Active',
     'dash.value.products.status.archived': 'Archived',

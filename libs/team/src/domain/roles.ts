@@ -18,6 +18,8 @@ export const PERMISSIONS = [
   'catalog.write',
   /** Create customers. */
   'customers.write',
+  /** Erase a customer's personal data for good (docs/personal-data.md): owners and admins only. */
+  'customers.erase',
   /** Create subscriptions; cancel, pause, resume them. */
   'subscriptions.write',
   /** Create collections; send them, record a payment out of band, void them. */
