@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type FenceToken, type ReadModelRow, type ReadModelRows, readModelWrites } from '#shared/sqlite-read-model-commit.mjs';
+import { type FenceToken, type ReadModelRow, type ReadModelRows, readModelWrites, type SwapRequest } from '#shared/sqlite-read-model-commit.mjs';
 import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '#shared/sqlite-writer-thread.js';
 import { assertStorable, type Checkpoint, type Fence, FencedError, type CollectionSpec, type DocumentWrite, type FindQuery, prefixEnd, type ReadStore, type Scalar, UniqueConstraintError } from './read-store.port.js';
 
@@ -404,29 +404,26 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /**
-   * Compare-and-set in an IMMEDIATE transaction on this thread's connection (not the writer
-   * thread's): the write lock is taken before the document is read, so two processes (or this one's
-   * writer thread) cannot both see the expected document. It waits for the lock as any commit does
-   * (busy_timeout); a lease's swap every few seconds is one short transaction.
+   * Compare-and-set in an IMMEDIATE transaction on the connection that commits (the writer thread's,
+   * or this one inline): the write lock is taken before the document is read, so two processes cannot
+   * both see the expected document, and waiting for the lock (busy_timeout, while another process
+   * commits) never blocks the event loop.
    */
   async swap(collection: string, id: string, expected: Record<string, Scalar> | null, doc: Record<string, unknown>): Promise<boolean> {
     const write: DocumentWrite = { collection, id, doc };
     assertStorable([write]);
     const { fields, sql } = this.shape(collection);
-    const read = this.stmt(`SELECT doc FROM ${table(collection)} WHERE id = ?`);
-    const upsert = this.stmt(sql[0]);
-    return this.db
-      .transaction(() => {
-        const row = read.get(id) as { doc: string } | undefined;
-        if (expected === null ? row !== undefined : row === undefined) return false;
-        if (expected !== null) {
-          const current = JSON.parse(row!.doc) as Record<string, unknown>;
-          for (const [field, value] of Object.entries(expected)) if ((current[field] ?? null) !== value) return false;
-        }
-        upsert.run(pushRow([], write, fields));
-        return true;
-      })
-      .immediate();
+    const request: SwapRequest = { readSql: `SELECT doc FROM ${table(collection)} WHERE id = ?`, upsertSql: sql[0], id, expected, row: pushRow([], write, fields) };
+    if (!this.writer) return (this.inlineWrites ??= readModelWrites(this.db)).swap(request);
+    const sent = this.writer.request('swap', request);
+    this.inFlight.add(sent);
+    try {
+      return (await sent) as boolean;
+    } catch (error) {
+      throw error instanceof Error ? error : writerError(error as WriterErrorInfo);
+    } finally {
+      this.inFlight.delete(sent);
+    }
   }
 
   async getCheckpoint(name: string): Promise<string | null> {

@@ -81,5 +81,22 @@ export function readModelWrites(conn) {
     }
     for (const [name, position] of checkpoints) checkpoint(name, position);
   });
-  return { write, checkpoint, fence, commit };
+  /**
+   * A compare-and-set of one document (ReadStore.swap), its own IMMEDIATE transaction: `readSql`
+   * selects the document's JSON by id, `upsertSql` writes `row` (as a commit's write); replaced only
+   * if every field of `expected` equals the stored one (missing = null), or, with `expected` null,
+   * only if there is no document. True when it replaced it.
+   */
+  const swapTransaction = conn.transaction((readSql, upsertSql, id, expected, row) => {
+    const current = prepared(readSql).get(id);
+    if (expected === null ? current !== undefined : current === undefined) return false;
+    if (expected !== null) {
+      const doc = JSON.parse(current.doc);
+      for (const [field, value] of Object.entries(expected)) if ((doc[field] ?? null) !== value) return false;
+    }
+    prepared(upsertSql).run(row);
+    return true;
+  });
+  const swap = ({ readSql, upsertSql, id, expected, row }) => swapTransaction.immediate(readSql, upsertSql, id, expected, row);
+  return { write, checkpoint, fence, commit, swap };
 }

@@ -96,8 +96,11 @@ function eventOps(conn) {
 }
 
 function readOps(conn) {
-  const { commit } = readModelWrites(conn);
+  const { commit, swap } = readModelWrites(conn);
   return {
+    swap(request) {
+      return swap(request);
+    },
     commit({ rows, checkpoints, fence }) {
       commit.immediate(rows, checkpoints, fence ?? null);
       return null;
