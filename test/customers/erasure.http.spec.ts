@@ -9,6 +9,9 @@ import { signInMember } from '#test/support/dashboard-member.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
+import { runCli } from '#cli/cli.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 /**
  * Issue 33 §3, crypto-shredding (docs/personal-data.md): a customer's personal data is never in the
@@ -207,4 +210,27 @@ test('dashboard: owners and admins erase from the customer page after typing its
   expect(after.text).not.toContain(`pagina.${stamp}`);
   expect(after.text).not.toContain(`/dashboard/customers/${c.id}/erase`);
   expect((await api().get(`/v1/customers/${c.id}`)).body).toMatchObject({ name: '[erased]', email: '[erased]', phone: '[erased]', erased_at: expect.any(String) });
+}, 60_000);
+
+test('cli: customers erase --account --customer, with the service stopped; the restarted service shows the placeholders', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'erase-cli-'));
+  const first = await startTestApp({ dataDir, embedded: true });
+  const acct = await first.account();
+  const c = (await first.as(acct.test_key).post('/v1/customers', { email: `cli.${stamp}@correo-personal.co`, name: `Carla Consola ${stamp}` })).body;
+  await first.close();
+
+  const lines: string[] = [];
+  expect(await runCli(['customers', 'erase', '--account', acct.id, '--customer', c.id, '--json'], { out: (l) => lines.push(l) }, { DATA_DIR: dataDir })).toBe(0);
+  expect(JSON.parse(lines.join('\n'))).toMatchObject({ object: 'customer_erasure', id: c.id, subscriptions_canceled: [], payment_methods_removed: [] });
+  const missing: string[] = [];
+  await expect(runCli(['customers', 'erase', '--account', acct.id, '--customer', 'cus_nobody'], { out: (l) => missing.push(l) }, { DATA_DIR: dataDir })).rejects.toThrow(/No such customer/);
+
+  const again = await startTestApp({ dataDir, embedded: true });
+  try {
+    const got = (await again.as(acct.test_key).get(`/v1/customers/${c.id}`)).body;
+    expect(got).toMatchObject({ id: c.id, name: '[erased]', email: '[erased]', erased_at: expect.any(String) });
+    expect(JSON.stringify((await again.as(acct.test_key).get(`/v1/events?customer=${c.id}`)).body)).not.toContain('Carla');
+  } finally {
+    await again.close();
+  }
 }, 60_000);

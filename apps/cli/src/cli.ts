@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { ApiError } from '#shared/errors.js';
+import { type CustomerErasure, EraseCustomerCommand } from '#customers/application/erase-customer.js';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { resolve } from 'node:path';
@@ -79,6 +81,9 @@ export const USAGE = `usage:
   npm run cli -- members invite --account ACCT --email E --role owner|admin|developer|support|analyst|viewer [--json]
                                                          invite a member (e-mailed through the mail port); prints
                                                          the single-use link too
+  npm run cli -- customers erase --account ACCT --customer CUS [--json]
+                                                         erase the customer's personal data for good (docs/personal-data.md):
+                                                         its key destroyed, subscriptions canceled now, payment methods removed
   npm run cli -- projections rebuild [NAME]              drop read models and rebuild them from the first event
   npm run cli -- projections status                      checkpoint of each projection against the head of the store,
                                                          and why a parked projection stopped
@@ -191,6 +196,17 @@ export async function runCli(argv: string[], io: CliOutput = stdoutOutput, env: 
         await writeTo(io)(`${line}\n`);
       }
       return failed ? 1 : 0;
+    }
+    if (area === 'customers' && action === 'erase') {
+      if (!values.account || !values.customer) throw new UsageError('customers erase needs --account ACCT --customer CUS');
+      const erased = await eraseCustomer(app.get(CommandBus), values.account, values.customer);
+      if (values.json) io.out(JSON.stringify(erased, null, 2));
+      else {
+        io.out(`erased ${erased.id} at ${erased.erased_at}: its personal data now reads as placeholders (docs/personal-data.md)`);
+        io.out(`subscriptions canceled: ${erased.subscriptions_canceled.join(', ') || 'none'}; payment methods removed: ${erased.payment_methods_removed.join(', ') || 'none'}`);
+        if (erased.fiscal_retention.kept) io.out(`kept apart for tax law until ${erased.fiscal_retention.kept_until}: the buyer identification of invoices ${erased.fiscal_retention.invoices.join(', ')} (${erased.fiscal_retention.basis})`);
+      }
+      return 0;
     }
     if (area === 'accounts' && action === 'create') {
       if (!values.name) throw new UsageError('accounts create needs --name NAME');
@@ -473,4 +489,18 @@ function describeKey(k: ApiKeyObject): string {
 function describeRetryPolicy(accountId: string, policy: RetryPolicyObject): string {
   const retries = policy.retry_days.length ? `retries at due + ${policy.retry_days.join(', ')} days` : 'no retries';
   return `retry policy of ${accountId}: ${retries}; uncollectible at due + ${policy.final_days} days`;
+}
+
+/** The customer's erasure in the mode it lives in (its id does not say which): live first, then test. */
+async function eraseCustomer(commands: CommandBus, accountId: string, customerId: string): Promise<CustomerErasure> {
+  for (const mode of ['live', 'test'] as const) {
+    const ctx: CommandContext = { accountId, mode, requestId: null, idempotencyKey: null, actor: { type: 'cli' } };
+    try {
+      return await commands.execute<EraseCustomerCommand, CustomerErasure>(new EraseCustomerCommand(ctx, customerId, { catchUp: true }));
+    } catch (error) {
+      if (mode === 'live' && error instanceof ApiError && error.code === 'resource_missing') continue;
+      throw error;
+    }
+  }
+  throw new UsageError(`no customer ${customerId} in account ${accountId}`);
 }

@@ -22,6 +22,8 @@ export class EraseCustomerCommand {
   constructor(
     readonly ctx: CommandContext,
     readonly customerId: string,
+    /** The CLI (ROLE=api, no pipeline of its own): the read models are caught up here instead of waited for. */
+    readonly options: { catchUp?: boolean } = {},
   ) {}
 }
 
@@ -63,13 +65,18 @@ export class EraseCustomerHandler implements ICommandHandler<EraseCustomerComman
     collections.register({ name: FISCAL_BUYERS, indexes: [] });
   }
 
-  async execute({ ctx, customerId }: EraseCustomerCommand): Promise<CustomerErasure> {
+  private async settle(position: string | null, catchUp: boolean): Promise<void> {
+    if (catchUp) await this.engine.catchUp();
+    else if (position) await this.engine.waitFor(position);
+  }
+
+  async execute({ ctx, customerId, options }: EraseCustomerCommand): Promise<CustomerErasure> {
+    const catchUp = options.catchUp === true;
     const stream = customerStream(customerId);
     const { state } = await this.executor.load(customerDecider, stream);
     if (!ownedBy(state, ctx)) throw notFound('customer', customerId);
     // What the read models hold of the customer is complete before they are read.
-    const head = await this.events.headPosition();
-    if (head) await this.engine.waitFor(head);
+    await this.settle(await this.events.headPosition(), catchUp);
     const owner = { _account: ctx.accountId, is_test: ctx.mode === 'test', customer: customerId };
 
     // 1. Before the key goes: the buyer identification of its issued invoices, kept apart (sealed under the master key).
@@ -95,7 +102,7 @@ export class EraseCustomerHandler implements ICommandHandler<EraseCustomerComman
       removed.push(pm.id);
     }
     // 5. What the read models copied before the key went shows the placeholders, as a rebuild would.
-    await this.engine.waitFor(position);
+    await this.settle(position, catchUp);
     const f = state.fields!;
     await scrubReadModels(this.reads, { account: ctx.accountId, isTest: ctx.mode === 'test' }, customerId, [f.email, f.name, f.phone, f.document_number]);
     const after = (await this.executor.load(customerDecider, stream)).state;
