@@ -8,8 +8,9 @@ import { placeholderOf } from './pii-cipher.js';
  * value wherever it sits, so a path moved by an upcaster still reads.
  *
  * A new event type that carries a customer's name, e-mail, phone, document number, address,
- * shipping or custom fields adds its entry here (test/customers/personal-data-registry.spec.ts
- * fails on a known personal field of an unregistered customer event).
+ * shipping or custom fields adds its entry here and in docs/personal-data.md
+ * (test/customers/erasure.http.spec.ts searches the event store's files for a customer's values after
+ * a life of subscription, shipping and collection: an unregistered copy fails it).
  */
 export interface PersonalDataEntry {
   /** The customer the data belongs to (null: none known, the event is left as it is). */
