@@ -234,3 +234,39 @@ test('cli: customers erase --account --customer, with the service stopped; the r
     await again.close();
   }
 }, 60_000);
+
+test('tax law: the buyer identification of an issued invoice is kept apart (its fiscal document still shows it), the API shows placeholders', async () => {
+  const acct = await t.account('Fiscal merchant');
+  const fiscal = () => t.as(acct.test_key);
+  expect((await fiscal().post('/v1/account/invoicing_settings', { enabled: true })).body.enabled).toBe(true);
+  const buyer = { name: `Comercializadora Andina ${stamp} S.A.S.`, document_number: '900123456' };
+  const c = (
+    await ok(
+      await fiscal().post('/v1/customers', {
+        email: `fiscal.${stamp}@empresa-andina.co`,
+        name: buyer.name,
+        document_type: 'NIT',
+        document_number: buyer.document_number,
+        billing_address: { address_1: 'Cl 10 # 43-12', city: 'Medellín', state: 'Antioquia', country: 'CO' },
+      }),
+      'customer',
+    )
+  ).body;
+  const product = (await fiscal().post('/v1/products', { name: 'Plan Empresarial', invoice_settings: { invoice_tax_id: '01', invoice_tax_percentage: '19' } })).body;
+  const price = (await fiscal().post('/v1/prices', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, unit_price: '119000', currency: 'COP' })).body;
+  const sub = (await ok(await fiscal().post('/v1/subscriptions', { customer: c.id, items: [{ price: price.id }], payment_information: card(), first_payment_invoicing: 'after' }), 'subscription')).body;
+  const [invoice] = (await fiscal().get(`/v1/invoices?customer=${c.id}`)).body.data;
+  expect(invoice).toMatchObject({ issuance: { status: 'issued' } });
+
+  const erased = (await ok(await fiscal().post(`/v1/customers/${c.id}/erase`), 'erase')).body;
+  expect(erased).toMatchObject({ subscriptions_canceled: [sub.id], fiscal_retention: { kept: true, invoices: [invoice.id], kept_until: expect.any(String), basis: expect.stringMatching(/Estatuto Tributario art\. 632/) } });
+  expect(Date.parse(erased.fiscal_retention.kept_until) - Date.parse(invoice.fiscal.issued_at)).toBeGreaterThanOrEqual(5 * 365 * 24 * 3600 * 1000);
+  expect((await fiscal().get(`/v1/customers/${c.id}`)).body).toMatchObject({ name: '[erased]', document_number: '[erased]' });
+  expect(JSON.stringify((await fiscal().get(`/v1/events?customer=${c.id}&limit=100`)).body)).not.toContain(buyer.name);
+
+  // The issued electronic invoice still names its buyer (kept for tax law), and nothing else does.
+  const xml = await t.http().get(new URL(invoice.fiscal.xml_url).pathname);
+  expect(xml.status).toBe(200);
+  expect(xml.text).toContain(buyer.name);
+  expect(xml.text).toContain(buyer.document_number);
+}, 60_000);
