@@ -11,7 +11,9 @@
  *  8. history       deciding on a subscription with ten years of renewals vs on a new one;
  *  9. analytics     an account with 100,000 subscriptions over three years: the dashboard's home page and
  *                   GET /v1/reports/summary under load (p95 ≤ 300 ms), the subscriptions' CSV export of
- *                   10,000 and 100,000 rows with the service's peak RSS (flat within ±20 %).
+ *                   10,000 and 100,000 rows with the service's peak RSS (flat within ±20 %);
+ * 10. audit         appends with the audit hash chain on vs off (same workload, alternating rounds), `audit
+ *                   verify` in events/s, an account's export vs a plain read of the same events (peak RSS at N and 5N).
  * Shared helpers are in bench/support/ (the service in its own process, the median of three runs, the
  * plain baselines, the HTTP loads, the targets).
  *
@@ -28,6 +30,7 @@
  */
 import { analytics } from './sections/analytics.js';
 import { append } from './sections/append.js';
+import { audit } from './sections/audit.js';
 import { billing } from './sections/billing.js';
 import { billingChildMain } from './sections/billing-children.js';
 import { checkout } from './sections/checkout.js';
@@ -40,7 +43,7 @@ import type { Section } from './support/section.js';
 import { failed, printSummary } from './support/targets.js';
 import { removeBenchDir } from './support/workdir.js';
 
-const SECTIONS: Section[] = [append, rebuild, http, subscriptions, billing, checkout, webhooks, history, analytics];
+const SECTIONS: Section[] = [append, rebuild, http, subscriptions, billing, checkout, webhooks, history, analytics, audit];
 
 const CHILD = process.env.BENCH_BILLING_CHILD;
 if (CHILD) await billingChildMain(CHILD);
