@@ -13,7 +13,7 @@
  *                   GET /v1/reports/summary under load (p95 ≤ 300 ms), the subscriptions' CSV export of
  *                   10,000 and 100,000 rows with the service's peak RSS (flat within ±20 %);
  * 10. audit         appends with the audit hash chain on vs off (same workload, alternating rounds), `audit
- *                   verify` in events/s, an account's export vs a plain read of the same events (peak RSS at N and 5N).
+ *                   verify` in events/s, an account’s export vs a plain read of the same events (live heap flat, N vs 5N).
  * Shared helpers are in bench/support/ (the service in its own process, the median of three runs, the
  * plain baselines, the HTTP loads, the targets).
  *
