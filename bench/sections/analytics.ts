@@ -39,8 +39,9 @@ import { benchDir } from '../support/workdir.js';
  * then projected by one catch-up (every projection, `revenue` among them). A share (RENEWING_SHARE)
  * of the clones keep their renewals, the others only their first cycle (creation, first collection
  * paid: 7 events), the canceled ones theirs and the cancellation: three years of renewals for 100,000
- * would be millions of events, more than this section's few minutes can project (measured: the
- * projections run at 2,000–5,000 of these events a second on this 2-core machine). A collection's
+ * would be millions of events (measured on this 2-core machine: the rebuild projects 470–1,800 of
+ * these events a second at load 5–13, so even the 833,109 events of 100,000 took 30 min; see
+ * bench/HISTORY.md; BENCH_ANALYTICS_SUBSCRIPTIONS=10000 for a quicker look). A collection's
  * stream holds its transaction and charge events: they are cloned with it.
  *
  * The export's flatness: the service's peak RSS while it streams 100,000 rows against while it streams
