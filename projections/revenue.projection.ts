@@ -20,7 +20,7 @@ export const revenueProjection: Projection<RevenueDoc> = {
   name: 'revenue',
   collection: REVENUE_COLLECTION,
   collections: [
-    { name: REVENUE_COLLECTION, indexes: [{ fields: ['_account', 'is_test', '_kind', 'day'], sparseOn: 'day' }] },
+    { name: REVENUE_COLLECTION, indexes: [{ fields: ['_account', 'is_test', '_kind', 'day'] }] },
     {
       name: REVENUE_ENTRIES,
       indexes: [
