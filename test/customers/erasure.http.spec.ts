@@ -10,6 +10,7 @@ import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { runCli } from '#cli/cli.js';
+import { HostedCheckout } from '#checkout/application/hosted-checkout.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
@@ -269,4 +270,47 @@ test('tax law: the buyer identification of an issued invoice is kept apart (its 
   expect(xml.status).toBe(200);
   expect(xml.text).toContain(buyer.name);
   expect(xml.text).toContain(buyer.document_number);
+}, 60_000);
+
+test('hosted checkout: the custom field values and the shipping address a buyer entered are encrypted under the session, and erased with the customer', async () => {
+  const s = await billingSetup(api());
+  const pages = t.app.get(HostedCheckout);
+  const req = { ip_address: '203.0.113.7', user_agent: 'jest' };
+  const entered = { dedication: `Para Lucía Gómez ${stamp}`, street: `Diagonal 75B # 2A-${stamp}` };
+  const session = (
+    await ok(
+      await api().post('/v1/checkout_session', {
+        mode: 'payment',
+        customer: s.customer.id,
+        items: [{ price: s.setupFee.id }],
+        custom_fields: [{ key: 'dedicatoria', label: 'Dedicatoria', required: true }],
+        shipping_address_collection: true,
+        shipping_address_countries: ['CO'],
+      }),
+      'session',
+    )
+  ).body;
+  const tk = session.url.split('#')[1];
+  await pages.saveDetails(tk, { shipping_address: { address_1: entered.street, city: 'Medellín', state: 'Antioquia', country: 'CO' } }, req);
+  expect((await pages.pay(tk, { payment_information: card(), custom_fields: { dedicatoria: entered.dedication } }, req)).status).toBe('complete');
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ custom_fields: [expect.objectContaining({ value: entered.dedication })] });
+  for (const bytes of bytesOf(t.dataDir, (n) => /event/i.test(n) && !/read/i.test(n))) for (const v of Object.values(entered)) expect(bytes.includes(v)).toBe(false);
+
+  await ok(await api().post(`/v1/customers/${s.customer.id}/erase`), 'erase');
+  const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
+  expect(after).toMatchObject({ id: session.id, status: 'complete', custom_fields: [expect.objectContaining({ key: 'dedicatoria', value: '[erased]' })], shipping_address: null });
+  const texts = [JSON.stringify(after), JSON.stringify((await api().get(`/v1/events?limit=100&type=checkout_session.updated`)).body), JSON.stringify((await api().get(`/v1/events?customer=${s.customer.id}&limit=100`)).body)];
+  for (const text of texts) for (const v of Object.values(entered)) expect(text.includes(v)).toBe(false);
+  // A new checkout for it is refused.
+  expect((await api().post('/v1/checkout_session', { mode: 'payment', customer: s.customer.id, items: [{ price: s.setupFee.id }] })).body.error?.code).toBe('customer_erased');
+
+  const reads = t.app.get<ReadStore>(READ_STORE);
+  const snapshot = async () => ({
+    session: await reads.get('checkout_sessions', session.id),
+    feed: await reads.find('events', { where: { _account: account, is_test: true, _object_id: session.id }, orderBy: { field: '_seq', direction: 'asc' }, limit: 500 }),
+  });
+  const before = await snapshot();
+  expect(before.feed.length).toBeGreaterThan(1);
+  await t.app.get(ProjectionEngine).rebuild('checkout_sessions');
+  expect(await snapshot()).toEqual(before);
 }, 60_000);

@@ -4,7 +4,7 @@ import { AccountGateways } from '#accounts/application/account-gateways.js';
 import { CollectionLines, type ItemRequest } from '#collections/application/collection-lines.js';
 import type { LineInput } from '#collections/domain/pricing.js';
 import { CouponRedemptions, type DiscountRequest } from '#coupons/application/coupon-redemptions.js';
-import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
+import { customerDecider, customerStream, refuseErased } from '#customers/domain/customer.decider.js';
 import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import type { CommandContext } from '#platform/command-context.js';
 import type { Config } from '#platform/config.js';
@@ -73,6 +73,8 @@ export class OpenCheckoutSession {
     if (customerId) {
       const { state } = await this.executor.load(customerDecider, customerStream(customerId));
       if (!ownedBy(state, request)) throw notFound('customer', customerId, 'customer');
+      // An erased customer gets no new checkout (409 customer_erased; docs/personal-data.md).
+      refuseErased(state, customerId);
       facts.customer = { id: customerId, test_clock: state.fields!.test_clock ?? null };
     }
     // A customer on a test clock: the session lives on it (its expiry is honoured by advancing the clock).

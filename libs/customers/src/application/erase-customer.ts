@@ -81,10 +81,13 @@ export class EraseCustomerHandler implements ICommandHandler<EraseCustomerComman
 
     // 1. Before the key goes: the buyer identification of its issued invoices, kept apart (sealed under the master key).
     const fiscal = await this.retainFiscalBuyer(ctx, customerId, state.fields!, owner);
-    // 2. The key is destroyed: every personal value in its events reads as its placeholder from now on.
+    // 2. The keys are destroyed (its own, and its hosted checkouts' sessions'): every personal value in
+    //    their events reads as its placeholder from now on.
+    const sessions = (await this.all<{ id: string }>('checkout_sessions', owner)).map((s) => s.id);
     await this.keys.erase(customerId);
+    for (const session of sessions) await this.keys.erase(session);
     // 3. The erasure is recorded (the customers' read model and the feed's entry show the placeholders).
-    const erased = await this.executor.execute(customerDecider, stream, (now) => ({ type: 'EraseCustomer' as const, owner: ctx, customerId, now }), ctx);
+    const erased = await this.executor.execute(customerDecider, stream, (now) => ({ type: 'EraseCustomer' as const, owner: ctx, customerId, now, subjects: sessions }), ctx);
     let position = erased.position;
     // 4. It can no longer be charged: its subscriptions end now, its payment methods are removed.
     const canceled: string[] = [];
@@ -104,7 +107,7 @@ export class EraseCustomerHandler implements ICommandHandler<EraseCustomerComman
     // 5. What the read models copied before the key went shows the placeholders, as a rebuild would.
     await this.settle(position, catchUp);
     const f = state.fields!;
-    await scrubReadModels(this.reads, { account: ctx.accountId, isTest: ctx.mode === 'test' }, customerId, [f.email, f.name, f.phone, f.document_number]);
+    await scrubReadModels(this.reads, { account: ctx.accountId, isTest: ctx.mode === 'test' }, customerId, [f.email, f.name, f.phone, f.document_number], sessions);
     const after = (await this.executor.load(customerDecider, stream)).state;
     return {
       object: 'customer_erasure',

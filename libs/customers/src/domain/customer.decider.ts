@@ -69,7 +69,7 @@ export type CustomerCommand =
   /** `onlyIfUnset`: set it only when the customer has none (a first saved method becomes the default). */
   | { type: 'SetDefaultPaymentMethod'; owner: Owner; customerId: string; paymentMethodId: string | null; onlyIfUnset?: boolean; expectCurrent?: string; now: Date }
   /** Records the erasure (docs/personal-data.md): the customer's data key is destroyed before, by the handler. */
-  | { type: 'EraseCustomer'; owner: Owner; customerId: string; now: Date };
+  | { type: 'EraseCustomer'; owner: Owner; customerId: string; now: Date; subjects?: string[] };
 
 export type CustomerCreated = DomainEvent<
   'customer.created',
@@ -77,7 +77,7 @@ export type CustomerCreated = DomainEvent<
 >;
 export type CustomerUpdated = DomainEvent<'customer.updated', { id: string; changes: CustomerChanges & { default_payment_method?: string | null } }>;
 /** The customer's personal data is forgotten (its key destroyed): a public event, with no personal data. */
-export type CustomerErased = DomainEvent<'customer.erased', { id: string; erased_at: string }>;
+export type CustomerErased = DomainEvent<'customer.erased', { id: string; erased_at: string; subjects?: string[] }>;
 export type CustomerEvent = CustomerCreated | CustomerUpdated | CustomerErased;
 
 export interface CustomerState {
@@ -229,7 +229,8 @@ export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEv
     switch (command.type) {
       case 'EraseCustomer':
         if (state.erasedAt) return [];
-        return [{ type: 'customer.erased', data: { id: command.customerId, erased_at: command.now.toISOString() } }];
+        // `subjects`: the other keys destroyed with it (its hosted checkouts' sessions), for other processes to forget.
+        return [{ type: 'customer.erased', data: { id: command.customerId, erased_at: command.now.toISOString(), ...(command.subjects?.length ? { subjects: command.subjects } : {}) } }];
       case 'UpdateCustomer': {
         refuseErased(state, command.customerId, null);
         checkChanges(command.changes);

@@ -134,6 +134,23 @@ describe('personal data at the event store boundary', () => {
     }
   });
 
+  test("a path through an array: each custom field's value under the session's key, its definition in clear", async () => {
+    const { inner, events, keys } = setup();
+    const fields = [
+      { key: 'dedicatoria', type: 'text', label: 'Dedicatoria', options: [], required: true, value: 'Para Ana' },
+      { key: 'nota', type: 'text', label: 'Nota', options: [], required: false, value: null },
+    ];
+    const update = { id: randomUUID(), type: 'checkout_session.updated', data: { id: 'cs_1', changes: { custom_fields: fields }, updated_at: meta.occurred_at, reason: 'details' }, metadata: meta };
+    await events.append('checkoutsession-cs_1', [update], 'no_stream');
+    const stored = (await inner.readStream('checkoutsession-cs_1'))[0].data.changes as { custom_fields: Array<Record<string, unknown>> };
+    expect(stored.custom_fields[0]).toMatchObject({ key: 'dedicatoria', label: 'Dedicatoria', value: { c: 'cs_1' } });
+    expect(stored.custom_fields[1].value).toBeNull();
+    expect((await events.readStream('checkoutsession-cs_1'))[0].data).toEqual(update.data);
+    await keys.erase('cs_1');
+    const erased = (await events.readStream('checkoutsession-cs_1'))[0].data.changes as { custom_fields: Array<Record<string, unknown>> };
+    expect(erased.custom_fields.map((c) => c.value)).toEqual([ERASED_TEXT, null]);
+  });
+
   test('storedEventStore names the adapter under the decorator', () => {
     const { inner, events } = setup();
     expect(storedEventStore(events)).toBe(inner);

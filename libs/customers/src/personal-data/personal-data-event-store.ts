@@ -78,15 +78,14 @@ export class PersonalDataEventStore implements EventStore {
   }
 
   private async sealEvent(event: NewEvent, entry: PersonalDataEntry): Promise<NewEvent> {
-    const customer = entry.customer(event.data);
-    if (!customer) return event;
+    const subject = entry.customer(event.data);
+    if (!subject) return event;
     let data: Record<string, unknown> | null = null;
     for (const { path, placeholder } of entry.paths) {
-      const value = valueAt(event.data, path);
-      if (value === undefined || value === null || isPiiValue(value)) continue;
-      const key = await this.keys.keyForWrite(customer);
+      if (!hasValueAt(data ?? event.data, path)) continue;
+      const key = await this.keys.keyForWrite(subject);
       data ??= structuredClone(event.data);
-      setAt(data, path, encryptPii(key, customer, value, placeholder));
+      replaceAt(data, path, (value) => encryptPii(key, subject, value, placeholder));
     }
     return data ? { ...event, data } : event;
   }
@@ -95,7 +94,10 @@ export class PersonalDataEventStore implements EventStore {
     let out: RecordedEvent[] | null = null;
     for (let i = 0; i < events.length; i++) {
       const e = events[i];
-      if (e.type === CUSTOMER_ERASED && typeof e.data.id === 'string') this.keys.forgetErased(e.data.id);
+      if (e.type === CUSTOMER_ERASED && typeof e.data.id === 'string') {
+        this.keys.forgetErased(e.data.id);
+        for (const subject of Array.isArray(e.data.subjects) ? e.data.subjects : []) if (typeof subject === 'string') this.keys.forgetErased(subject);
+      }
       // Only the registered types are walked; a type registered later still opens (its old events hold plaintext).
       if (!PERSONAL_DATA.has(e.type)) continue;
       const data = await this.openValue(e.data);
@@ -130,19 +132,27 @@ export class PersonalDataEventStore implements EventStore {
   }
 }
 
-function valueAt(data: Record<string, unknown>, path: readonly string[]): unknown {
-  let at: unknown = data;
-  for (const k of path) {
-    if (!at || typeof at !== 'object' || Array.isArray(at)) return undefined;
-    at = (at as Record<string, unknown>)[k];
-  }
-  return at;
+/** A path's segment `*` stands for every element of an array. */
+function hasValueAt(at: unknown, path: readonly string[]): boolean {
+  if (path.length === 0) return at !== undefined && at !== null && !isPiiValue(at);
+  if (!at || typeof at !== 'object') return false;
+  const [k, ...rest] = path;
+  if (k === '*') return Array.isArray(at) && at.some((v) => hasValueAt(v, rest));
+  return !Array.isArray(at) && hasValueAt((at as Record<string, unknown>)[k], rest);
 }
 
-function setAt(data: Record<string, unknown>, path: readonly string[], value: unknown): void {
-  let at = data;
-  for (const k of path.slice(0, -1)) at = at[k] as Record<string, unknown>;
-  at[path[path.length - 1]] = value;
+/** Replaces, in place, each present value (neither null nor already encrypted) the path reaches. */
+function replaceAt(at: unknown, path: readonly string[], replace: (value: unknown) => unknown): void {
+  if (!at || typeof at !== 'object') return;
+  const [k, ...rest] = path;
+  const keys = k === '*' ? (Array.isArray(at) ? at.map((_, i) => i) : []) : Array.isArray(at) ? [] : [k];
+  for (const key of keys) {
+    const holder = at as Record<string | number, unknown>;
+    if (rest.length === 0) {
+      const value = holder[key];
+      if (value !== undefined && value !== null && !isPiiValue(value)) holder[key] = replace(value);
+    } else replaceAt(holder[key], rest, replace);
+  }
 }
 
 /** The adapter under any decorators of the port: the events as stored (ciphertext), for the audit chain and the files. */

@@ -13,9 +13,13 @@ import { placeholderOf } from './pii-cipher.js';
  * a life of subscription, shipping and collection: an unregistered copy fails it).
  */
 export interface PersonalDataEntry {
-  /** The customer the data belongs to (null: none known, the event is left as it is). */
+  /**
+   * Whose data it is, the subject of its key: a customer (`cus_…`), or a hosted checkout's session
+   * (`cs_…`) for what a buyer enters there before being a known customer — erased with the customer
+   * the session is identified as (null: none known, the event is left as it is).
+   */
   customer(data: Record<string, unknown>): string | null;
-  /** The personal values: a path in `data` and the placeholder shown once the key is destroyed. */
+  /** The personal values: a path in `data` (`*`: each element of an array) and the placeholder shown once the key is destroyed. */
   paths: ReadonlyArray<{ path: readonly string[]; placeholder: Placeholder }>;
 }
 
@@ -24,6 +28,8 @@ const structure = placeholderOf('structure');
 const map = placeholderOf('map');
 
 const str = (v: unknown) => (typeof v === 'string' && v.startsWith('cus_') ? v : null);
+/** A hosted checkout's session: what a buyer enters before being a known customer is its own subject, erased with the customer it identifies as. */
+const session = (v: unknown) => (typeof v === 'string' && v.startsWith('cs_') ? v : null);
 
 /** The customer's own fields, at the top of `customer.created` and under `changes` of `customer.updated`. */
 const customerFields = (prefix: string[]) => [
@@ -44,4 +50,16 @@ export const PERSONAL_DATA: ReadonlyMap<string, PersonalDataEntry> = new Map<str
   ['collection.created', { customer: (d) => str(d.customer), paths: [{ path: ['billing_address'], placeholder: structure }] }],
   // The e-mail a buyer gave to identify as an existing customer on a hosted checkout.
   ['checkout_signin.code_sent', { customer: (d) => str(d.customer), paths: [{ path: ['email'], placeholder: text }] }],
+  // …and of a buyer who is not a customer yet; what the buyer enters on the session (custom field values, the shipping address).
+  ['checkout_signin.new_customer', { customer: (d) => session(d.id), paths: [{ path: ['email'], placeholder: text }] }],
+  [
+    'checkout_session.updated',
+    {
+      customer: (d) => session(d.id),
+      paths: [
+        { path: ['changes', 'custom_fields', '*', 'value'], placeholder: text },
+        { path: ['changes', 'shipping_address'], placeholder: structure },
+      ],
+    },
+  ],
 ]);

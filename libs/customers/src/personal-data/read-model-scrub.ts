@@ -19,6 +19,7 @@ export interface ScrubbedCounts {
   feed: number;
   subscriptions: number;
   collections: number;
+  checkout: number;
   outbox: number;
 }
 
@@ -29,9 +30,22 @@ const PAGE = 500;
 export function scrubbedObject(object: Record<string, unknown>): Record<string, unknown> {
   if (object.object === 'customer') return { ...object, ...erasedCustomerFields(object as Parameters<typeof erasedCustomerFields>[0]) };
   if (object.object === 'subscription' && object.shipping !== null && object.shipping !== undefined) return { ...object, shipping: null };
+  if (object.object === 'checkout_session') return scrubbedSession(object);
   if (object.object === 'collection' && object.billing_address !== null && object.billing_address !== undefined) return { ...object, billing_address: null };
   return object;
 }
+
+/** A hosted checkout's session: the custom field values entered and the shipping address. */
+function scrubbedSession<T extends Record<string, unknown>>(doc: T): T {
+  const fields = Array.isArray(doc.custom_fields) ? (doc.custom_fields as Array<Record<string, unknown>>) : null;
+  return {
+    ...doc,
+    ...(fields ? { custom_fields: fields.map((c) => (c.value === null || c.value === undefined ? c : { ...c, value: ERASED_TEXT })) } : {}),
+    ...(doc.shipping_address !== undefined ? { shipping_address: null } : {}),
+  };
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function scrubText(text: unknown, personal: readonly string[]): unknown {
   if (typeof text !== 'string') return text;
@@ -70,6 +84,8 @@ export async function scrubReadModels(
   customerId: string,
   /** The customer's personal strings as they were (e-mail, name, phone, document number): replaced in the outbox's messages. */
   personal: ReadonlyArray<string | null>,
+  /** Its hosted checkouts' sessions, whose keys went with its own. */
+  sessions: readonly string[] = [],
 ): Promise<ScrubbedCounts> {
   const tenant = { _account: owner.account, is_test: owner.isTest };
   const feed = await rewrite(reads, FEED_COLLECTION, { ...tenant, _customer: customerId }, '_seq', (entry) => {
@@ -83,6 +99,19 @@ export async function scrubReadModels(
   const collections = await rewrite(reads, 'collections', { ...tenant, customer: customerId }, '_position', (doc) =>
     doc.billing_address === null || doc.billing_address === undefined ? null : { ...doc, billing_address: null },
   );
+  let checkout = 0;
+  for (const session of sessions) {
+    checkout += await rewrite(reads, 'checkout_sessions', { ...tenant, id: session }, '_position', (doc) => {
+      const next = scrubbedSession(doc);
+      return same(next, doc) ? null : next;
+    });
+    // Its feed entries, those from before it was identified (no customer then) among them.
+    checkout += await rewrite(reads, FEED_COLLECTION, { ...tenant, _object_id: session }, '_seq', (entry) => {
+      const data = entry.data as { object: Record<string, unknown> };
+      const object = scrubbedObject(data.object);
+      return same(object, data.object) ? null : { ...entry, data: { ...data, object } };
+    });
+  }
   const strings = personal.filter((p): p is string => typeof p === 'string' && p.trim().length >= 3);
   const email = personal[0];
   // The outbox exists where mail goes to it (MAIL=outbox, the default); elsewhere there is nothing to scrub.
@@ -95,5 +124,5 @@ export async function scrubReadModels(
         html: scrubText(doc.html, strings),
       })).catch(() => 0)
     : 0;
-  return { feed, subscriptions, collections, outbox };
+  return { feed, subscriptions, collections, checkout, outbox };
 }
