@@ -30,6 +30,8 @@ export class CustomerKeyring {
   /** Opened keys and known erasures, least recently used first (an erasure is final, so it stays known). */
   private readonly cache = new Map<string, Buffer | typeof ERASED>();
   private ensured: Promise<void> | null = null;
+  /** Subjects seen not erased (and holding no key here): a read of their plaintext (older events) needs no lookup. */
+  private readonly notErased = new Set<string>();
 
   constructor(
     private readonly reads: ReadStore,
@@ -122,6 +124,24 @@ export class CustomerKeyring {
     return key === ERASED ? null : key;
   }
 
+  /**
+   * Whether a subject was erased, for reading events written in clear (before encryption existed):
+   * their personal values then read as placeholders too. Answers from memory once known.
+   */
+  async erasedForRead(subject: string): Promise<boolean> {
+    const hit = this.cached(subject);
+    if (hit !== undefined) return hit === ERASED;
+    if (this.notErased.has(subject)) return false;
+    const doc = await this.load(subject);
+    if (doc?.erased_at) {
+      this.remember(subject, ERASED);
+      return true;
+    }
+    if (this.notErased.size >= (this.options.capacity ?? 10_000)) this.notErased.clear();
+    this.notErased.add(subject);
+    return false;
+  }
+
   async isErased(customerId: string): Promise<boolean> {
     if (this.cached(customerId) === ERASED) return true;
     const doc = await this.load(customerId);
@@ -145,6 +165,7 @@ export class CustomerKeyring {
         const old = this.cache.get(customerId);
         if (Buffer.isBuffer(old)) old.fill(0);
         this.remember(customerId, ERASED);
+        this.notErased.delete(customerId);
         return true;
       }
     }
@@ -156,6 +177,7 @@ export class CustomerKeyring {
     const old = this.cache.get(customerId);
     if (Buffer.isBuffer(old)) old.fill(0);
     this.remember(customerId, ERASED);
+    this.notErased.delete(customerId);
   }
 
   private now(): Date {

@@ -151,6 +151,15 @@ describe('personal data at the event store boundary', () => {
     expect(erased.custom_fields.map((c) => c.value)).toEqual([ERASED_TEXT, null]);
   });
 
+  test('an event written in clear before encryption existed reads as plaintext, then as placeholders once its customer is erased', async () => {
+    const { inner, events, keys } = setup();
+    const legacy = created('cus_6');
+    await inner.append('customer-cus_6', [legacy], 'no_stream');
+    expect((await events.readStream('customer-cus_6'))[0].data).toEqual(legacy.data);
+    await keys.erase('cus_6');
+    expect((await events.readStream('customer-cus_6'))[0].data).toMatchObject({ email: ERASED_TEXT, name: ERASED_TEXT, phone: ERASED_TEXT, document_number: ERASED_TEXT, billing_address: null, meta_data: {}, document_type: 'CC' });
+  });
+
   test('storedEventStore names the adapter under the decorator', () => {
     const { inner, events } = setup();
     expect(storedEventStore(events)).toBe(inner);

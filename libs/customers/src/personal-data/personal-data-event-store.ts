@@ -99,8 +99,12 @@ export class PersonalDataEventStore implements EventStore {
         for (const subject of Array.isArray(e.data.subjects) ? e.data.subjects : []) if (typeof subject === 'string') this.keys.forgetErased(subject);
       }
       // Only the registered types are walked; a type registered later still opens (its old events hold plaintext).
-      if (!PERSONAL_DATA.has(e.type)) continue;
-      const data = await this.openValue(e.data);
+      const entry = PERSONAL_DATA.get(e.type);
+      if (!entry) continue;
+      let data = await this.openValue(e.data);
+      // Written in clear before encryption existed: an erased subject's values read as placeholders all the same.
+      const subject = entry.customer(e.data);
+      if (subject && (await this.keys.erasedForRead(subject))) data = placeholdersAt(data as Record<string, unknown>, entry);
       if (data !== e.data) (out ??= [...events])[i] = { ...e, data: data as Record<string, unknown> };
     }
     return out ?? events;
@@ -130,6 +134,17 @@ export class PersonalDataEventStore implements EventStore {
     const key = await this.keys.keyForRead(value.c);
     return key ? decryptPii(key, value) : placeholderFor(value);
   }
+}
+
+/** The values at the entry's paths replaced by their placeholders (a copy when any was there). */
+function placeholdersAt(data: Record<string, unknown>, entry: PersonalDataEntry): Record<string, unknown> {
+  let out: Record<string, unknown> | null = null;
+  for (const { path, placeholder } of entry.paths) {
+    if (!hasValueAt(out ?? data, path)) continue;
+    out ??= structuredClone(data);
+    replaceAt(out, path, () => (placeholder && typeof placeholder === 'object' ? {} : placeholder));
+  }
+  return out ?? data;
 }
 
 /** A path's segment `*` stands for every element of an array. */
