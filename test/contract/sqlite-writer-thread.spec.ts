@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { storedEventStore } from '#customers/personal-data/personal-data-event-store.js';
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -232,7 +233,7 @@ describe('the service on the embedded stores', () => {
       const read = await api.get(`/v1/customers/${created.body.id}`);
       expect(read.status).toBe(200);
       expect(read.body).toMatchObject({ id: created.body.id, email: 'ryw@example.com' });
-      expect(workerOf(t.app.get(EVENT_STORE))).not.toBeNull();
+      expect(workerOf(storedEventStore(t.app.get(EVENT_STORE)))).not.toBeNull();
       const pipeline = t.app.get(ProjectionEngine).pipeline;
       if (readModels === 'thread') expect(pipeline).toBeInstanceOf(PipelineThread);
       else {

@@ -1,4 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
+import { storedEventStore } from '#customers/personal-data/personal-data-event-store.js';
 import { CreateAccountCommand, type CreatedAccount } from '#accounts/application/create-account.js';
 import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
@@ -39,7 +40,7 @@ test('read-only event store: every write is 503 store_unavailable, nothing is wr
   t = await startTestApp({ embedded: true });
   const api = t.as((await t.account()).test_key);
   const { customer, monthly } = await billingSetup(api);
-  const events = dbOf(t.app.get(EVENT_STORE));
+  const events = dbOf(storedEventStore(t.app.get(EVENT_STORE)));
   const head = headSeq(t.dataDir);
   const models = readModelSnapshot(t.dataDir);
 
@@ -69,7 +70,7 @@ test('full event store (SQLITE_FULL): the write that finds the disk full is 503 
   t = await startTestApp({ embedded: true });
   const api = t.as((await t.account()).test_key);
   const { customer, monthly } = await billingSetup(api);
-  const events = dbOf(t.app.get(EVENT_STORE));
+  const events = dbOf(storedEventStore(t.app.get(EVENT_STORE)));
   const pages = (await events.pragma('page_count')) as number;
   await events.pragma(`max_page_count = ${pages}`);
 
@@ -87,6 +88,14 @@ test('full event store (SQLITE_FULL): the write that finds the disk full is 503 
   }
   expect(full).not.toBeNull();
   expectStoreUnavailable(full);
+  // An Idempotency-Key's claim is smaller than a product (and its audit-chain row): fill the room left
+  // in the pages with claims too, until not even one fits (each such request is a 503 as well).
+  let claims = 0;
+  for (let i = 0; i < 500; i++, claims++) {
+    const before = headSeq(t.dataDir);
+    expectStoreUnavailable(await api.post('/v1/products', { name: `Claim ${i}` }, { 'Idempotency-Key': `fill-${i}` }));
+    if (headSeq(t.dataDir) === before) break;
+  }
 
   const head = headSeq(t.dataDir);
   const models = readModelSnapshot(t.dataDir);
@@ -106,8 +115,8 @@ test('full event store (SQLITE_FULL): the write that finds the disk full is 503 
   }
   expect(accepted.every((id) => listed.has(id))).toBe(true);
   expect(listed.size).toBe(accepted.length + 1);
-  // The three refusals are logged, each with SQLite's reason.
-  expect((await t.logs.expectError('store unavailable')).map((e) => e.text)).toEqual(Array(3).fill(expect.stringContaining('database or disk is full')));
+  // The three refusals (and the claims' that filled the last room) are logged, each with SQLite's reason.
+  expect((await t.logs.expectError('store unavailable')).map((e) => e.text)).toEqual(Array(3 + claims + 1).fill(expect.stringContaining('database or disk is full')));
 
   await events.pragma('max_page_count = 1073741823');
   const created = await api.post('/v1/subscriptions', subscription, { 'Idempotency-Key': 'full-1' });
