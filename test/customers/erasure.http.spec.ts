@@ -186,6 +186,10 @@ test('erasure: placeholders everywhere, no charge, no new subscription, ids and 
   expect(beforeRebuild.feed.length).toBeGreaterThan(3);
   await t.app.get(ProjectionEngine).rebuild();
   expect(await snapshot()).toEqual(beforeRebuild);
+
+  // Its e-mail is free again: the same person may become a customer anew (a new id, nothing of the old one).
+  const anew = await ok(await api().post('/v1/customers', { email: PERSONAL.email, name: PERSONAL.name }), 'the same e-mail again');
+  expect(anew.body.id).not.toBe(customer.id);
 }, 120_000);
 
 test('dashboard: owners and admins erase from the customer page after typing its id; other roles are refused', async () => {
@@ -226,6 +230,10 @@ test('cli: customers erase --account --customer, with the service stopped; the r
   const missing: string[] = [];
   await expect(runCli(['customers', 'erase', '--account', acct.id, '--customer', 'cus_nobody'], { out: (l) => missing.push(l) }, { DATA_DIR: dataDir })).rejects.toThrow(/No such customer/);
 
+  // The audit chain hashes what is stored: an erasure leaves it valid.
+  const verified: string[] = [];
+  expect(await runCli(['audit', 'verify', '--account', acct.id], { out: (l) => verified.push(l) }, { DATA_DIR: dataDir })).toBe(0);
+  expect(verified.join('\n')).toMatch(/match/);
   const again = await startTestApp({ dataDir, embedded: true });
   try {
     const got = (await again.as(acct.test_key).get(`/v1/customers/${c.id}`)).body;

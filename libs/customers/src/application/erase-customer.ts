@@ -16,6 +16,7 @@ import { DeletePaymentMethodCommand } from '#payments/application/delete-payment
 import { type CustomerFields, customerDecider, customerStream } from '../domain/customer.decider.js';
 import { CustomerKeyring } from '../personal-data/customer-keys.js';
 import { scrubReadModels } from '../personal-data/read-model-scrub.js';
+import { releaseCustomerEmail } from './create-customer.js';
 import { FISCAL_BUYERS, type FiscalBuyer, type FiscalBuyerDoc, FISCAL_RETENTION_BASIS, FISCAL_RETENTION_YEARS } from '../personal-data/fiscal-retention.js';
 
 export class EraseCustomerCommand {
@@ -89,6 +90,8 @@ export class EraseCustomerHandler implements ICommandHandler<EraseCustomerComman
     // 3. The erasure is recorded (the customers' read model and the feed's entry show the placeholders).
     const erased = await this.executor.execute(customerDecider, stream, (now) => ({ type: 'EraseCustomer' as const, owner: ctx, customerId, now, subjects: sessions }), ctx);
     let position = erased.position;
+    // Its e-mail is free again (the same person may become a customer anew; a 409 would tell who was one).
+    await releaseCustomerEmail(this.executor, ctx, state.fields!.email, customerId).catch(() => undefined);
     // 4. It can no longer be charged: its subscriptions end now, its payment methods are removed.
     const canceled: string[] = [];
     for (const sub of await this.all<{ id: string; status: string }>('subscriptions', owner)) {
