@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { given } from '#shared/testing/given.js';
+import { fold } from '#shared/decider.js';
 import { type CustomerCreated, type CustomerEvent, customerDecider, emailKey } from './customer.decider.js';
 
 const now = new Date('2026-11-23T10:00:00.000Z');
@@ -217,6 +218,12 @@ describe('customer decider: default payment method', () => {
 
 describe('customer decider: erase (docs/personal-data.md)', () => {
   const erased = { type: 'customer.erased' as const, data: { id, erased_at: now.toISOString() } };
+
+  test('the state forgets the personal fields as a replay reads them (placeholders; an empty one stays empty)', () => {
+    const full = { ...created, data: { ...created.data, name: 'Ana', phone: '+573001112233', document_number: '123', billing_address: address, meta_data: { crm: '7' } } };
+    expect(fold(customerDecider, [full, erased]).fields).toMatchObject({ email: '[erased]', name: '[erased]', phone: '[erased]', document_number: '[erased]', billing_address: null, meta_data: {}, default_payment_method: null });
+    expect(fold(customerDecider, [created, erased]).fields).toMatchObject({ email: '[erased]', name: null, phone: null });
+  });
 
   test('records the erasure once, with no personal data', () => {
     given(customerDecider, [created])

@@ -4,6 +4,7 @@ import { DomainError, invalidParam, invalidState, missingParam, notFound } from 
 import { type MetaData, checkMetaData, mergeMetaData } from '#shared/meta-data.js';
 import type { Owner } from '#shared/owner.js';
 import { checkColombianCustomer } from '#country-parameters/domain/co-parameters.js';
+import { erasedCustomerFields } from '../personal-data/placeholders.js';
 
 /** Identification document types: Colombia's (DIAN's table, see libs/country-parameters) plus DNI, RUT for other countries. */
 export const DOCUMENT_TYPES = ['CC', 'CE', 'NIT', 'PP', 'TI', 'DNI', 'RUT', 'OTHER', 'RC', 'TE', 'PEP', 'PPT', 'NITE', 'NUIP'] as const;
@@ -264,7 +265,8 @@ export const customerDecider: Decider<CustomerCommand, CustomerState, CustomerEv
       case 'customer.updated':
         return { ...state, fields: applyCustomerChanges(state.fields!, event.data.changes) };
       case 'customer.erased':
-        return { ...state, erasedAt: event.data.erased_at };
+        // The fields as a replay now reads them (placeholders): a state remembered in memory forgets too.
+        return { ...state, fields: state.fields && { ...state.fields, ...erasedCustomerFields(state.fields) }, erasedAt: event.data.erased_at };
       default:
         return state;
     }
