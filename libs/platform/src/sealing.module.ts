@@ -1,4 +1,6 @@
 import { Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
+import { retryWithBackoff } from './retry.js';
+import { redactUrl } from './config.js';
 import type { CollectionSpec, ReadStore, Scalar } from '#read-store/read-store.port.js';
 import { isSealedSecret, loadMasterKey, type MasterKeySource, MissingMasterKeyError, type SealedSecret, SealingError, SecretSealer } from '#shared/sealing.js';
 import type { Config } from './config.js';
@@ -103,7 +105,11 @@ export async function rewrapSealedSecrets(reads: ReadStore, sealer: SecretSealer
  */
 export async function masterKeyForStart(config: Config, reads: ReadStore): Promise<MasterKeySource> {
   const where = { env: config.masterKey ?? undefined, previousEnv: config.masterKeyPrevious ?? undefined, dataDir: config.dataDir, keysDir: config.keysDir ?? null };
-  const kids = await storedMasterKeyIds(reads);
+  // A read store briefly unreachable at start (a container still starting) is retried as the platform's start-up step is.
+  const kids = await retryWithBackoff(() => storedMasterKeyIds(reads), {
+    maxMs: config.startupRetryMs,
+    onRetry: (error, attempt, delay) => new Logger('Sealing').warn(`a store is not answering yet (attempt ${attempt}: ${redactUrl(String((error as Error)?.message ?? error))}); retrying in ${delay} ms`),
+  });
   const held = () => [...kids.entries()].map(([kid, n]) => `${kid} (${n})`).join(', ');
   let source: MasterKeySource;
   try {
