@@ -26,6 +26,7 @@ const INTERNAL_PREFIXES: Record<string, string> = {
   portal_session: 'customer portal sessions (short-lived, not a feed resource)',
   security: 'sign-in facts of the security log (stream security-<acct>)',
   team: "the team's settings (two-factor required)",
+  webhook_replay: "an endpoint's replays (GET /v1/webhook_endpoints/{id}/replays shows them)",
 };
 
 function sources(dir: string): string[] {
