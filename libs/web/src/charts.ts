@@ -1,6 +1,6 @@
 import { scaleBand, scaleLinear } from 'd3-scale';
 import { line } from 'd3-shape';
-import { formatMoney } from './format.js';
+import { formatMoney, numberFormat } from './format.js';
 import type { Locale } from './i18n.js';
 
 /**
@@ -147,7 +147,7 @@ export function compactMoney(value: number, currency: string, locale: Locale): s
   const symbol = formatMoney('0', currency, locale).replace(/0/, '').trim();
   const abs = Math.abs(value);
   const [div, unit] = abs >= 1e9 ? [1e9, locale === 'en' ? 'B' : 'mil M'] : abs >= 1e6 ? [1e6, 'M'] : abs >= 1e3 ? [1e3, locale === 'en' ? 'K' : 'mil'] : [1, ''];
-  const digits = new Intl.NumberFormat(locale === 'en' ? 'en-US' : 'es-CO', { maximumFractionDigits: div === 1 ? 0 : 1 }).format(abs / div);
+  const digits = numberFormat(locale, { maximumFractionDigits: div === 1 ? 0 : 1 }).format(abs / div);
   const sign = value < 0 ? '-' : '';
   return locale === 'en' ? `${sign}${symbol} ${digits}${unit}` : `${sign}${symbol} ${digits}${unit ? ` ${unit}` : ''}`;
 }
@@ -157,7 +157,7 @@ export function formatRate(rate: string | number | null | undefined, locale: Loc
   if (rate === null || rate === undefined || rate === '') return '—';
   const value = Number(rate) * 100;
   if (!Number.isFinite(value)) return '—';
-  const digits = new Intl.NumberFormat(locale === 'en' ? 'en-US' : 'es-CO', { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(value);
+  const digits = numberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(value);
   return locale === 'en' ? `${digits}%` : `${digits} %`;
 }
 

@@ -2,6 +2,25 @@ import { currency as currencyOf, Money } from '#shared/money.js';
 import { ACCOUNT_TIME_ZONE } from '#shared/dates.js';
 import type { Locale } from './i18n.js';
 
+const numberFormats = new Map<string, Intl.NumberFormat>();
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** An Intl number format of the page's language, made once per options (making one costs far more than using it). */
+export function numberFormat(locale: Locale, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  let format = numberFormats.get(key);
+  if (!format) numberFormats.set(key, (format = new Intl.NumberFormat(locale === 'en' ? 'en-US' : 'es-CO', options)));
+  return format;
+}
+
+/** An Intl date format of the page's language, made once per options. */
+export function dateTimeFormat(locale: Locale, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  let format = dateTimeFormats.get(key);
+  if (!format) dateTimeFormats.set(key, (format = new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', options)));
+  return format;
+}
+
 /**
  * Amounts as a person reads them, from the decimal string (never a float): Colombian conventions by
  * default — `$ 49.900` for COP 49900.00, `$ 49.900,50` when there are cents — and the currency's
@@ -12,7 +31,7 @@ export function formatMoney(amount: string, currencyCode: string, locale: Locale
   const exponent = cur?.exponent ?? 2;
   const value = new Money(amount).toFixed(exponent, Money.ROUND_HALF_UP);
   const whole = new Money(value).isInteger();
-  const format = new Intl.NumberFormat(locale === 'en' ? 'en-US' : 'es-CO', {
+  const format = numberFormat(locale, {
     style: 'currency',
     currency: cur?.code ?? currencyCode.toUpperCase(),
     minimumFractionDigits: whole ? 0 : exponent,
@@ -33,7 +52,7 @@ export function formatDate(iso: string | null | undefined, locale: Locale, lengt
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
   const style: Intl.DateTimeFormatOptions = length === 'long' ? { dateStyle: 'long' } : { day: 'numeric', month: 'short', year: 'numeric' };
-  return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { ...style, timeZone: ACCOUNT_TIME_ZONE }).format(date);
+  return dateTimeFormat(locale, { ...style, timeZone: ACCOUNT_TIME_ZONE }).format(date);
 }
 
 /** A timestamp (ISO 8601 with a time) as `23 de noviembre de 2026 a las 5:00 a. m.` / `November 23, 2026 at 5:00 AM`, in Bogotá time. */
@@ -41,7 +60,7 @@ export function formatDateTime(iso: string | null | undefined, locale: Locale): 
   if (!iso || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso)) return '';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
-  return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { dateStyle: 'long', timeStyle: 'short', timeZone: ACCOUNT_TIME_ZONE })
+  return dateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short', timeZone: ACCOUNT_TIME_ZONE })
     .format(date)
     .replace(/[\u00a0\u202f]/g, ' ');
 }

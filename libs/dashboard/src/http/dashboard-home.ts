@@ -2,7 +2,7 @@ import type { ReportInterval, ReportParams, ReportPeriod, RevenueReport } from '
 import { calendarDayOf, isCalendarDay } from '#shared/dates.js';
 import { currency as currencyOf } from '#shared/money.js';
 import { barChart, chartLegend, compactMoney, formatRate, lineChart } from '#web/charts.js';
-import { formatDate, formatMoney } from '#web/format.js';
+import { dateTimeFormat, formatDate, formatMoney } from '#web/format.js';
 import type { Locale, Translate } from '#web/i18n.js';
 
 /**
@@ -87,7 +87,7 @@ function addMonths(month: string, delta: number): string {
 export function periodLabel(period: Pick<ReportPeriod, 'start'>, interval: ReportInterval, locale: Locale): string {
   const date = new Date(`${period.start}T12:00:00Z`);
   const options: Intl.DateTimeFormatOptions = interval === 'month' ? { month: 'short', year: 'numeric', timeZone: 'UTC' } : { day: 'numeric', month: 'short', timeZone: 'UTC' };
-  return new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', options).format(date).replace(/\./g, '').replace(/ de /g, ' ');
+  return dateTimeFormat(locale, options).format(date).replace(/\./g, '').replace(/ de /g, ' ');
 }
 
 /**
@@ -96,7 +96,7 @@ export function periodLabel(period: Pick<ReportPeriod, 'start'>, interval: Repor
  */
 export function axisLabel(period: Pick<ReportPeriod, 'start'>, index: number, interval: ReportInterval, locale: Locale): string {
   const date = new Date(`${period.start}T12:00:00Z`);
-  const part = (o: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale === 'en' ? 'en-US' : 'es-CO', { ...o, timeZone: 'UTC' }).format(date).replace(/\./g, '');
+  const part = (o: Intl.DateTimeFormatOptions) => dateTimeFormat(locale, { ...o, timeZone: 'UTC' }).format(date).replace(/\./g, '');
   if (interval === 'month') return index === 0 || period.start.slice(5, 7) === '01' ? `${part({ month: 'short' })}\n${period.start.slice(0, 4)}` : part({ month: 'short' });
   return `${part({ day: 'numeric' })}\n${part({ month: 'short' })}`;
 }
