@@ -120,14 +120,21 @@ export function readModelSnapshot(dataDir: string): Record<string, unknown[]> {
  * per table, each row's key → SHA-256 of the row exactly as stored (so equal digests mean
  * byte-identical documents and checkpoints), read row by row.
  */
+const OPERATIONAL_TABLES = new Set(['rm_leases']);
+
 export function readModelDigest(dataDir: string): Record<string, Map<string, string>> {
   return inStore(dataDir, 'read-models', (db) => {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
     const out: Record<string, Map<string, string>> = {};
     for (const { name } of tables) {
+      // Operational state, not read models: the workers' leases (holders, epochs, expiries change on
+      // every start) and the followers' own positions (`invoicing:collections`, written when due).
+      if (OPERATIONAL_TABLES.has(name)) continue;
       const rows = new Map<string, string>();
       for (const row of db.prepare(`SELECT * FROM "${name}" ORDER BY 1`).iterate() as Iterable<Record<string, unknown>>) {
-        rows.set(String(Object.values(row)[0]), createHash('sha256').update(JSON.stringify(row)).digest('hex'));
+        const key = String(Object.values(row)[0]);
+        if (name === 'checkpoints' && key.includes(':')) continue;
+        rows.set(key, createHash('sha256').update(JSON.stringify(row)).digest('hex'));
       }
       out[name] = rows;
     }
