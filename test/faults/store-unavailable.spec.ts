@@ -117,6 +117,8 @@ test('full event store (SQLITE_FULL): the write that finds the disk full is 503 
   expect(listed.size).toBe(accepted.length + 1);
   // The three refusals (and the claims' that filled the last room) are logged, each with SQLite's reason.
   expect((await t.logs.expectError('store unavailable')).map((e) => e.text)).toEqual(Array(3 + claims + 1).fill(expect.stringContaining('database or disk is full')));
+  // A claim written while its outcome could not be: said in the log (a retry with the key resumes it).
+  if (t.logs.errors('could not record the outcome').length) expect((await t.logs.expectError('could not record the outcome')).length).toBeLessThanOrEqual(claims);
 
   await events.pragma('max_page_count = 1073741823');
   const created = await api.post('/v1/subscriptions', subscription, { 'Idempotency-Key': 'full-1' });
