@@ -1,4 +1,5 @@
-import type { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, RecordedEvent, StreamAppend } from './event-store.port.js';
+import type { EventMetadata, EventStore, NewEvent, ReadAllOptions, RecordedEvent } from './event-store.port.js';
+import { EventStoreDecorator } from './event-store-decorator.js';
 
 /**
  * Event versions (docs/event-versions.md). Every stored event carries the schema version of its
@@ -116,53 +117,19 @@ export class EventVersions {
  * every appender passes through), reads bring older events to the current shape. The adapter under it
  * (`inner`, see `storedEventStore`) keeps the events exactly as they were stored.
  */
-export class UpcastingEventStore implements EventStore {
-  readonly deleteStreamsOlderThan?: EventStore['deleteStreamsOlderThan'];
-
+export class UpcastingEventStore extends EventStoreDecorator {
   constructor(
-    readonly inner: EventStore,
+    inner: EventStore,
     readonly versions: EventVersions,
   ) {
-    if (inner.deleteStreamsOlderThan) this.deleteStreamsOlderThan = (prefix, before, limit) => inner.deleteStreamsOlderThan!(prefix, before, limit);
+    super(inner);
   }
 
-  get kind(): string {
-    return this.inner.kind;
+  protected written(events: NewEvent[]): NewEvent[] {
+    return events.map((e) => this.versions.stamp(e));
   }
 
-  get atomicMultiStream(): boolean {
-    return this.inner.atomicMultiStream;
-  }
-
-  get auditChain() {
-    return this.inner.auditChain;
-  }
-
-  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    return this.inner.append(streamId, events.map((e) => this.versions.stamp(e)), expected);
-  }
-
-  appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
-    return this.inner.appendMany(appends.map((a) => ({ ...a, events: a.events.map((e) => this.versions.stamp(e)) })));
-  }
-
-  async readStream(streamId: string, fromRevision?: number): Promise<RecordedEvent[]> {
-    return this.versions.upcastAll(await this.inner.readStream(streamId, fromRevision));
-  }
-
-  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
-    return this.versions.upcastAll(await this.inner.readAll(options), options.parseOnly);
-  }
-
-  headPosition(): Promise<string | null> {
-    return this.inner.headPosition();
-  }
-
-  onAppended(listener: () => void): () => void {
-    return this.inner.onAppended(listener);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
+  protected read(events: RecordedEvent[], options?: ReadAllOptions): RecordedEvent[] {
+    return this.versions.upcastAll(events, options?.parseOnly);
   }
 }

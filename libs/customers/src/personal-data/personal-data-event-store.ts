@@ -1,4 +1,5 @@
-import type { AppendResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, RecordedEvent, StreamAppend } from '#event-store/event-store.port.js';
+import type { EventStore, NewEvent, RecordedEvent } from '#event-store/event-store.port.js';
+import { EventStoreDecorator } from '#event-store/event-store-decorator.js';
 import type { CustomerKeyring } from './customer-keys.js';
 import { decryptPii, encryptPii, isPiiValue, type PiiValue, placeholderFor } from './pii-cipher.js';
 import { PERSONAL_DATA, type PersonalDataEntry } from './personal-data-registry.js';
@@ -13,57 +14,21 @@ export const CUSTOMER_ERASED = 'customer.erased';
  * projectors, the feed and webhooks see plaintext (or placeholders) without knowing; the adapter, its
  * files and the audit chain only ever hold ciphertext. Events of other types pass untouched.
  */
-export class PersonalDataEventStore implements EventStore {
-  readonly deleteStreamsOlderThan?: EventStore['deleteStreamsOlderThan'];
-
+export class PersonalDataEventStore extends EventStoreDecorator {
   constructor(
     /** The store it decorates: the events as stored (what the audit chain hashes). */
-    readonly inner: EventStore,
+    inner: EventStore,
     readonly keys: CustomerKeyring,
   ) {
-    if (inner.deleteStreamsOlderThan) this.deleteStreamsOlderThan = (prefix, before, limit) => inner.deleteStreamsOlderThan!(prefix, before, limit);
+    super(inner);
   }
 
-  get kind(): string {
-    return this.inner.kind;
+  protected written(events: NewEvent[]): Promise<NewEvent[]> {
+    return this.sealEvents(events);
   }
 
-  get atomicMultiStream(): boolean {
-    return this.inner.atomicMultiStream;
-  }
-
-  get auditChain() {
-    return this.inner.auditChain;
-  }
-
-  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    return this.inner.append(streamId, await this.sealEvents(events), expected);
-  }
-
-  async appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
-    const sealed: StreamAppend[] = [];
-    for (const a of appends) sealed.push({ ...a, events: await this.sealEvents(a.events) });
-    return this.inner.appendMany(sealed);
-  }
-
-  async readStream(streamId: string, fromRevision?: number): Promise<RecordedEvent[]> {
-    return this.openEvents(await this.inner.readStream(streamId, fromRevision));
-  }
-
-  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
-    return this.openEvents(await this.inner.readAll(options));
-  }
-
-  headPosition(): Promise<string | null> {
-    return this.inner.headPosition();
-  }
-
-  onAppended(listener: () => void): () => void {
-    return this.inner.onAppended(listener);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
+  protected read(events: RecordedEvent[]): Promise<RecordedEvent[]> {
+    return this.openEvents(events);
   }
 
   private async sealEvents(events: NewEvent[]): Promise<NewEvent[]> {
