@@ -106,6 +106,10 @@ export class Scheduler {
     let reached = scope.from?.getTime() ?? -Infinity;
     let ran = 0;
     let position: string | null = null;
+    // The first query sees everything written before the advance, even by a request that failed
+    // after its append (nobody waited for its projection then): its deadline is this run's to find.
+    const head = await this.events.headPosition();
+    if (head) await this.projected(head);
     for (;;) {
       const due = await this.due(scope.clock, limit, 1, (d) => stuck.has(key(d)), true);
       if (due.length === 0) return { ran, position };
