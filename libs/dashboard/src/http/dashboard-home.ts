@@ -101,6 +101,7 @@ export function axisLabel(period: Pick<ReportPeriod, 'start'>, index: number, in
   return `${part({ day: 'numeric' })}\n${part({ month: 'short' })}`;
 }
 
+/** A chart's position only (pixels need numbers): the cards and tables show the decimal strings as they are. */
 const num = (amount: string | null | undefined) => (amount ? Number(amount) : 0);
 const magnitude = (amount: string) => Math.abs(num(amount));
 
