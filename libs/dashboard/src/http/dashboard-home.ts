@@ -1,4 +1,5 @@
 import type { ReportInterval, ReportParams, ReportPeriod, RevenueReport } from '#analytics/read-models/revenue-report.js';
+import { Money } from '#shared/money.js';
 import { calendarDayOf, isCalendarDay } from '#shared/dates.js';
 import { currency as currencyOf } from '#shared/money.js';
 import { barChart, chartLegend, compactMoney, formatRate, lineChart } from '#web/charts.js';
@@ -102,7 +103,7 @@ export function axisLabel(period: Pick<ReportPeriod, 'start'>, index: number, in
 }
 
 /** A chart's position only (pixels need numbers): the cards and tables show the decimal strings as they are. */
-const num = (amount: string | null | undefined) => (amount ? Number(amount) : 0);
+const num = (amount: string | null | undefined) => (amount ? new Money(amount).toNumber() : 0);
 const magnitude = (amount: string) => Math.abs(num(amount));
 
 export const MOVEMENT_TYPES = ['new', 'expansion', 'reactivation', 'contraction', 'churn'] as const;

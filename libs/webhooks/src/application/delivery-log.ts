@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { CollectionSpec, DocumentWrite, Fence, ReadStore, Scalar } from '#read-store/read-store.port.js';
 import { READ_STORE } from '#platform/tokens.js';
 import { randomBase62 } from '#shared/ids.js';
+import type { FeedEntry } from '#events/read-models/event.read-model.js';
 import { type DeliveryEvent, type DeliveryState, deliveryDecider } from '../domain/delivery.decider.js';
 import type { WebhookResponse } from './webhook-sender.js';
 import { REPLAY_COLLECTION, REPLAY_PROGRESS, type ReplayProgressDoc } from '../read-models/webhook-replay.read-model.js';
@@ -73,6 +74,23 @@ export const replayDeliveryId = (endpointId: string, seq: string, replayId: stri
 export function applyDelivery(doc: DeliveryDoc, events: DeliveryEvent[], now: Date): DeliveryDoc {
   const state = events.reduce<DeliveryState>((s, e) => deliveryDecider.evolve(s, e), doc);
   return { ...doc, ...state, _updated: now.toISOString() };
+}
+
+/** A feed entry queued for delivery to an endpoint (live, or as a replay's: `replay` names it and keeps it apart). */
+export function queuedDelivery(endpointId: string, entry: Pick<FeedEntry, 'id' | 'type' | '_seq' | '_object_id' | 'created'>, now: Date, replay?: string): DeliveryDoc {
+  const blank: DeliveryDoc = {
+    ...deliveryDecider.initialState,
+    id: replay ? replayDeliveryId(endpointId, entry._seq, replay) : deliveryId(endpointId, entry._seq),
+    _endpoint: endpointId,
+    event: entry.id,
+    event_type: entry.type,
+    _seq: entry._seq,
+    _object_id: entry._object_id,
+    _event_created: entry.created,
+    _updated: now.toISOString(),
+    ...(replay ? { _replay: replay } : {}),
+  };
+  return applyDelivery(blank, deliveryDecider.decide({ type: 'QueueDelivery', now }, blank), now);
 }
 
 /**

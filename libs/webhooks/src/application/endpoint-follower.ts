@@ -7,7 +7,7 @@ import { toPublic } from '#projection-runtime/projection.js';
 import type { WebhookEndpointDoc } from '../read-models/webhook-endpoint.read-model.js';
 import { RETRY_SCHEDULE_MS, deliveryDecider } from '../domain/delivery.decider.js';
 import { eventEnabled, type SigningSecret, signingSecrets } from '../domain/webhook-endpoint.decider.js';
-import { applyDelivery, type DeliveryDoc, DeliveryLog, deliveryId } from './delivery-log.js';
+import { applyDelivery, type DeliveryDoc, DeliveryLog, queuedDelivery } from './delivery-log.js';
 import { sendWebhook, type WebhookResponse } from './webhook-sender.js';
 
 const FEED_BATCH = 500;
@@ -141,18 +141,7 @@ export class EndpointFollower {
     const queued: DeliveryDoc[] = [];
     for (const entry of entries) {
       if (!wants(endpoint, entry)) continue;
-      const blank: DeliveryDoc = {
-        ...deliveryDecider.initialState,
-        id: deliveryId(endpoint.id, entry._seq),
-        _endpoint: endpoint.id,
-        event: entry.id,
-        event_type: entry.type,
-        _seq: entry._seq,
-        _object_id: entry._object_id,
-        _event_created: entry.created,
-        _updated: now.toISOString(),
-      };
-      queued.push(applyDelivery(blank, deliveryDecider.decide({ type: 'QueueDelivery', now }, blank), now));
+      queued.push(queuedDelivery(endpoint.id, entry, now));
     }
     const last = entries[entries.length - 1];
     await this.deps.log.queue(queued, { id: endpoint.id, seq: last._seq, event: last.id }, this.deps.lease?.(endpoint.id)?.fence);

@@ -2,8 +2,7 @@ import { Logger } from '@nestjs/common';
 import { type FeedEntry, feedHorizon, withinHorizon } from '#events/read-models/event.read-model.js';
 import type { WebhookEndpointDoc } from '../read-models/webhook-endpoint.read-model.js';
 import { REPLAYS, type ReplayProgressDoc, type WebhookReplayDoc } from '../read-models/webhook-replay.read-model.js';
-import { deliveryDecider } from '../domain/delivery.decider.js';
-import { applyDelivery, type DeliveryDoc, replayDeliveryId } from './delivery-log.js';
+import { queuedDelivery } from './delivery-log.js';
 import { attemptDelivery, type FollowerDeps, wants } from './endpoint-follower.js';
 
 const FEED_BATCH = 100;
@@ -146,19 +145,7 @@ export class ReplayWorker {
         if (moved) await this.deps.log.saveReplayProgress(progress, fence());
         moved = false;
         const now = this.deps.wall.now();
-        const blank: DeliveryDoc = {
-          ...deliveryDecider.initialState,
-          id: replayDeliveryId(endpoint.id, entry._seq, replay.id),
-          _endpoint: endpoint.id,
-          event: entry.id,
-          event_type: entry.type,
-          _seq: entry._seq,
-          _object_id: entry._object_id,
-          _event_created: entry.created,
-          _updated: now.toISOString(),
-          _replay: replay.id,
-        };
-        const queued = applyDelivery(blank, deliveryDecider.decide({ type: 'QueueDelivery', now }, blank), now);
+        const queued = queuedDelivery(endpoint.id, entry, now, replay.id);
         this.lastSend = performance.now();
         await attemptDelivery(this.deps, endpoint, queued);
         progress = { ...progress, seq: entry._seq, event: entry.id, delivered: progress.delivered + 1 };
