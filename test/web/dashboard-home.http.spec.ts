@@ -80,7 +80,7 @@ test('an owner lands on the home page and sees the cards, three charts and their
   ]);
   expect((await api().get(`/v1/events/${rows[0][4]}`)).body.type).toBe('subscription.canceled');
   // The customer by name and e-mail, linked to its page; its id is not in front.
-  const customerCell = /data-label="Cliente"><a href="\/dashboard\/customers\/(cus_[^"]+)">([^<]*)<\/a><br><span class="muted small">([^<]*)</.exec(movements.text);
+  const customerCell = /data-label="Cliente"><span><a href="\/dashboard\/customers\/(cus_[^"]+)">([^<]*)<\/a><br><span class="muted small">([^<]*)</.exec(movements.text);
   expect(customerCell?.[2]).toBe('Ana Gómez');
   expect(customerCell?.[3]).toMatch(/@example\.com$/);
   const onlyNew = await visitor.get(`${link}&type=new`);
