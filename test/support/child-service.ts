@@ -66,7 +66,8 @@ export async function startChild(buildDir: string | null, dataDir: string, env: 
   const child = spawn(process.execPath, entry, {
     cwd: ROOT,
     // EVENTSTORE_URL / MONGO_URL pass through; a MongoDB database of this DATA_DIR's own (production-stores.ts).
-    env: { ...process.env, ...productionStoreEnv(dataDir), DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
+    // HEALTH_PORT = PORT: a ROLE=worker process answers its health (only) on `url` too.
+    env: { ...process.env, ...productionStoreEnv(dataDir), DATA_DIR: dataDir, PORT: String(port), HEALTH_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,5 +1,5 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import type { LoggerService } from '@nestjs/common';
+import { type LoggerService, NotFoundException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { handleClientError } from '#http/client-error.js';
@@ -81,6 +81,14 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   // Pages (hosted checkout, collection page): cookies, CSRF, security headers, form bodies.
   await registerWebPlatform(app, { secureCookies: options.config.checkoutUrl.startsWith('https:') });
   const fastify = app.getHttpAdapter().getInstance();
+  if (options.config.role === 'worker') {
+    // A worker serves no API: it listens on HEALTH_PORT (main.ts) for its health only, anything else is 404.
+    fastify.addHook('onRequest', async (request, reply) => {
+      const path = request.url.split('?')[0];
+      if (path === '/health' || path === '/health/ready') return;
+      return reply.status(404).header('Request-Id', request.id).send(toApiError(new NotFoundException()).toBody());
+    });
+  }
   registerJsonBody(fastify);
   await registerRateLimit(fastify, options.config);
   registerMethodNotAllowed(fastify);

@@ -5,7 +5,9 @@ import { PlatformLifecycle } from '#platform/platform.module.js';
 import { Public } from '#accounts/http/basic-auth.guard.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
-import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
+import { CONFIG, EVENT_STORE, READ_STORE } from '#platform/tokens.js';
+import type { Config } from '#platform/config.js';
+import { workerReadiness } from '#platform/worker-readiness.js';
 import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { LeaseManager } from '#platform/leases.js';
 
@@ -18,7 +20,11 @@ export class HealthController {
     private readonly engine: ProjectionEngine,
     private readonly lifecycle: PlatformLifecycle,
     private readonly leases: LeaseManager,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
+
+  /** Since when this worker has been under its share while another is above it (workerReadiness keeps it between checks). */
+  private underSince: number | null = null;
 
   @Get('health')
   @Public()
@@ -62,8 +68,21 @@ export class HealthController {
     const within = <T>(work: Promise<T>) => Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
     checks.event_store = await within(this.events.headPosition()).then(() => true, () => false);
     checks.read_store = await within(this.store.getCheckpoint(this.engine.names()[0] ?? 'none')).then(() => true, () => false);
-    const ok = checks.started && checks.event_store && checks.read_store && this.writerFailures().length === 0;
+    let ok = checks.started && checks.event_store && checks.read_store && this.writerFailures().length === 0;
+    // A ROLE=worker process (HEALTH_PORT) is also unready when it holds nothing it should (libs/platform/src/worker-readiness.ts).
+    // ROLE=all keeps its readiness for its API traffic; its leases are on /health.
+    if (this.config.role !== 'worker' || !ok || this.leases.registered().length === 0) {
+      reply.status(ok ? 200 : 503);
+      return { status: ok ? 'ready' : 'unavailable', ...checks };
+    }
+    const status = await within(this.leases.status()).catch(() => null);
+    const leaseOptions = this.leases.options;
+    const verdict = status
+      ? workerReadiness({ me: this.leases.worker, now: Date.now(), ttlMs: leaseOptions.ttlMs, renewMs: leaseOptions.renewMs, can: this.leases.registered(), units: status.units, workers: status.workers, underSince: this.underSince })
+      : { ready: false, problems: ['the leases could not be read within 2 s'], share: 0, holds: 0, underSince: this.underSince };
+    this.underSince = verdict.underSince;
+    ok = verdict.ready;
     reply.status(ok ? 200 : 503);
-    return { status: ok ? 'ready' : 'unavailable', ...checks };
+    return { status: ok ? 'ready' : 'unavailable', ...checks, leases: { worker: this.leases.worker, holds: verdict.holds, share: verdict.share, problems: verdict.problems } };
   }
 }

@@ -73,11 +73,13 @@ if (masterKey.created && masterKey.path) {
 
 const stores = `event store: ${config.eventStoreUrl ? redactUrl(config.eventStoreUrl) : 'embedded'}, read models: ${config.mongoUrl ? redactUrl(config.mongoUrl) : 'embedded'}, data: ${config.dataDir}`;
 if (config.role === 'worker') {
-  await app.init();
+  // Its health only (`/health`, `/health/ready`: 503 when it holds nothing it should), on HEALTH_PORT; every other path is 404 (create-app.ts).
+  const healthPort = config.healthPort ?? 3001;
+  await app.listen({ port: healthPort, host: config.host });
   // The background work it took (its share; libs/platform/src/leases.ts): more as other workers leave, less as they join.
   const leases = app.get(LeaseManager);
-  log.log({ msg: 'worker running: it holds its share of the background work by leases', role: config.role, worker: leases.worker, holds: [...leases.held().keys()] });
-  say([`  Worker running: ${leases.worker} (${stores}); holds ${[...leases.held().keys()].join(', ') || 'nothing yet'}.`]);
+  log.log({ msg: 'worker running: it holds its share of the background work by leases', role: config.role, worker: leases.worker, health_port: healthPort, holds: [...leases.held().keys()] });
+  say([`  Worker running: ${leases.worker} (${stores}); holds ${[...leases.held().keys()].join(', ') || 'nothing yet'}; health on http://localhost:${healthPort}/health/ready.`]);
 } else {
   await app.listen({ port: config.port, host: config.host });
   log.log({ msg: 'listening', port: config.port, host: config.host, role: config.role });

@@ -6,6 +6,11 @@ export type Role = 'all' | 'api' | 'worker';
 export interface Config {
   port: number;
   host: string;
+  /**
+   * Where a ROLE=worker process answers `/health` and `/health/ready` (HEALTH_PORT, default 3001; only
+   * those routes: it serves no API). ROLE=all and api answer them on PORT; null there.
+   */
+  healthPort?: number | null;
   dataDir: string;
   /** `esdb://…`: when set, EventStoreDB is the event store; otherwise the embedded SQLite one. */
   eventStoreUrl: string | null;
@@ -113,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number (got ${env.PORT})`);
   return {
     port,
+    healthPort: role === 'worker' ? portNumber(env.HEALTH_PORT, 3001, 'HEALTH_PORT') : null,
     host: env.HOST ?? '0.0.0.0',
     dataDir: resolve(env.DATA_DIR ?? './data'),
     eventStoreUrl: env.EVENTSTORE_URL || null,
@@ -175,6 +181,13 @@ function projectionsThread(value: string | undefined): 'worker' | 'inline' {
   if (value === undefined || value === '') return 'worker';
   if (value !== 'worker' && value !== 'inline') throw new Error(`PROJECTIONS_THREAD must be worker or inline (got ${value})`);
   return value;
+}
+
+function portNumber(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number (got ${value})`);
+  return n;
 }
 
 function positiveInt(value: string | undefined, fallback: number, name: string): number {

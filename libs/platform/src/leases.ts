@@ -220,6 +220,8 @@ export interface WorkerStatus {
   expires_at: string;
   live: boolean;
   units: string[];
+  /** The units it may take (its heartbeat's `can`). */
+  can: string[];
 }
 
 /**
@@ -475,6 +477,7 @@ export class LeaseManager {
       expires_at: w.expires_at,
       live: Date.parse(w.expires_at) > now,
       units: units.filter((u) => u.holder === w.holder && u.held).map((u) => u.unit),
+      can: w.can ?? [],
     }));
     return { worker: this.units.size ? this.worker : null, units, workers };
   }
