@@ -13,7 +13,9 @@
  *                   GET /v1/reports/summary under load (p95 ≤ 300 ms), the subscriptions' CSV export of
  *                   10,000 and 100,000 rows with the service's peak RSS (flat within ±20 %);
  * 10. audit         appends with the audit hash chain on vs off (same workload, alternating rounds), `audit
- *                   verify` in events/s, an account’s export vs a plain read of the same events (live heap flat, N vs 5N).
+ *                   verify` in events/s, an account’s export vs a plain read of the same events (live heap flat, N vs 5N);
+ * 11. topology      section 4's load against one all-in-one process and against two APIs + two workers on one
+ *                   DATA_DIR (ratio and p99 of each), then the takeover time when the projections' worker is killed under load.
  * Shared helpers are in bench/support/ (the service in its own process, the median of three runs, the
  * plain baselines, the HTTP loads, the targets).
  *
@@ -38,12 +40,13 @@ import { history } from './sections/history.js';
 import { http } from './sections/http.js';
 import { rebuild } from './sections/rebuild.js';
 import { subscriptions } from './sections/subscriptions.js';
+import { topology } from './sections/topology.js';
 import { webhooks } from './sections/webhooks.js';
 import type { Section } from './support/section.js';
 import { failed, printSummary } from './support/targets.js';
 import { removeBenchDir } from './support/workdir.js';
 
-const SECTIONS: Section[] = [append, rebuild, http, subscriptions, billing, checkout, webhooks, history, analytics, audit];
+const SECTIONS: Section[] = [append, rebuild, http, subscriptions, billing, checkout, webhooks, history, analytics, audit, topology];
 
 const CHILD = process.env.BENCH_BILLING_CHILD;
 if (CHILD) await billingChildMain(CHILD);

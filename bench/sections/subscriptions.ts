@@ -1,12 +1,34 @@
 import { fmt } from '../support/format.js';
 import { alternating, compare, CONNECTIONS, load, ROUNDS } from '../support/http-load.js';
 import type { Section } from '../support/section.js';
-import { call, listAll, startService } from '../support/service.js';
+import { call, listAll, type Service, startService } from '../support/service.js';
 import { target } from '../support/targets.js';
 
 interface Subscription {
   id: string;
   status: string;
+}
+
+/**
+ * The bodies of create-subscription requests, one per connection: each its own product, monthly
+ * price and customer, paid with the approving test card.
+ */
+export async function subscriptionBodies(service: Service, n: number): Promise<string[]> {
+  return Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const product = await call<{ id: string }>(service, '/v1/products', { name: `Plan ${i}` });
+      const price = await call<{ id: string }>(service, '/v1/prices', {
+        product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, currency: 'COP', unit_price: '49900',
+      });
+      const customer = await call<{ id: string }>(service, '/v1/customers', { email: `bench.${i}@example.com`, name: `Bench ${i}` });
+      return JSON.stringify({
+        customer: customer.id,
+        collection_method: 'charge',
+        items: [{ price: price.id }],
+        payment_information: { gateway: 'gateway_a', type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' } },
+      });
+    }),
+  );
 }
 
 /**
@@ -20,21 +42,7 @@ async function subscriptionBench() {
   console.log(`\n4. create-subscription (charge, approved card) over HTTP (a fresh service, same settings, ${CONNECTIONS} connections, the same warm-up and rounds)`);
   const service = await startService('http-subscriptions');
   try {
-    const setups = await Promise.all(
-      Array.from({ length: CONNECTIONS }, async (_, i) => {
-        const product = await call<{ id: string }>(service, '/v1/products', { name: `Plan ${i}` });
-        const price = await call<{ id: string }>(service, '/v1/prices', {
-          product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, currency: 'COP', unit_price: '49900',
-        });
-        const customer = await call<{ id: string }>(service, '/v1/customers', { email: `bench.${i}@example.com`, name: `Bench ${i}` });
-        return JSON.stringify({
-          customer: customer.id,
-          collection_method: 'charge',
-          items: [{ price: price.id }],
-          payment_information: { gateway: 'gateway_a', type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' } },
-        });
-      }),
-    );
+    const setups = await subscriptionBodies(service, CONNECTIONS);
     let connection = 0;
     // The warm-up's subscriptions are in the store, not in the check's count.
     const warmedUp: Subscription[] = [];

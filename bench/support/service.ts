@@ -14,37 +14,72 @@ export interface Service {
 /** The service's entry in the same build as this file (dist/apps/api/src/main.js beside dist/bench/). */
 const MAIN = fileURLToPath(new URL('../../apps/api/src/main.js', import.meta.url));
 
-/** Starts the built service (`apps/api/src/main.js`) on a fresh DATA_DIR (`name` under the bench directory), with its default test key. */
-export async function startService(name: string): Promise<Service> {
+/** A process of the built service: its URL (for a worker: its health port), its pid, and how to stop it. */
+export interface ServiceProcess {
+  url: string;
+  pid: number;
+  /** The default account's test key, printed by the process that made the account (the first start on empty stores). */
+  key: string | null;
+  /** SIGTERM (or the signal given), resolved once the process has exited (so its port and files are free). */
+  stop: (signal?: NodeJS.Signals) => Promise<void>;
+}
+
+export interface ProcessOptions {
+  /** ROLE: `all` (the default), `api` or `worker`. */
+  role?: 'all' | 'api' | 'worker';
+  /** The DATA_DIR (several processes share one); default: `name` under the bench directory. */
+  dataDir?: string;
+  env?: Record<string, string>;
+}
+
+/**
+ * Starts one process of the built service (`apps/api/src/main.js`), resolved once it is up: an API
+ * (`all`, `api`) once it listens, a worker once it says it runs (its health on HEALTH_PORT).
+ */
+export async function startProcess(name: string, options: ProcessOptions = {}): Promise<ServiceProcess> {
+  const role = options.role ?? 'all';
   const port = 3900 + Math.floor(Math.random() * 90);
   const child = spawn(process.execPath, [MAIN], {
     // RATE_LIMIT_MAX=0: the per-key limit (100/s by default) would answer the load with 429s.
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(benchDir(), name), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0' },
+    env: {
+      ...process.env, ROLE: role, PORT: String(port), HEALTH_PORT: String(port), HOST: '127.0.0.1', DATA_DIR: options.dataDir ?? join(benchDir(), name), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', ...options.env,
+    },
     stdio: ['ignore', 'inherit', 'pipe'],
   });
   let out = '';
-  const key = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 30_000);
+  const ready = role === 'worker' ? 'Worker running' : 'Billing service on';
+  const key = await new Promise<string | null>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} (${role}) did not start:\n${out}`)), 60_000);
+    child.once('exit', (code, signal) => reject(new Error(`${name} (${role}) exited (${code ?? signal}) while starting:\n${out}`)));
     // The start-up text (the first start's keys, then "Billing service on …") is on stderr.
     child.stderr!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const found = /test: (sk_test_\w+)/.exec(out);
-      if (found && out.includes('Billing service on')) {
+      if (out.includes(ready)) {
         clearTimeout(timer);
-        resolve(found[1]);
+        resolve(/test: (sk_test_\w+)/.exec(out)?.[1] ?? null);
       }
     });
   });
   return {
     url: `http://127.0.0.1:${port}`,
-    headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, 'content-type': 'application/json' },
-    stop: () =>
+    pid: child.pid!,
+    key,
+    stop: (signal: NodeJS.Signals = 'SIGTERM') =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.kill('SIGTERM');
+        child.kill(signal);
       }),
   };
+}
+
+/** Basic auth with a test key, and a JSON content type. */
+export const authHeaders = (key: string) => ({ authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, 'content-type': 'application/json' });
+
+/** Starts the built service (all in one process) on a fresh DATA_DIR (`name` under the bench directory), with its default test key. */
+export async function startService(name: string): Promise<Service> {
+  const started = await startProcess(name);
+  return { url: started.url, headers: authHeaders(started.key!), stop: () => started.stop() };
 }
 
 /** A request to the service outside the load (set-up, checks); anything but a 2xx throws with the answer. */

@@ -111,7 +111,13 @@ export class PlatformModule {
         { provide: READ_STORE, useValue: readStore },
         {
           provide: ProjectionEngine,
-          useFactory: () => new ProjectionEngine(projections.all(), eventStore, readStore, { log: projectionLog }, pipelineThreadFiles(options.config, eventStore, readStore, projections.module, () => threadKeys)),
+          useFactory: () => {
+            const engine = new ProjectionEngine(projections.all(), eventStore, readStore, { log: projectionLog }, pipelineThreadFiles(options.config, eventStore, readStore, projections.module, () => threadKeys));
+            // A write answered while the projections change worker waits out the takeover (TTL + renewal) and a catch-up.
+            const leases = options.config.leases ?? { ttlMs: 10_000, renewMs: 2000 };
+            engine.waitTimeoutMs = Math.max(10_000, leases.ttlMs + leases.renewMs + 10_000);
+            return engine;
+          },
         },
         {
           provide: LeaseManager,

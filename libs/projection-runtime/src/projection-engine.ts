@@ -117,7 +117,14 @@ export class ProjectionEngine {
    * after `timeoutMs` (the workers are slow, or elsewhere and not running); throws
    * ReadModelParkedError (503) as soon as a projection that has not got there is parked.
    */
-  async waitFor(position: string | null, timeoutMs = 10_000): Promise<boolean> {
+  /**
+   * How long a write waits for the projections by default (read-your-writes): at least 10 s, and
+   * longer than the takeover of the projections by another worker (lease TTL + one renewal, plus its
+   * catch-up), so that a write answered while the projections' worker died still reads what it wrote.
+   */
+  waitTimeoutMs = 10_000;
+
+  async waitFor(position: string | null, timeoutMs = this.waitTimeoutMs): Promise<boolean> {
     if (!position) return true;
     try {
       if (!this.following) return await this.pollCheckpoints(position, timeoutMs);

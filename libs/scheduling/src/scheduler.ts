@@ -182,7 +182,7 @@ export class Scheduler {
    * that stopped moving); a parked projection throws (the run fails and is tried at the next poll).
    */
   private async projected(position: string | null): Promise<void> {
-    for (let round = 0; round < this.projectionWaitRounds; round++) if (await this.projections.waitFor(position)) return;
+    for (let round = 0; round < this.projectionWaitRounds; round++) if (await this.projections.waitFor(position, 10_000)) return;
     this.logger.warn(`the projections did not reach ${position} in ${this.projectionWaitRounds * 10} s; going on`);
   }
 
