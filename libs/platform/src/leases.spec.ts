@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
+import type { ReadStore } from '#read-store/read-store.port.js';
+import { MongoStandIn, mongoReadStoreOn } from '#test/support/mongo-stand-in.js';
 import { FencedError, LEASES_COLLECTION } from '#read-store/read-store.port.js';
 import { type HeldLease, LeaseManager, type LeaseView, planLeases, type UnitLease, type WorkerBeat, webhookPartition, WEBHOOK_PARTITIONS } from './leases.js';
 
@@ -99,8 +101,14 @@ describe('webhook partitions', () => {
   });
 });
 
-describe('LeaseManager on one store (a fake wall clock and monotonic clock)', () => {
-  let store: SqliteReadStore;
+// The same manager on both read-store adapters: SQLite, and MongoDB's adapter over the driver stand-in (test/support/mongo-stand-in.ts).
+const STORES: [string, () => ReadStore][] = [
+  ['SQLite', () => new SqliteReadStore(':memory:')],
+  ['MongoDB (driver stand-in)', () => mongoReadStoreOn(new MongoStandIn())],
+];
+
+describe.each(STORES)('LeaseManager on one store, %s (a fake wall clock and monotonic clock)', (_, makeStore) => {
+  let store: ReadStore;
   let wall = T0;
   let mono = 0;
   const clocks = { now: () => wall, monotonic: () => mono };
@@ -115,7 +123,8 @@ describe('LeaseManager on one store (a fake wall clock and monotonic clock)', ()
   });
 
   beforeEach(async () => {
-    store = new SqliteReadStore(':memory:');
+    store = makeStore();
+    await store.ensureCollections([{ name: LEASES_COLLECTION, indexes: [{ fields: ['kind'] }] }]);
     wall = T0;
     mono = 0;
     started.length = 0;
