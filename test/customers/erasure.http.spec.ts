@@ -322,3 +322,32 @@ test('hosted checkout: the custom field values and the shipping address a buyer 
   await t.app.get(ProjectionEngine).rebuild('checkout_sessions');
   expect(await snapshot()).toEqual(before);
 }, 60_000);
+
+test('Idempotency-Key: a stored answer holds the customer\'s data encrypted; after the erasure a replay does not return it (409 idempotency_response_erased, naming the object)', async () => {
+  const person = { email: `replay.${stamp}@correo-personal.co`, name: `Rodrigo Repetición ${stamp}` };
+  const headers = { 'Idempotency-Key': `create-${stamp}` };
+  const created = await ok(await api().post('/v1/customers', person, headers), 'create');
+  const replay = await api().post('/v1/customers', person, headers);
+  expect(replay.headers['idempotent-replayed']).toBe('true');
+  expect(replay.body).toMatchObject({ id: created.body.id, name: person.name, email: person.email });
+  // The stored answer is in the event store's files as ciphertext only.
+  for (const bytes of bytesOf(t.dataDir, (n) => /event/i.test(n) && !/read/i.test(n))) {
+    expect(bytes.includes(person.name)).toBe(false);
+    expect(bytes.includes(person.email)).toBe(false);
+  }
+  const updateHeaders = { 'Idempotency-Key': `update-${stamp}` };
+  await ok(await api().post(`/v1/customers/${created.body.id}/update`, { phone: '+573009998877' }, updateHeaders), 'update');
+
+  await ok(await api().post(`/v1/customers/${created.body.id}/erase`), 'erase');
+  for (const [h, path] of [[headers, '/v1/customers'], [updateHeaders, `/v1/customers/${created.body.id}/update`]] as const) {
+    const after = await api().post(path, path === '/v1/customers' ? person : { phone: '+573009998877' }, h);
+    expect(after.status).toBe(409);
+    expect(after.headers['idempotent-replayed']).toBe('true');
+    expect(after.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_response_erased', resource: { object: 'customer', id: created.body.id } });
+    expect(after.text.includes(person.name)).toBe(false);
+    expect(after.text.includes(person.email)).toBe(false);
+    expect(after.text.includes('+573009998877')).toBe(false);
+  }
+  // The same body under the same key made nothing new: still one customer of that id, erased.
+  expect((await api().get(`/v1/customers/${created.body.id}`)).body).toMatchObject({ name: '[erased]', erased_at: expect.any(String) });
+}, 60_000);

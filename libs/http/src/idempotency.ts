@@ -26,7 +26,16 @@ const WAIT_MS = 30 * 1000;
  */
 export const MAX_STORED_RESPONSE_BYTES = 256 * 1024;
 
-type Stored = { status: number; body: unknown; body_omitted?: boolean };
+type Stored = {
+  status: number;
+  /** The answer; encrypted in the store under the key of the customer it concerns (docs/personal-data.md). */
+  body: unknown;
+  body_omitted?: boolean;
+  /** The answered object's type and id, kept in clear: what a replay names once the body was erased. */
+  ref?: { object: string; id: string };
+};
+/** What a stored body reads as once the customer it concerns was erased (the text placeholder of docs/personal-data.md). */
+export const ERASED_RESPONSE = '[erased]';
 type KeyState =
   | { kind: 'free' }
   /** Running (or its process stopped): `heartbeat` is the wall-clock ms of its claim or resumption; `resumable` once it failed with a 5xx. */
@@ -156,6 +165,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           if (state.response.status >= 400) throw new ReplayedError(state.response);
           // Too large to keep: the request is run again in its scope, which appends nothing new.
           if (state.response.body_omitted) return runInIdempotentScope(state.seed, handle);
+          if (state.response.body === ERASED_RESPONSE) throw responseErased(state.response);
           return this.replayable(state.response.body);
         }
         if (state.resumable || Date.now() - state.heartbeat > this.config.idempotencyLeaseMs) {
@@ -197,7 +207,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const body = await runInIdempotentScope(seed, handle);
       const kept = await this.storable(stream, body);
       const size = kept === OMITTED ? Infinity : Buffer.byteLength(JSON.stringify(kept ?? null));
-      const response: Stored = size <= MAX_STORED_RESPONSE_BYTES ? { status: 200, body: kept } : { status: 200, body: null, body_omitted: true };
+      const ref = refOf(body);
+      const response: Stored = size <= MAX_STORED_RESPONSE_BYTES ? { status: 200, body: kept, ...(ref ? { ref } : {}) } : { status: 200, body: null, body_omitted: true };
       await this.finish(stream, claimRevision, request, 'idempotency.completed', { response });
       return body;
     } catch (error) {
@@ -242,6 +253,28 @@ export class IdempotencyInterceptor implements NestInterceptor {
       },
     };
   }
+}
+
+function refOf(body: unknown): Stored['ref'] | null {
+  const b = body as { object?: unknown; id?: unknown } | null;
+  return b && typeof b === 'object' && typeof b.object === 'string' && typeof b.id === 'string' ? { object: b.object, id: b.id } : null;
+}
+
+/**
+ * A replay whose stored answer held personal data of a customer erased since: that answer no longer
+ * exists (its key was destroyed with the customer's), and none other is made up in its place. The
+ * request did succeed, once; the error says so and names its object, to be read again with a GET.
+ */
+function responseErased(stored: Stored): ApiError {
+  const what = stored.ref ? ` (${stored.ref.object} ${stored.ref.id})` : '';
+  return new ApiError(
+    409,
+    'idempotency_error',
+    'idempotency_response_erased',
+    `The request with this Idempotency-Key succeeded${what}, but its answer held personal data of a customer erased since, and is no longer kept; retrieve the object for its current state.`,
+    null,
+    stored.ref ? { resource: { object: stored.ref.object, id: stored.ref.id } } : {},
+  );
 }
 
 /** A stored 4xx answer, replayed as it was first sent. */

@@ -143,7 +143,8 @@ export class CustomerKeyring {
   }
 
   async isErased(customerId: string): Promise<boolean> {
-    if (this.cached(customerId) === ERASED) return true;
+    const hit = this.cached(customerId);
+    if (hit !== undefined) return hit === ERASED;
     const doc = await this.load(customerId);
     return !!doc?.erased_at;
   }

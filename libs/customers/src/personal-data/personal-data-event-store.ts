@@ -45,6 +45,7 @@ export class PersonalDataEventStore extends EventStoreDecorator {
   private async sealEvent(event: NewEvent, entry: PersonalDataEntry): Promise<NewEvent> {
     const subject = entry.customer(event.data);
     if (!subject) return event;
+    if (entry.placeholderWhenErased && (await this.keys.isErased(subject))) return { ...event, data: placeholdersAt(event.data, entry) };
     let data: Record<string, unknown> | null = null;
     for (const { path, placeholder } of entry.paths) {
       if (!hasValueAt(data ?? event.data, path)) continue;

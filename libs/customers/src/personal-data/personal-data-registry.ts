@@ -21,6 +21,11 @@ export interface PersonalDataEntry {
   customer(data: Record<string, unknown>): string | null;
   /** The personal values: a path in `data` (`*`: each element of an array) and the placeholder shown once the key is destroyed. */
   paths: ReadonlyArray<{ path: readonly string[]; placeholder: Placeholder }>;
+  /**
+   * Written after its subject was erased: true stores the placeholders instead (a record of what was
+   * answered, not a fact about the person); otherwise the append is refused with `customer_erased`.
+   */
+  placeholderWhenErased?: boolean;
 }
 
 const text = placeholderOf('text');
@@ -40,6 +45,18 @@ const customerFields = (prefix: string[]) => [
   { path: [...prefix, 'billing_address'], placeholder: structure },
   { path: [...prefix, 'meta_data'], placeholder: map },
 ];
+
+/**
+ * Whose personal data an idempotent POST's answer may hold: the customer it is (`object: "customer"`)
+ * or names (`customer`, an id or an expanded customer), else a hosted checkout's session's own.
+ */
+function responseSubject(d: Record<string, unknown>): string | null {
+  const body = (d.response as { body?: unknown } | undefined)?.body as Record<string, unknown> | null | undefined;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+  if (body.object === 'customer') return str(body.id);
+  const named = typeof body.customer === 'string' ? body.customer : (body.customer as { id?: unknown } | null | undefined)?.id;
+  return str(named) ?? session(body.id);
+}
 
 export const PERSONAL_DATA: ReadonlyMap<string, PersonalDataEntry> = new Map<string, PersonalDataEntry>([
   ['customer.created', { customer: (d) => str(d.id), paths: customerFields([]) }],
@@ -62,4 +79,7 @@ export const PERSONAL_DATA: ReadonlyMap<string, PersonalDataEntry> = new Map<str
       ],
     },
   ],
+  // An Idempotency-Key's stored answer (libs/http/src/idempotency.ts): the whole body, under the key of
+  // the customer (or session) it concerns; once erased, a replay finds the placeholder and says so.
+  ['idempotency.completed', { customer: responseSubject, paths: [{ path: ['response', 'body'], placeholder: text }], placeholderWhenErased: true }],
 ]);
