@@ -283,8 +283,8 @@ test('tax law: the buyer identification of an issued invoice is kept apart (its 
 test('hosted checkout: the custom field values and the shipping address a buyer entered are encrypted under the session, and erased with the customer', async () => {
   const s = await billingSetup(api());
   const pages = t.app.get(HostedCheckout);
-  const req = { ip_address: '203.0.113.7', user_agent: 'jest' };
-  const entered = { dedication: `Para Lucía Gómez ${stamp}`, street: `Diagonal 75B # 2A-${stamp}` };
+  const req = { ip_address: '203.0.113.7', user_agent: `Mozilla/5.0 (Prueba ${stamp})` };
+  const entered = { dedication: `Para Lucía Gómez ${stamp}`, street: `Diagonal 75B # 2A-${stamp}`, user_agent: req.user_agent, ip: req.ip_address };
   const session = (
     await ok(
       await api().post('/v1/checkout_session', {
@@ -294,19 +294,20 @@ test('hosted checkout: the custom field values and the shipping address a buyer 
         custom_fields: [{ key: 'dedicatoria', label: 'Dedicatoria', required: true }],
         shipping_address_collection: true,
         shipping_address_countries: ['CO'],
+        consent: { terms_of_service: true },
       }),
       'session',
     )
   ).body;
   const tk = session.url.split('#')[1];
-  await pages.saveDetails(tk, { shipping_address: { address_1: entered.street, city: 'Medellín', state: 'Antioquia', country: 'CO' } }, req);
+  await pages.saveDetails(tk, { consent: { terms_of_service: true }, shipping_address: { address_1: entered.street, city: 'Medellín', state: 'Antioquia', country: 'CO' } }, req);
   expect((await pages.pay(tk, { payment_information: card(), custom_fields: { dedicatoria: entered.dedication } }, req)).status).toBe('complete');
-  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ custom_fields: [expect.objectContaining({ value: entered.dedication })] });
+  expect((await api().get(`/v1/checkout_session/${session.id}`)).body).toMatchObject({ custom_fields: [expect.objectContaining({ value: entered.dedication })], consent: { ip_address: req.ip_address, user_agent: req.user_agent } });
   for (const bytes of bytesOf(t.dataDir, (n) => /event/i.test(n) && !/read/i.test(n))) for (const v of Object.values(entered)) expect(bytes.includes(v)).toBe(false);
 
   await ok(await api().post(`/v1/customers/${s.customer.id}/erase`), 'erase');
   const after = (await api().get(`/v1/checkout_session/${session.id}`)).body;
-  expect(after).toMatchObject({ id: session.id, status: 'complete', custom_fields: [expect.objectContaining({ key: 'dedicatoria', value: '[erased]' })], shipping_address: null });
+  expect(after).toMatchObject({ id: session.id, status: 'complete', custom_fields: [expect.objectContaining({ key: 'dedicatoria', value: '[erased]' })], shipping_address: null, consent: { terms_of_service: true, ip_address: '[erased]', user_agent: '[erased]', accepted_at: expect.any(String) } });
   const texts = [JSON.stringify(after), JSON.stringify((await api().get(`/v1/events?limit=100&type=checkout_session.updated`)).body), JSON.stringify((await api().get(`/v1/events?customer=${s.customer.id}&limit=100`)).body)];
   for (const text of texts) for (const v of Object.values(entered)) expect(text.includes(v)).toBe(false);
   // A new checkout for it is refused.

@@ -76,6 +76,9 @@ export const PERSONAL_DATA: ReadonlyMap<string, PersonalDataEntry> = new Map<str
       paths: [
         { path: ['changes', 'custom_fields', '*', 'value'], placeholder: text },
         { path: ['changes', 'shipping_address'], placeholder: structure },
+        // The proof of consent: where from and with what browser the buyer accepted.
+        { path: ['changes', 'consent', 'ip_address'], placeholder: text },
+        { path: ['changes', 'consent', 'user_agent'], placeholder: text },
       ],
     },
   ],

@@ -35,11 +35,14 @@ export function scrubbedObject(object: Record<string, unknown>): Record<string, 
   return object;
 }
 
-/** A hosted checkout's session: the custom field values entered and the shipping address. */
+/** A hosted checkout's session: the custom field values entered, the shipping address, the consent's IP address and user agent. */
 function scrubbedSession<T extends Record<string, unknown>>(doc: T): T {
   const fields = Array.isArray(doc.custom_fields) ? (doc.custom_fields as Array<Record<string, unknown>>) : null;
+  const consent = doc.consent && typeof doc.consent === 'object' ? (doc.consent as Record<string, unknown>) : null;
+  const erasedText = (v: unknown) => (v === null || v === undefined ? v : ERASED_TEXT);
   return {
     ...doc,
+    ...(consent ? { consent: { ...consent, ip_address: erasedText(consent.ip_address), user_agent: erasedText(consent.user_agent) } } : {}),
     ...(fields ? { custom_fields: fields.map((c) => (c.value === null || c.value === undefined ? c : { ...c, value: ERASED_TEXT })) } : {}),
     ...(doc.shipping_address !== undefined ? { shipping_address: null } : {}),
   };
