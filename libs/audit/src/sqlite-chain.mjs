@@ -2,7 +2,7 @@
 // the same transaction as the events it chains — by the writer thread (libs/shared/src/
 // sqlite-writer.worker.mjs) or inline by SqliteEventStore. Plain JavaScript for the same reason as
 // sqlite-read-model-commit.mjs: the worker loads it as it is, from the sources and from dist.
-import { canonicalJson, chainAccount, chainHashBytes, eventHashBytesOf, isChained } from './chain-core.mjs';
+import { canonicalText, chainAccount, chainHashBytes, eventHashBytesOf, isChained } from './chain-core.mjs';
 
 const GENESIS_BYTES = Buffer.alloc(32);
 
@@ -53,13 +53,25 @@ export function chainWrites(conn) {
       staged = new Map();
       undo = [];
     },
-    /** Chains one stored event (data and metadata: the JSON texts written); a no-op for unchained streams. */
-    chain(id, streamId, revision, type, data, metadata, position) {
+    /**
+     * Chains one stored event (data and metadata: the JSON texts written); a no-op for unchained
+     * streams. `prepared` (chain-core.mjs prepareChain, made before the transaction from the same
+     * texts) spares the parsing and hashing here; its hash is used when made for this revision.
+     */
+    chain(id, streamId, revision, type, data, metadata, position, prepared = null, preparedRevision = null) {
       if (!isChained(streamId)) return;
-      const meta = JSON.parse(metadata);
-      const chainOf = chainAccount(meta);
+      let chainOf;
+      let hash;
+      if (prepared) {
+        chainOf = prepared[4];
+        // A hash sent from another thread arrives as a Uint8Array: a Buffer over the same bytes.
+        hash = prepared[2] && preparedRevision === revision ? Buffer.from(prepared[2].buffer, prepared[2].byteOffset, prepared[2].byteLength) : eventHashBytesOf(id, type, streamId, revision, prepared[3] ?? undefined, prepared[0], prepared[1]);
+      } else {
+        const meta = JSON.parse(metadata);
+        chainOf = chainAccount(meta);
+        hash = eventHashBytesOf(id, type, streamId, revision, meta?.occurred_at, canonicalText(data), canonicalText(metadata));
+      }
       const [size, prev] = head(chainOf);
-      const hash = eventHashBytesOf(id, type, streamId, revision, meta?.occurred_at, canonicalJson(JSON.parse(data)), canonicalJson(meta));
       const next = chainHashBytes(prev, hash);
       insert.run(chainOf, size, id, position, hash, next);
       undo.push([chainOf, staged.get(chainOf)]);

@@ -8,7 +8,7 @@ import { type AppendedRow, RecentAppends } from './recent-appends.js';
 import { isStoreUnavailable } from '#shared/store-unavailable.js';
 import type { AuditChain } from '#audit/domain/audit-chain.port.js';
 import type { ChainEntry, ChainHead } from '#audit/domain/chain.js';
-import { GENESIS, isChained } from '#audit/chain-core.mjs';
+import { type ChainPreparation, GENESIS, isChained, prepareChain } from '#audit/chain-core.mjs';
 import { CHAIN_SCHEMA, chainBacklog, type ChainWrites, chainWrites } from '#audit/sqlite-chain.mjs';
 import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '#shared/sqlite-writer-thread.js';
 
@@ -218,10 +218,15 @@ export class SqliteEventStore implements EventStore {
     this.flushScheduled = false;
     if (this.inFlight >= this.groupsInFlight || this.queue.length === 0) return;
     const batch: PendingAppend[] = [];
-    const items: Array<Array<[string, ExpectedRevision, string[][]]>> = [];
+    const items: Array<Array<[string, ExpectedRevision, string[][], (ChainPreparation | null)[]?]>> = [];
     for (const item of this.queue) {
       try {
-        items.push(item.parts.map((p) => [p.streamId, p.expected, p.events.map((e) => [e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)])]));
+        items.push(
+          item.parts.map((p) => {
+            const rows = p.events.map((e) => [e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)]);
+            return this.chain ? [p.streamId, p.expected, rows, this.prepareChain(p)] : [p.streamId, p.expected, rows];
+          }),
+        );
         batch.push(item);
       } catch (error) {
         item.reject(error); // not serialisable: this append fails alone, as inline
@@ -267,6 +272,18 @@ export class SqliteEventStore implements EventStore {
   private announce(seq: number): void {
     if (seq > this.announced) this.announced = seq;
     this.emitter.emit('appended');
+  }
+
+  /**
+   * The audit chain's work for a part's events done before the write transaction, by this thread
+   * (libs/audit/src/chain-core.mjs prepareChain): the writer thread then only chains (one short
+   * hash and an insert per event) while it holds the store's write lock. The event hash is made
+   * for the revisions the expected revision implies (none for `any`).
+   */
+  private prepareChain({ streamId, expected, events }: StreamAppend): (ChainPreparation | null)[] {
+    if (!isChained(streamId)) return [];
+    const first = expected === 'no_stream' ? 0 : typeof expected === 'number' ? expected + 1 : null;
+    return events.map((e, i) => prepareChain(e.id, e.type, streamId, first === null ? null : first + i, e.data, e.metadata));
   }
 
   private appendInTransaction(item: StreamAppend): AppendResult {

@@ -47,18 +47,24 @@ function eventOps(conn) {
   // The audit chain (libs/audit/src/sqlite-chain.mjs): a row per event, in the same transaction.
   const chain = chained ? chainWrites(conn) : null;
 
-  /** One part of an append: [streamId, expected, [[id, type, data, metadata], …]] → [revision, seq]. */
-  function appendPart([streamId, expected, events]) {
+  /**
+   * One part of an append: [streamId, expected, [[id, type, data, metadata], …], the audit chain's
+   * preparations of those events (libs/audit/src/chain-core.mjs prepareChain, optional)] → [revision, seq].
+   */
+  function appendPart([streamId, expected, events, prepared]) {
     const row = streamRevision.get(streamId);
     const current = row ? row.revision : -1;
     const ok = expected === 'any' || (expected === 'no_stream' && current === -1) || (typeof expected === 'number' && expected === current);
     if (!ok) throw Object.assign(new Error('wrong expected revision'), { conflict: { streamId, expected, actual: current === -1 ? 'no_stream' : current } });
     let revision = current;
     let seq = 0;
-    for (const [id, type, data, metadata] of events) {
+    // The revisions the preparations' hashes were made for (the expected revision's; none for `any`).
+    const first = expected === 'no_stream' ? 0 : typeof expected === 'number' ? expected + 1 : null;
+    for (let i = 0; i < events.length; i++) {
+      const [id, type, data, metadata] = events[i];
       revision += 1;
       seq = Number(insertEvent.run(id, streamId, revision, type, data, metadata).lastInsertRowid);
-      chain?.chain(id, streamId, revision, type, data, metadata, seq);
+      chain?.chain(id, streamId, revision, type, data, metadata, seq, prepared?.[i] ?? null, first === null ? null : first + i);
     }
     upsertStream.run(streamId, revision);
     return [revision, seq];
