@@ -13,6 +13,11 @@ import { runCli } from '#cli/cli.js';
 import { HostedCheckout } from '#checkout/application/hosted-checkout.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { Scheduler } from '#scheduling/scheduler.js';
+import { newClock } from '#test/support/lifecycle.js';
+import { FiscalBuyerPurge } from '#customers/personal-data/fiscal-purge.js';
 
 /**
  * Issue 33 §3, crypto-shredding (docs/personal-data.md): a customer's personal data is never in the
@@ -278,6 +283,73 @@ test('tax law: the buyer identification of an issued invoice is kept apart (its 
   expect(xml.status).toBe(200);
   expect(xml.text).toContain(buyer.name);
   expect(xml.text).toContain(buyer.document_number);
+}, 60_000);
+
+/** The text of a PDF's pages, as a reader extracts it. */
+async function pdfText(data: Buffer): Promise<string> {
+  const standardFontDataUrl = fileURLToPath(new URL('../../node_modules/pdfjs-dist/standard_fonts/', import.meta.url));
+  const pdf = await getDocument({ data: new Uint8Array(data), standardFontDataUrl, useSystemFonts: false, isEvalSupported: false }).promise;
+  const pages: string[] = [];
+  for (let i = 1; i <= pdf.numPages; i++) pages.push((await (await pdf.getPage(i)).getTextContent()).items.map((item) => ('str' in item ? item.str : '')).join(' '));
+  await pdf.destroy();
+  return pages.join('\n').replace(/\s+/g, ' ');
+}
+
+test('tax law: the kept buyer identification is purged at kept_until by the scheduler (on the customer\'s test clock); its fiscal documents then show the placeholder', async () => {
+  const acct = await t.account('Fiscal purge merchant');
+  const fiscal = () => t.as(acct.test_key);
+  expect((await fiscal().post('/v1/account/invoicing_settings', { enabled: true })).body.enabled).toBe(true);
+  const clock = await newClock(fiscal(), START);
+  const buyer = { name: `Distribuidora Caribe ${stamp} S.A.S.`, document_number: '901234567', email: `purga.${stamp}@caribe.co` };
+  const c = (await ok(await fiscal().post('/v1/customers', { email: buyer.email, name: buyer.name, document_type: 'NIT', document_number: buyer.document_number, test_clock: clock.id }), 'customer')).body;
+  const product = (await fiscal().post('/v1/products', { name: 'Plan Caribe', invoice_settings: { invoice_tax_id: '01', invoice_tax_percentage: '19' } })).body;
+  const price = (await fiscal().post('/v1/prices', { product_id: product.id, type: 'recurring', billing_period: 'month', billing_interval: 1, unit_price: '119000', currency: 'COP' })).body;
+  await ok(await fiscal().post('/v1/subscriptions', { customer: c.id, items: [{ price: price.id }], payment_information: card(), first_payment_invoicing: 'after' }), 'subscription');
+  const [invoice] = (await fiscal().get(`/v1/invoices?customer=${c.id}`)).body.data;
+  expect(invoice).toMatchObject({ issuance: { status: 'issued' } });
+  const erased = (await ok(await fiscal().post(`/v1/customers/${c.id}/erase`), 'erase')).body;
+  const keptUntil: string = erased.fiscal_retention.kept_until;
+  expect(erased.fiscal_retention).toMatchObject({ kept: true, invoices: [invoice.id] });
+
+  const reads = t.app.get<ReadStore>(READ_STORE);
+  const kept = (await reads.get<Record<string, unknown>>('fiscal_buyers', c.id))!;
+  expect(kept).toMatchObject({ _account: acct.id, _clock: clock.id, _due_at: keptUntil, _due_kind: 'fiscal_purge' });
+  // A document kept before the purge existed (no deadline fields) is given them at start.
+  const { _account, _clock, _due_at, _due_kind, ...older } = kept;
+  expect(await reads.swap('fiscal_buyers', c.id, { _due_at: keptUntil }, older)).toBe(true);
+  expect(await t.app.get(FiscalBuyerPurge).backfill()).toBe(1);
+  expect(await reads.get('fiscal_buyers', c.id)).toEqual(kept);
+
+  const documents = async () => ({
+    xml: (await t.http().get(new URL(invoice.fiscal.xml_url).pathname)).text,
+    pdf: await pdfText((await t.http().get(new URL(invoice.fiscal.pdf_url).pathname).buffer(true).parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => done(null, Buffer.concat(chunks)));
+    })).body as Buffer),
+  });
+  const scheduler = t.app.get(Scheduler);
+  // Just before kept_until: still kept, the documents still name the buyer.
+  await scheduler.runDue({ clock: clock.id }, new Date(Date.parse(keptUntil) - 1));
+  expect(await reads.get('fiscal_buyers', c.id)).not.toBeNull();
+  const before = await documents();
+  for (const text of [before.xml, before.pdf]) {
+    expect(text).toContain(buyer.name);
+    expect(text).toContain(buyer.document_number);
+  }
+  // At kept_until: purged; the documents (still served, with their numbers and amounts) name nobody.
+  expect((await scheduler.runDue({ clock: clock.id }, new Date(keptUntil))).ran).toBeGreaterThanOrEqual(1);
+  expect(await reads.get('fiscal_buyers', c.id)).toBeNull();
+  const after = await documents();
+  expect(after.xml).toContain(invoice.number);
+  expect(after.pdf).toContain(invoice.number);
+  for (const text of [after.xml, after.pdf]) {
+    for (const v of Object.values(buyer)) expect(text).not.toContain(v);
+    expect(text).toContain('[erased]');
+  }
+  // Erasing again keeps nothing anew (the fields read as placeholders now).
+  expect((await ok(await fiscal().post(`/v1/customers/${c.id}/erase`), 'erase again')).body.fiscal_retention).toMatchObject({ kept: false });
+  expect(await reads.get('fiscal_buyers', c.id)).toBeNull();
 }, 60_000);
 
 test('hosted checkout: the custom field values and the shipping address a buyer entered are encrypted under the session, and erased with the customer', async () => {

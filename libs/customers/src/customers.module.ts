@@ -7,10 +7,13 @@ import { SearchCustomersHandler } from './application/search-customers.js';
 import { UpdateCustomerHandler } from './application/update-customer.js';
 import { EraseCustomerHandler } from './application/erase-customer.js';
 import { CustomersController } from './http/customers.controller.js';
+import { FiscalBuyerPurge } from './personal-data/fiscal-purge.js';
+import { SchedulingModule } from '#scheduling/scheduling.module.js';
 
 /** Customers: unique per email within an account and mode; billing address; payment methods (list). */
 @Module({
+  imports: [SchedulingModule],
   controllers: [CustomersController],
-  providers: [CreateCustomerHandler, UpdateCustomerHandler, GetCustomerHandler, ListCustomersHandler, ListCustomerPaymentMethodsHandler, SearchCustomersHandler, EraseCustomerHandler],
+  providers: [CreateCustomerHandler, UpdateCustomerHandler, GetCustomerHandler, ListCustomersHandler, ListCustomerPaymentMethodsHandler, SearchCustomersHandler, EraseCustomerHandler, FiscalBuyerPurge],
 })
 export class CustomersModule {}

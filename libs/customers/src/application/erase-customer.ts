@@ -17,7 +17,7 @@ import { type CustomerFields, customerDecider, customerStream } from '../domain/
 import { CustomerKeyring } from '../personal-data/customer-keys.js';
 import { scrubReadModels } from '../personal-data/read-model-scrub.js';
 import { releaseCustomerEmail } from './create-customer.js';
-import { FISCAL_BUYERS, type FiscalBuyer, type FiscalBuyerDoc, FISCAL_RETENTION_BASIS, FISCAL_RETENTION_YEARS } from '../personal-data/fiscal-retention.js';
+import { FISCAL_BUYERS, FISCAL_BUYERS_SPEC, type FiscalBuyer, type FiscalBuyerDoc, FISCAL_RETENTION_BASIS, FISCAL_RETENTION_YEARS, fiscalPurgeFields } from '../personal-data/fiscal-retention.js';
 
 export class EraseCustomerCommand {
   constructor(
@@ -63,7 +63,7 @@ export class EraseCustomerHandler implements ICommandHandler<EraseCustomerComman
     @Inject(EVENT_STORE) private readonly events: EventStore,
     collections: StateCollections,
   ) {
-    collections.register({ name: FISCAL_BUYERS, indexes: [] });
+    collections.register(FISCAL_BUYERS_SPEC);
   }
 
   private async settle(position: string | null, catchUp: boolean): Promise<void> {
@@ -143,6 +143,8 @@ export class EraseCustomerHandler implements ICommandHandler<EraseCustomerComman
     const issued = (await this.all<{ id: string; number: string | null; fiscal: { issued_at: string } | null }>('invoices', owner)).filter((i) => i.number && i.fiscal);
     const kept = await this.reads.get<FiscalBuyerDoc>(FISCAL_BUYERS, customerId);
     if (kept) return { kept: true, invoices: kept.invoices, kept_until: kept.kept_until, basis: FISCAL_RETENTION_BASIS };
+    // Erased before (this is a run again, after the keep was purged at `kept_until`): the fields read as placeholders now; nothing to keep.
+    if (await this.keys.isErased(customerId)) return { kept: false, invoices: [], kept_until: null, basis: null };
     if (issued.length === 0) return { kept: false, invoices: [], kept_until: null, basis: null };
     const last = issued.map((i) => i.fiscal!.issued_at).sort().at(-1)!;
     const until = new Date(last);
@@ -156,6 +158,8 @@ export class EraseCustomerHandler implements ICommandHandler<EraseCustomerComman
       sealed: this.sealer.seal(JSON.stringify(buyer)),
       kept_until: until.toISOString(),
       kept_at: this.executor.now(ctx).toISOString(),
+      // Purged at `kept_until` by the scheduler (fiscal-purge.ts), on the customer's test clock if it has one.
+      ...fiscalPurgeFields(ctx.accountId, fields.test_clock, until.toISOString()),
     };
     await this.reads.swap(FISCAL_BUYERS, customerId, null, { ...doc });
     return { kept: true, invoices: doc.invoices, kept_until: doc.kept_until, basis: FISCAL_RETENTION_BASIS };

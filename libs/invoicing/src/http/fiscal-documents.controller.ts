@@ -6,6 +6,7 @@ import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { SecretSealer } from '#shared/sealing.js';
 import { FISCAL_BUYERS, type FiscalBuyer, type FiscalBuyerDoc } from '#customers/personal-data/fiscal-retention.js';
+import { ERASED_TEXT } from '#customers/personal-data/pii-cipher.js';
 import { calendarDayOf } from '#shared/dates.js';
 import { PageError, PageErrorFilter } from '#web/page-errors.js';
 import type { CreditNoteDoc, InvoiceDoc } from '../read-models/invoice.read-model.js';
@@ -90,12 +91,13 @@ export class FiscalDocumentsController {
 
   private async customer(customerId: string): Promise<FiscalParty> {
     const c = await this.store.get<CustomerDoc & { erased_at?: string }>('customers', customerId);
-    // An erased customer: the buyer identification tax law keeps, sealed apart (docs/personal-data.md).
+    // An erased customer: the buyer identification tax law keeps, sealed apart (docs/personal-data.md);
+    // none kept (no issued invoice then), or purged at its `kept_until`: the placeholders.
     if (c?.erased_at) {
       const kept = await this.store.get<FiscalBuyerDoc>(FISCAL_BUYERS, customerId);
       const b: FiscalBuyer | null = kept ? (JSON.parse(this.sealer.open(kept.sealed)) as FiscalBuyer) : null;
       return {
-        name: b?.name ?? b?.email ?? customerId,
+        name: b?.name ?? b?.email ?? ERASED_TEXT,
         document_type: b?.document_type ?? null,
         document_number: b?.document_number ?? null,
         email: b?.email ?? null,
