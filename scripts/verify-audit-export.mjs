@@ -6,6 +6,10 @@
 //
 //   node scripts/verify-audit-export.mjs export.jsonl public-key.pem
 //
+// PUBLIC-KEY.pem: a key of the service the auditor trusts (kept from an earlier audit, or published by
+// the merchant). A head signed by a later key is accepted when the export's key succession statements
+// lead from this key to that one, each signed by its predecessor; a head by any other key is refused.
+//
 // Prints `OK …` with the counts (exit code 0), or `FAIL line N (event evt_…): what` at the first
 // problem (exit code 1). Reads the file line by line: memory stays flat however long the export.
 import { createHash, createPublicKey, verify } from 'node:crypto';
@@ -68,6 +72,36 @@ class StreamingRoot {
     for (let i = this.stack.length - 2; i >= 0; i -= 1) r = nodeHash(this.stack[i][1], r);
     return r;
   }
+}
+
+/** A public key's id: the first 16 hex digits of the SHA-256 of its raw 32 bytes. */
+const keyId = (key) => sha256(Buffer.from(key.export({ format: 'jwk' }).x, 'base64url')).toString('hex').slice(0, 16);
+
+/**
+ * The keys reachable from `trusted` through key succession statements (docs/audit.md §3): a statement
+ * { type: "audit_key_succession", previous_key_id, key_id, public_key_raw, valid_from } signed by a key
+ * already trusted, whose new raw key hashes to its key_id, makes that key trusted too.
+ */
+function trustedKeyring(trusted, successions) {
+  const ring = new Map([[keyId(trusted), trusted]]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const s of successions) {
+      if (!s || typeof s !== 'object' || ring.has(s.key_id) || !ring.has(s.previous_key_id)) continue;
+      try {
+        const next = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: String(s.public_key_raw) }, format: 'jwk' });
+        if (keyId(next) !== s.key_id) continue;
+        const { previous_key_id, key_id, public_key_raw, valid_from } = s;
+        const bytes = Buffer.from(canonicalize({ type: 'audit_key_succession', previous_key_id, key_id, public_key_raw, valid_from }), 'utf8');
+        if (!verify(null, bytes, ring.get(previous_key_id), Buffer.from(String(s.signature), 'base64'))) continue;
+        ring.set(key_id, next);
+        grew = true;
+      } catch {
+        continue;
+      }
+    }
+  }
+  return ring;
 }
 
 class Failure extends Error {
@@ -151,13 +185,17 @@ async function verifyExport(file, publicKeyPem) {
   const head = end.signed_head ?? {};
   const { account, size, chain_hash, merkle_root, signed_at, key_id, signature } = head;
   const body = Buffer.from(canonicalize({ account, size, chain_hash, merkle_root, signed_at, key_id }), 'utf8');
+  // The keys trusted: the one given, and each successor a trusted key named in a statement it signed.
+  const ring = trustedKeyring(publicKey, Array.isArray(end.key_successions) ? end.key_successions : []);
+  const signer = ring.get(key_id);
+  if (!signer) throw new Failure(n, null, `the signed head is signed by key ${key_id}, which is neither this public key (${keyId(publicKey)}) nor a successor it named in a signed succession statement: an unknown key`);
   let signed = false;
   try {
-    signed = verify(null, body, publicKey, Buffer.from(String(signature), 'base64'));
+    signed = verify(null, body, signer, Buffer.from(String(signature), 'base64'));
   } catch {
     signed = false;
   }
-  if (!signed) throw new Failure(n, null, `the signed head's signature does not verify with this public key (the head names key ${key_id}): wrong key, or the head was altered`);
+  if (!signed) throw new Failure(n, null, `the signed head's signature does not verify with ${signer === publicKey ? 'this public key' : `key ${key_id} (a successor of this public key)`} (the head names key ${key_id}): wrong key, or the head was altered`);
   if (account !== header.account) throw new Failure(n, null, `the signed head is of ${account}, the export of ${header.account}`);
   if (size !== header.tree_size) throw new Failure(n, null, `the signed head has ${size} entries, the header ${header.tree_size}`);
   if (merkle_root !== header.merkle_root) throw new Failure(n, null, 'the signed head’s merkle_root is not the one the header announced (and the proofs were checked against)');
@@ -179,7 +217,7 @@ try {
   const { header, head, events } = await verifyExport(file, readFileSync(keyFile, 'utf8'));
   const what = header.scope.type === 'account' ? `account ${header.account}` : `${header.scope.type} ${header.scope.id} of ${header.account}`;
   const how = header.tie === 'chain' ? 'the whole chain, linked from the first entry to the signed head' : 'each event proven in the signed tree';
-  console.log(`OK: ${events} events of ${what} match their hashes; ${how} (${head.size} entries, signed ${head.signed_at} with key ${head.key_id})`);
+  console.log(`OK: ${events} events of ${what} match their hashes; ${how} (${head.size} entries, signed ${head.signed_at} with key ${head.key_id}${head.key_id === keyId(createPublicKey(readFileSync(keyFile, 'utf8'))) ? '' : `, a successor of the trusted key ${keyId(createPublicKey(readFileSync(keyFile, 'utf8')))}`})`);
 } catch (error) {
   if (!(error instanceof Failure)) throw error;
   console.log(`FAIL line ${error.line}${error.eventId ? ` (event ${error.eventId})` : ''}: ${error.message}`);

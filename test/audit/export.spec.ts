@@ -161,7 +161,16 @@ test('a wrong public key is refused', async () => {
   expect((await verifyFile(file)).code).toBe(0);
   const result = await verifyFile(file, other);
   expect(result.code).toBe(1);
-  expect(result.out).toContain('does not verify with this public key');
+  // The head names a key that is neither the one given nor one it leads to (docs/audit.md §3).
+  expect(result.out).toContain('which is neither this public key');
+  // The right key with the head altered: its signature does not verify.
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  const end = JSON.parse(lines[lines.length - 1]);
+  const altered = join(t.dataDir, 'altered-head.jsonl');
+  writeFileSync(altered, `${[...lines.slice(0, -1), JSON.stringify({ ...end, signed_head: { ...end.signed_head, signed_at: '2020-01-01T00:00:00.000Z' } })].join('\n')}\n`);
+  const tampered = await verifyFile(altered);
+  expect(tampered.code).toBe(1);
+  expect(tampered.out).toContain('does not verify with this public key');
 });
 
 test('a time range and an event range: a subset proven in the tree; bad bounds refused', async () => {

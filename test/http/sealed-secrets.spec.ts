@@ -9,7 +9,8 @@ import { loadConfig } from '#platform/config.js';
 import { SEALED_SECRETS, SecretVault } from '#platform/sealing.module.js';
 import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
-import { masterKeyId } from '#shared/sealing.js';
+import { masterKeyId, type SealedSecret, SecretSealer } from '#shared/sealing.js';
+import { createPrivateKey } from 'node:crypto';
 import { totpCodeAt } from '#team/infrastructure/totp.js';
 import { signInMember } from '../support/dashboard-member.js';
 import { pageVisitor } from '../support/page-session.js';
@@ -27,7 +28,7 @@ const T0 = new Date('2026-11-23T10:00:00.000Z');
 
 let dataDir: string;
 let receiver: WebhookReceiver;
-const secrets: { webhook: string; totp: string; pagesKey: string; email: string; password: string; endpoint: string; key: string } = {} as never;
+const secrets: { webhook: string; totp: string; pagesKey: string; email: string; password: string; endpoint: string; key: string; auditKey: string; auditKeyId: string } = {} as never;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'sealed-'));
@@ -131,6 +132,15 @@ test('a webhook endpoint, a member with two factors and a signed page session: n
     expect(visitor.jar.get('dashboard_session')).toMatch(/\./);
     secrets.pagesKey = (await t.app.get(SecretVault).open('signing_key:pagessigningkey-default'))!;
     expect(Buffer.from(secrets.pagesKey, 'base64')).toHaveLength(32);
+
+    // The audit log's Ed25519 signing key, made by the first signed head.
+    const head = await t.as(account.test_key).get('/v1/audit/head?fresh=true');
+    expect(head.status).toBe(200);
+    const keyDoc = (await t.app.get<ReadStore>(READ_STORE).get<{ key_id: string; sealed_private_key: SealedSecret }>('audit_keys', 'signing'))!;
+    expect(keyDoc.key_id).toBe(head.body.key_id);
+    secrets.auditKey = t.app.get(SecretSealer).open(keyDoc.sealed_private_key);
+    secrets.auditKeyId = keyDoc.key_id;
+    expect(secrets.auditKey).toContain('BEGIN PRIVATE KEY');
   } finally {
     await t.close();
   }
@@ -148,7 +158,10 @@ test('a webhook endpoint, a member with two factors and a signed page session: n
   // The search finds what is there: the account's name and the endpoint's id are in the copy.
   expect(bytes.includes(Buffer.from('Tienda Sellada'))).toBe(true);
   expect(rows).toContain(secrets.endpoint);
-  for (const [what, secret] of Object.entries({ webhook: secrets.webhook, totp: secrets.totp, pagesKey: secrets.pagesKey, masterKey: readFileSync(keyFile, 'utf8').trim() })) {
+  // The audit key in every form: its PEM, the PKCS#8 DER inside (base64 / raw / hex), and the 32-byte Ed25519 seed.
+  const auditDer = secrets.auditKey.replace(/-----[A-Z ]+-----|\s/g, '');
+  const auditSeed = Buffer.from(createPrivateKey(secrets.auditKey).export({ format: 'jwk' }).d as string, 'base64url').toString('base64');
+  for (const [what, secret] of Object.entries({ webhook: secrets.webhook, totp: secrets.totp, pagesKey: secrets.pagesKey, masterKey: readFileSync(keyFile, 'utf8').trim(), auditKeyPem: secrets.auditKey, auditKeyDer: auditDer, auditKeySeed: auditSeed })) {
     for (const form of formsOf(secret)) {
       expect({ what, inFiles: bytes.includes(form) }).toEqual({ what, inFiles: false });
       expect({ what, inRows: rows.includes(form.toString('latin1')) }).toEqual({ what, inRows: false });
@@ -189,6 +202,10 @@ test('secrets rewrap while the service runs; with the old key removed, webhooks 
   try {
     await sendTestEvent(after);
     expect(await signInWithCode(after)).toBe(303);
+    // The audit key was re-wrapped too: it opens under the new master key alone and still signs.
+    const head = await after.as(secrets.key).get('/v1/audit/head?fresh=true');
+    expect(head.status).toBe(200);
+    expect(head.body.key_id).toBe(secrets.auditKeyId);
   } finally {
     await after.close();
   }

@@ -4,6 +4,7 @@ import { type CustomerErasure, EraseCustomerCommand } from '#customers/applicati
 import { NestFactory } from '@nestjs/core';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AppModule } from '#api/app.module.js';
 import { CreateAccountCommand, type CreatedAccount } from '#accounts/application/create-account.js';
@@ -38,6 +39,7 @@ import { InviteFirstOwner } from '#team/application/invite-first-owner.js';
 import { describeVerifyReport, verifyAuditChain } from '#audit/application/verify-chain.js';
 import { openAuditStores } from '#audit/application/audit-stores.js';
 import { AuditExport } from '#audit/application/audit-export.js';
+import { AuditLog } from '#audit/application/audit-log.js';
 import { type Invitation, InviteMemberCommand } from '#team/application/invite-member.js';
 import type { Role } from '#team/domain/roles.js';
 import type { MemberDoc } from '#team/read-models/member.read-model.js';
@@ -88,9 +90,14 @@ export const USAGE = `usage:
   npm run cli -- projections status                      checkpoint of each projection against the head of the store,
                                                          and why a parked projection stopped
   npm run cli -- projections resume NAME                 un-park a projection (the running service retries it)
-  npm run cli -- audit verify [--account ACCT] [--json]  recompute every event's hash and each account's chain from the
+  npm run cli -- audit verify [--account ACCT] [--trusted-key KEY.pem] [--json]
+                                                         recompute every event's hash and each account's chain from the
                                                          store (docs/audit.md): names the first event that does not match
-                                                         (or is missing, or unchained); exit code 1 then
+                                                         (or is missing, or unchained); exit code 1 then. Signed heads are
+                                                         trusted when signed by the trusted key (default: the first key)
+                                                         or a successor it named
+  npm run cli -- audit rotate-key [--json]               a new Ed25519 key signs the audit heads from now on; the old key
+                                                         signs a statement naming it and is destroyed (docs/audit.md §3)
   npm run cli -- audit export --account ACCT [--customer CUS | --subscription SUB] [--from T|evt_] [--to T|evt_] > FILE.jsonl
                                                          the history as JSON Lines with its chain and a signed head, for
                                                          node scripts/verify-audit-export.mjs FILE.jsonl KEY.pem (docs/audit.md)
@@ -153,6 +160,7 @@ export async function runCli(argv: string[], io: CliOutput = stdoutOutput, env: 
       permissions: { type: 'string' },
       json: { type: 'boolean', default: false },
       'new-master-key-file': { type: 'string' },
+      'trusted-key': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -161,9 +169,9 @@ export async function runCli(argv: string[], io: CliOutput = stdoutOutput, env: 
     io.out(USAGE);
     return values.help ? 0 : 2;
   }
-  if (area === 'audit' && action !== 'export') {
+  if (area === 'audit' && action !== 'export' && action !== 'rotate-key') {
     if (action !== 'verify') throw new UsageError(`unknown command: ${positionals.join(' ')}`);
-    return auditVerify(loadConfig(env), values.account, values.json, io);
+    return auditVerify(loadConfig(env), values.account, values.json, io, values['trusted-key'] ? readFileSync(resolve(values['trusted-key']), 'utf8') : undefined);
   }
   if (area === 'backup' || area === 'restore') {
     if (!action) throw new UsageError(`${area} needs a directory: npm run cli -- ${area} DIR`);
@@ -182,6 +190,15 @@ export async function runCli(argv: string[], io: CliOutput = stdoutOutput, env: 
   const app = await NestFactory.createApplicationContext(AppModule.forRoot({ config }), { logger: ['error'] });
   const engine = app.get(ProjectionEngine);
   try {
+    if (area === 'audit' && action === 'rotate-key') {
+      const { previous, current } = await app.get(AuditLog).rotateKey();
+      if (values.json) io.out(JSON.stringify({ previous, current }));
+      else {
+        io.out(`audit signing key rotated: ${current.key_id} signs the heads from ${current.valid_from}; ${previous.key_id} is retired (its private key destroyed, its public key still published)`);
+        io.out(`the succession statement, signed by ${previous.key_id}: ${JSON.stringify(current.succession)}`);
+      }
+      return 0;
+    }
     if (area === 'audit' && action === 'export') {
       if (!values.account) throw new UsageError('audit export needs --account ACCT');
       if (values.customer && values.subscription) throw new UsageError('audit export takes --customer or --subscription, not both');
@@ -469,8 +486,8 @@ function parseExpiresIn(value: string | undefined): number {
 }
 
 /** `audit verify`: on the stores as they are, read only (no app, no projection, nothing chained at open). */
-async function auditVerify(config: ReturnType<typeof loadConfig>, account: string | undefined, json: boolean, io: CliOutput): Promise<number> {
-  const stores = await openAuditStores(config);
+async function auditVerify(config: ReturnType<typeof loadConfig>, account: string | undefined, json: boolean, io: CliOutput, trustedKeyPem?: string): Promise<number> {
+  const stores = await openAuditStores(config, { trustedKeyPem });
   try {
     const report = await verifyAuditChain(stores.events, { account, trustedHeads: await stores.trustedHeads(account) });
     io.out(json ? JSON.stringify(report) : describeVerifyReport(report));

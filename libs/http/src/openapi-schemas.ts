@@ -144,6 +144,18 @@ const fiscal = nullable(open('The fiscal document as issued (CUFE, PDF and XML l
 
 // ---- resources ----------------------------------------------------------------------------------------
 
+/** A key succession statement of the audit log (docs/audit.md §3). */
+const AUDIT_KEY_SUCCESSION: Schema = obj(
+  {
+    previous_key_id: str('The retired key, which signed this statement'),
+    key_id: str('Its successor'),
+    public_key_raw: str('The successor\'s raw 32-byte key, base64url'),
+    valid_from: time('From when the successor signs heads'),
+    signature: str('base64 Ed25519 signature by the previous key over the RFC 8785 canonical JSON of type ("audit_key_succession"), previous_key_id, key_id, public_key_raw, valid_from'),
+  },
+  { description: 'A key succession statement: the previous key names its successor (docs/audit.md §3)' },
+);
+
 export const RESOURCE_SCHEMAS: Record<string, Schema> = {
   Product: resource(
     'product',
@@ -710,9 +722,29 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
   AuditPublicKey: resource(
     'audit_public_key',
     null,
-    { key_id: str('First 16 hex digits of the SHA-256 of the raw key'), algorithm: oneOf(['Ed25519']), public_key_pem: str('SPKI PEM'), public_key_raw: str('The raw 32-byte key, base64url (RFC 8037 `x`)') },
-    { description: 'The Ed25519 public key that signs the audit log\'s heads', noId: true, noTest: true },
+    {
+      key_id: str('The current key: first 16 hex digits of the SHA-256 of the raw key'),
+      algorithm: oneOf(['Ed25519']),
+      public_key_pem: str('SPKI PEM'),
+      public_key_raw: str('The raw 32-byte key, base64url (RFC 8037 `x`)'),
+      keys: arr(
+        obj({
+          object: oneOf(['audit_key']),
+          key_id: str(),
+          algorithm: oneOf(['Ed25519']),
+          public_key_pem: str('SPKI PEM'),
+          public_key_raw: str('base64url of the raw 32 bytes'),
+          status: oneOf(['current', 'retired']),
+          valid_from: time('From when it signs heads'),
+          valid_to: nullable(time('When it was retired (null while current)')),
+          succession: nullable(AUDIT_KEY_SUCCESSION),
+        }),
+        'Every key that signed or signs heads, the first first (retired ones stay published)',
+      ),
+    },
+    { description: 'The Ed25519 public key that signs the audit log\'s heads, and every earlier one', noId: true, noTest: true },
   ),
+  AuditKeySuccession: AUDIT_KEY_SUCCESSION,
   AuditSignedHead: resource(
     'audit_signed_head',
     null,
@@ -777,6 +809,7 @@ export const RESOURCE_SCHEMAS: Record<string, Schema> = {
       proof: obj({ leaf_index: int(), tree_size: int(), audit_path: arr(hex64()) }, { description: 'event, in a subset: RFC 6962 inclusion proof against the signed head' }),
       signed_head: ref('AuditSignedHead'),
       events: int('signed_head, error: events in the export'),
+      key_successions: arr(ref('AuditKeySuccession'), 'signed_head: every key succession statement, oldest first, leading from an earlier key to the head\'s'),
       message: str('error: why the export stopped'),
     },
   },

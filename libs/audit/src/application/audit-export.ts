@@ -11,6 +11,7 @@ import type { ReadStore } from '#read-store/read-store.port.js';
 import type { AuditChain } from '../domain/audit-chain.port.js';
 import { canonicalEvent, type ChainEntry } from '../domain/chain.js';
 import type { SignedHead } from '../domain/signed-head.js';
+import type { KeySuccession } from '../domain/key-succession.js';
 import { AuditLog, headObject } from './audit-log.js';
 import { MerkleProver } from './merkle-prover.js';
 
@@ -41,6 +42,8 @@ export interface PreparedExport {
   scope: ExportScope;
   range: { from: string | null; to: string | null };
   head: SignedHead;
+  /** The key succession statements, oldest first: from an earlier key an auditor trusts to the head's key. */
+  successions: KeySuccession[];
   tie: ExportTie;
   /** Entry seqs [fromSeq, toSeq) to export (from evt_ bounds and the head). */
   fromSeq: number;
@@ -110,6 +113,7 @@ export class AuditExport {
       scope,
       range: { from: range.from || null, to: range.to || null },
       head,
+      successions: await this.audit.successions(),
       tie: whole ? 'chain' : 'merkle',
       fromSeq,
       toSeq: Math.min(toSeq, head.size),
@@ -155,7 +159,7 @@ export class AuditExport {
       yield JSON.stringify({ kind: 'error', message: error instanceof Error ? error.message : String(error), events: count });
       return;
     }
-    yield JSON.stringify({ kind: 'signed_head', signed_head: headObject(p.head), events: count });
+    yield JSON.stringify({ kind: 'signed_head', signed_head: headObject(p.head), events: count, key_successions: p.successions });
   }
 
   /** The entries to export in seq order, each with the position of the account's entry before it (null for the first). */

@@ -12,6 +12,7 @@ import type { AuditChain } from '../domain/audit-chain.port.js';
 import type { ChainEntry } from '../domain/chain.js';
 import { consistencyProof, inclusionProof, merkleRoot } from '../domain/merkle.js';
 import { publicKeyId, rawPublicKey, SIGNATURE_ALGORITHM, type SignedHead, signHead } from '../domain/signed-head.js';
+import { type KeySuccession, signSuccession } from '../domain/key-succession.js';
 
 /**
  * Where the audit log keeps its state beside the events (read-store state collections: a rebuild
@@ -23,14 +24,41 @@ export const AUDIT_COLLECTIONS: CollectionSpec[] = [
   { name: 'audit_heads', indexes: [{ fields: ['account', 'size'] }] },
 ];
 
-/** The signing key's document (`audit_keys`, id `signing`). */
+/**
+ * A signing key's document in `audit_keys`: the current key under id `signing` (its private half
+ * sealed), each retired key under `retired:<key_id>` (its private half destroyed at the rotation:
+ * `sealed_private_key` null, `valid_to` set). `succession`: the statement by which the previous key
+ * named this one (null for an installation's first key).
+ */
 export interface AuditKeyDoc {
-  id: 'signing';
+  id: string;
   key_id: string;
   algorithm: typeof SIGNATURE_ALGORITHM;
   public_key_pem: string;
-  sealed_private_key: SealedSecret;
+  sealed_private_key: SealedSecret | null;
   created_at: string;
+  /** From when it signs (absent on a first key made before rotation existed: its created_at). */
+  valid_from?: string;
+  valid_to?: string | null;
+  succession?: KeySuccession | null;
+}
+
+export const CURRENT_KEY_ID = 'signing';
+const retiredDocId = (keyId: string) => `retired:${keyId}`;
+
+/** One published key, current or retired (`GET /v1/audit/public_key`'s `keys`). */
+export interface AuditKeyObject {
+  object: 'audit_key';
+  key_id: string;
+  algorithm: string;
+  public_key_pem: string;
+  public_key_raw: string;
+  status: 'current' | 'retired';
+  valid_from: string;
+  /** null while current. */
+  valid_to: string | null;
+  /** Signed by the previous key: it names this one its successor (null for the first key). */
+  succession: KeySuccession | null;
 }
 
 export type SignedHeadDoc = SignedHead & { id: string };
@@ -43,6 +71,8 @@ export interface PublicKeyObject {
   public_key_pem: string;
   /** The raw 32-byte key, base64url (RFC 8037 `x`). */
   public_key_raw: string;
+  /** Every key that signed or signs heads, the first first, each retired one's successor named by a statement it signed. */
+  keys: AuditKeyObject[];
 }
 
 export interface AuditEntryObject {
@@ -84,31 +114,72 @@ export class AuditLog {
     return this.events.auditChain;
   }
 
-  /** The signing key: loaded (its private half opened with the master key) or made and kept on first use. */
+  /** The current signing key, its private half opened with the master key; made and kept on first use. A rotation by another process is seen at the next call. */
   private async signingKey() {
-    if (this.key) return this.key;
-    let doc = await this.reads.get<AuditKeyDoc>('audit_keys', 'signing');
+    let doc = await this.reads.get<AuditKeyDoc>('audit_keys', CURRENT_KEY_ID);
     if (!doc) {
       const pair = generateKeyPairSync('ed25519');
-      doc = {
-        id: 'signing',
-        key_id: publicKeyId(pair.publicKey),
-        algorithm: SIGNATURE_ALGORITHM,
-        public_key_pem: pair.publicKey.export({ type: 'spki', format: 'pem' }) as string,
-        sealed_private_key: this.sealer.seal(pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string),
-        created_at: this.clock.now().toISOString(),
-      };
-      await this.reads.commit([{ collection: 'audit_keys', id: 'signing', doc: { ...doc } }]);
+      const now = this.clock.now().toISOString();
+      const made = this.keyDoc(pair, now, null);
       // Two processes making the key at once: both go on with the one that was kept.
-      doc = (await this.reads.get<AuditKeyDoc>('audit_keys', 'signing')) ?? doc;
+      await this.reads.swap('audit_keys', CURRENT_KEY_ID, null, { ...made });
+      doc = (await this.reads.get<AuditKeyDoc>('audit_keys', CURRENT_KEY_ID)) ?? made;
     }
-    this.key = { doc, privateKey: createPrivateKey(this.sealer.open(doc.sealed_private_key)), publicKey: createPublicKey(doc.public_key_pem) };
+    if (this.key?.doc.key_id === doc.key_id) return this.key;
+    this.key = { doc, privateKey: createPrivateKey(this.sealer.open(doc.sealed_private_key!)), publicKey: createPublicKey(doc.public_key_pem) };
     return this.key;
+  }
+
+  private keyDoc(pair: { publicKey: KeyObject; privateKey: KeyObject }, validFrom: string, succession: KeySuccession | null): AuditKeyDoc {
+    return {
+      id: CURRENT_KEY_ID,
+      key_id: publicKeyId(pair.publicKey),
+      algorithm: SIGNATURE_ALGORITHM,
+      public_key_pem: pair.publicKey.export({ type: 'spki', format: 'pem' }) as string,
+      sealed_private_key: this.sealer.seal(pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string),
+      created_at: validFrom,
+      valid_from: validFrom,
+      valid_to: null,
+      succession,
+    };
+  }
+
+  /**
+   * Replaces the signing key (docs/audit.md §3): a new Ed25519 key signs every head from now on; the
+   * retiring key signs the statement that names its successor, then its private half is destroyed
+   * (its public half stays published with the statement). Refused when another rotation won the race.
+   */
+  async rotateKey(): Promise<{ previous: AuditKeyObject; current: AuditKeyObject }> {
+    const old = await this.signingKey();
+    const now = this.clock.now().toISOString();
+    const pair = generateKeyPairSync('ed25519');
+    const succession = signSuccession({ previous_key_id: old.doc.key_id, key_id: publicKeyId(pair.publicKey), public_key_raw: rawPublicKey(pair.publicKey).toString('base64url'), valid_from: now }, old.privateKey);
+    const next = this.keyDoc(pair, now, succession);
+    const retired: AuditKeyDoc = { ...old.doc, id: retiredDocId(old.doc.key_id), sealed_private_key: null, valid_from: old.doc.valid_from ?? old.doc.created_at, valid_to: now, succession: old.doc.succession ?? null };
+    // The retired key's public half first: it is published whatever happens next.
+    await this.reads.commit([{ collection: 'audit_keys', id: retired.id, doc: { ...retired } }]);
+    if (!(await this.reads.swap('audit_keys', CURRENT_KEY_ID, { key_id: old.doc.key_id }, { ...next }))) {
+      throw new DomainError('audit_key_rotated', `The audit signing key ${old.doc.key_id} was rotated by another process meanwhile: nothing done`, null, 409);
+    }
+    this.key = { doc: next, privateKey: pair.privateKey, publicKey: pair.publicKey };
+    return { previous: keyObject(retired), current: keyObject(next) };
+  }
+
+  /** Every key, current and retired, the first first. */
+  async keys(): Promise<AuditKeyObject[]> {
+    await this.signingKey();
+    const docs = await this.reads.find<AuditKeyDoc>('audit_keys', { orderBy: { field: 'id', direction: 'asc' }, limit: 10_000 });
+    return docs.map(keyObject).sort((a, b) => (a.status === b.status ? a.valid_from.localeCompare(b.valid_from) : a.status === 'retired' ? -1 : 1));
+  }
+
+  /** The succession statements, oldest first (what a holder of the first key needs to trust the current one). */
+  async successions(): Promise<KeySuccession[]> {
+    return (await this.keys()).flatMap((k) => (k.succession ? [k.succession] : []));
   }
 
   async publicKey(): Promise<PublicKeyObject> {
     const { doc, publicKey } = await this.signingKey();
-    return { object: 'audit_public_key', key_id: doc.key_id, algorithm: doc.algorithm, public_key_pem: doc.public_key_pem, public_key_raw: rawPublicKey(publicKey).toString('base64url') };
+    return { object: 'audit_public_key', key_id: doc.key_id, algorithm: doc.algorithm, public_key_pem: doc.public_key_pem, public_key_raw: rawPublicKey(publicKey).toString('base64url'), keys: await this.keys() };
   }
 
   /** The account's entries' event hashes (the Merkle leaves), the first `size` of them. */
@@ -124,12 +195,16 @@ export class AuditLog {
 
   /** Signs the account's chain as it stands now and keeps the signed head. */
   async sign(account: string): Promise<SignedHead> {
-    const { doc, privateKey } = await this.signingKey();
     const head = await this.chain.chainHead(account);
     const leaves = await this.leaves(account, head.size);
-    const signed = signHead({ account, size: leaves.length, chain_hash: head.chain_hash, merkle_root: merkleRoot(leaves), signed_at: this.clock.now().toISOString(), key_id: doc.key_id }, privateKey);
-    await this.reads.commit([{ collection: 'audit_heads', id: `${account}:${signed.size}`, doc: { id: `${account}:${signed.size}`, ...signed } }]);
-    return signed;
+    let signed: SignedHead;
+    // A rotation between loading the key and keeping the head: signed again with the new key (the same id, replaced).
+    for (let attempt = 0; ; attempt++) {
+      const { doc, privateKey } = await this.signingKey();
+      signed = signHead({ account, size: leaves.length, chain_hash: head.chain_hash, merkle_root: merkleRoot(leaves), signed_at: this.clock.now().toISOString(), key_id: doc.key_id }, privateKey);
+      await this.reads.commit([{ collection: 'audit_heads', id: `${account}:${signed.size}`, doc: { id: `${account}:${signed.size}`, ...signed } }]);
+      if (attempt > 0 || (await this.reads.get<AuditKeyDoc>('audit_keys', CURRENT_KEY_ID))?.key_id === doc.key_id) return signed;
+    }
   }
 
   /** The latest head signed for the account, or null. */
@@ -197,6 +272,20 @@ export class AuditLog {
       signed_heads: [signedFrom, signedTo].filter((h): h is SignedHead => h !== null).map(headObject),
     };
   }
+}
+
+function keyObject(doc: AuditKeyDoc): AuditKeyObject {
+  return {
+    object: 'audit_key',
+    key_id: doc.key_id,
+    algorithm: doc.algorithm,
+    public_key_pem: doc.public_key_pem,
+    public_key_raw: rawPublicKey(createPublicKey(doc.public_key_pem)).toString('base64url'),
+    status: doc.id === CURRENT_KEY_ID ? 'current' : 'retired',
+    valid_from: doc.valid_from ?? doc.created_at,
+    valid_to: doc.valid_to ?? null,
+    succession: doc.succession ?? null,
+  };
 }
 
 function stripId(doc: SignedHeadDoc): SignedHead {
