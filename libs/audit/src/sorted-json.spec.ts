@@ -45,7 +45,7 @@ test('the writers\' canonical JSON equals RFC 8785 (canonicalize) of the stored 
 
 test('a prepared event hash equals the verifier\'s hash of the stored event', () => {
   fc.assert(
-    fc.property(value, value, fc.nat({ max: 1000 }), (data, extra) => {
+    fc.property(value, value, (data, extra) => {
       const metadata = { account_id: 'acct_1', occurred_at: '2026-01-01T00:00:00.000Z', extra };
       const id = '7f2c3c1e-0d7a-4b9e-9a55-0c1d2e3f4a5b';
       let stored: { data: unknown; metadata: typeof metadata };
