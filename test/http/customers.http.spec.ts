@@ -1,7 +1,11 @@
 import type { EventStore } from '#event-store/event-store.port.js';
 import { EVENT_STORE } from '#platform/tokens.js';
 import { newEventUuid } from '#shared/ids.js';
-import { CLAIM_GRACE_MS, customerEmailStream } from '#customers/domain/customer-email.decider.js';
+import { createHash, createHmac } from 'node:crypto';
+import { CLAIM_GRACE_MS, legacyCustomerEmailStream } from '#customers/domain/customer-email.decider.js';
+import { CLAIM_KEY_ID, CustomerEmailClaims } from '#customers/application/customer-email-claims.js';
+import { SecretVault } from '#platform/sealing.module.js';
+import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
@@ -182,11 +186,11 @@ describe('one customer per email, account and mode', () => {
     }
   });
 
-  test('a claim orphaned by a crash blocks the email only for the grace period', async () => {
-    const email = uniqueEmail('orphan');
+  test.each(['current', 'legacy'] as const)('a claim orphaned by a crash (under the %s name) blocks the email only for the grace period', async (name) => {
+    const email = uniqueEmail(`orphan-${name}`);
     const events = t.app.get<EventStore>(EVENT_STORE);
     await events.append(
-      customerEmailStream({ accountId, mode: 'test' }, email),
+      (await t.app.get(CustomerEmailClaims).streams({ accountId, mode: 'test' }, email))[name],
       [
         {
           id: newEventUuid(),
@@ -203,6 +207,54 @@ describe('one customer per email, account and mode', () => {
     const res = await t.as(key).post('/v1/customers', { email });
     expect(res.status).toBe(200);
     expect((await t.as(key).post('/v1/customers', { email })).body.error.message).toContain(res.body.id);
+  });
+
+  test('the claim stream is named by an HMAC under the sealed claim key: its name holds neither the e-mail nor its plain SHA-256', async () => {
+    const email = uniqueEmail('hmac');
+    const events = t.app.get<EventStore>(EVENT_STORE);
+    const from = await events.headPosition();
+    const created = await t.as(key).post('/v1/customers', { email });
+    expect(created.status).toBe(200);
+    const claims = (await events.readAll({ after: from, maxCount: 1000 })).filter((e) => e.type === 'customer_email.claimed' && (e.data as { customer_id: string }).customer_id === created.body.id);
+    expect(claims).toHaveLength(1);
+    const stream = claims[0].streamId;
+    const subject = `${accountId}|test|${email.toLowerCase()}`;
+    const sha = createHash('sha256').update(subject).digest('hex');
+    expect(stream).not.toContain(email);
+    expect(stream).not.toContain(sha);
+    expect(stream).not.toBe(legacyCustomerEmailStream({ accountId, mode: 'test' }, email));
+    const claimKey = Buffer.from((await t.app.get(SecretVault).open(CLAIM_KEY_ID))!, 'base64');
+    expect(claimKey).toHaveLength(32);
+    expect(stream).toBe(`customeremail-${createHmac('sha256', claimKey).update(subject).digest('hex')}`);
+    expect((await t.as(key).post('/v1/customers', { email: email.toUpperCase() })).status).toBe(409);
+  });
+
+  test('a claim written under the former SHA-256 name still holds its e-mail: a duplicate is 409 naming its customer until it moves away', async () => {
+    const email = uniqueEmail('legacy');
+    const owner = { accountId, mode: 'test' as const };
+    const events = t.app.get<EventStore>(EVENT_STORE);
+    const claims = t.app.get(CustomerEmailClaims);
+    const holder = await t.as(key).post('/v1/customers', { email });
+    expect(holder.status).toBe(200);
+    // As data written before the key: the claim only under the former name.
+    const { current, legacy } = await claims.streams(owner, email);
+    const meta = { account_id: accountId, mode: 'test' as const, occurred_at: t.clock.now().toISOString() };
+    await events.append(current, [{ id: newEventUuid(), type: 'customer_email.released', data: { customer_id: holder.body.id }, metadata: meta }], 'any');
+    const written = await events.append(legacy, [{ id: newEventUuid(), type: 'customer_email.claimed', data: { customer_id: holder.body.id, claimed_at: t.clock.now().toISOString() }, metadata: meta }], 'no_stream');
+    // Written beside the service (as another process would): its remembered states learn of it through the pipeline.
+    await t.app.get(ProjectionEngine).waitFor(written.position);
+    expect(await claims.holder(owner, email)).toBe(holder.body.id);
+
+    const duplicate = await t.as(key).post('/v1/customers', { email: ` ${email.toUpperCase()} ` });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body.error.message).toContain(holder.body.id);
+    const other = await t.as(key).post('/v1/customers', { email: uniqueEmail('legacy-other') });
+    expect((await t.as(key).post(`/v1/customers/${other.body.id}/update`, { email })).status).toBe(409);
+
+    // The holder moves to another e-mail: the former claim is released too, and the e-mail is free.
+    expect((await t.as(key).post(`/v1/customers/${holder.body.id}/update`, { email: uniqueEmail('legacy-moved') })).status).toBe(200);
+    expect(await claims.holder(owner, email)).toBeNull();
+    expect((await t.as(key).post('/v1/customers', { email })).status).toBe(200);
   });
 
   test('a retried create with the same Idempotency-Key returns the first customer, not a 409', async () => {

@@ -3,6 +3,7 @@ import { AccountsModule } from '#accounts/accounts.module.js';
 import { CouponsModule } from '#coupons/coupons.module.js';
 import { SchedulingModule } from '#scheduling/scheduling.module.js';
 import { SubscriptionsModule } from '#subscriptions/subscriptions.module.js';
+import { CustomerEmailClaims } from '#customers/application/customer-email-claims.js';
 import { CheckoutFollowUps } from './application/checkout-follow-ups.js';
 import { ExpireCheckoutSessionHandler, GetCheckoutSessionHandler, ListCheckoutSessionsHandler } from './application/checkout-session-queries.js';
 import { CheckoutTokens } from './application/checkout-tokens.js';
@@ -45,6 +46,7 @@ import { PaymentLinksController, StorefrontsController } from './http/payment-li
     PaymentLinkPages,
     CheckoutFollowUps,
     CheckoutMailFallback,
+    CustomerEmailClaims,
     CreatePaymentLinkHandler,
     UpdatePaymentLinkHandler,
     GetPaymentLinkHandler,

@@ -4,7 +4,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { CouponRedemptions } from '#coupons/application/coupon-redemptions.js';
 import { CreateCustomerCommand } from '#customers/application/create-customer.js';
 import { customerDecider, customerStream } from '#customers/domain/customer.decider.js';
-import { customerEmailDecider, customerEmailStream } from '#customers/domain/customer-email.decider.js';
+import { CustomerEmailClaims } from '#customers/application/customer-email-claims.js';
 import { MAIL, type MailMessage, type MailPort } from '#mail/mail.port.js';
 import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import type { CommandContext } from '#platform/command-context.js';
@@ -71,6 +71,7 @@ export class HostedCheckoutService extends HostedCheckout {
     private readonly projections: ProjectionEngine,
     private readonly links: PaymentLinkPages,
     private readonly fallbackMail: CheckoutMailFallback,
+    private readonly claims: CustomerEmailClaims,
     @Optional() @Inject(MAIL) private readonly mail: MailPort | null,
   ) {
     super();
@@ -103,15 +104,15 @@ export class HostedCheckoutService extends HostedCheckout {
     const { id, ctx } = await this.session(token, req);
     if (typeof email !== 'string' || !EMAIL.test(email.trim())) throw invalidParam('email', 'Enter a valid e-mail address');
     const clean = email.trim();
-    const claim = await this.executor.load(customerEmailDecider, customerEmailStream(ctx, clean));
-    const holder = claim.state.holder ? (await this.executor.load(customerDecider, customerStream(claim.state.holder))).state : null;
+    const holderId = await this.claims.holder(ctx, clean);
+    const holder = holderId ? (await this.executor.load(customerDecider, customerStream(holderId))).state : null;
     if (!holder?.exists || holder.fields!.email.toLowerCase() !== clean.toLowerCase()) {
       const { position } = await onSession(this.executor, ctx, id, (now) => ({ type: 'AskNewCustomer', owner: ctx, sessionId: id, email: clean, now }));
       return this.current(id, ctx, position);
     }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const codeHash = await this.tokens.hash(`${id}:${code}`);
-    const { position } = await onSession(this.executor, ctx, id, (now) => ({ type: 'SendEmailCode', owner: ctx, sessionId: id, email: clean, customerId: claim.state.holder!, codeHash, now }));
+    const { position } = await onSession(this.executor, ctx, id, (now) => ({ type: 'SendEmailCode', owner: ctx, sessionId: id, email: clean, customerId: holderId!, codeHash, now }));
     const { state } = await this.executor.load(checkoutSessionDecider, checkoutSessionStream(id));
     const es = state.fields!.locale === 'es-CO';
     await this.sendMail({
@@ -123,7 +124,7 @@ export class HostedCheckoutService extends HostedCheckout {
       accountId: ctx.accountId,
       mode: ctx.mode,
       kind: 'checkout.email_code',
-      refs: { checkout_session: id, customer: claim.state.holder! },
+      refs: { checkout_session: id, customer: holderId! },
     });
     return this.current(id, ctx, position);
   }

@@ -16,7 +16,7 @@ import { DeletePaymentMethodCommand } from '#payments/application/delete-payment
 import { type CustomerFields, customerDecider, customerStream } from '../domain/customer.decider.js';
 import { CustomerKeyring } from '../personal-data/customer-keys.js';
 import { scrubReadModels } from '../personal-data/read-model-scrub.js';
-import { releaseCustomerEmail } from './create-customer.js';
+import { CustomerEmailClaims } from './customer-email-claims.js';
 import { FISCAL_BUYERS, FISCAL_BUYERS_SPEC, type FiscalBuyer, type FiscalBuyerDoc, FISCAL_RETENTION_BASIS, FISCAL_RETENTION_YEARS, fiscalPurgeFields } from '../personal-data/fiscal-retention.js';
 
 export class EraseCustomerCommand {
@@ -61,6 +61,7 @@ export class EraseCustomerHandler implements ICommandHandler<EraseCustomerComman
     private readonly engine: ProjectionEngine,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(EVENT_STORE) private readonly events: EventStore,
+    private readonly claims: CustomerEmailClaims,
     collections: StateCollections,
   ) {
     collections.register(FISCAL_BUYERS_SPEC);
@@ -91,7 +92,7 @@ export class EraseCustomerHandler implements ICommandHandler<EraseCustomerComman
     const erased = await this.executor.execute(customerDecider, stream, (now) => ({ type: 'EraseCustomer' as const, owner: ctx, customerId, now, subjects: sessions }), ctx);
     let position = erased.position;
     // Its e-mail is free again (the same person may become a customer anew; a 409 would tell who was one).
-    await releaseCustomerEmail(this.executor, ctx, state.fields!.email, customerId).catch(() => undefined);
+    await this.claims.release(ctx, state.fields!.email, customerId).catch(() => undefined);
     // 4. It can no longer be charged: its subscriptions end now, its payment methods are removed.
     const canceled: string[] = [];
     for (const sub of await this.all<{ id: string; status: string }>('subscriptions', owner)) {

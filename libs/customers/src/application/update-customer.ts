@@ -3,7 +3,7 @@ import { AggregateExecutor } from '#platform/aggregate-executor.js';
 import type { CommandContext } from '#platform/command-context.js';
 import type { CommandResult } from '#platform/write-then-read.js';
 import { type CustomerChanges, customerDecider, customerStream, emailKey } from '../domain/customer.decider.js';
-import { claimCustomerEmail, releaseCustomerEmail } from './create-customer.js';
+import { CustomerEmailClaims } from './customer-email-claims.js';
 
 export class UpdateCustomerCommand {
   constructor(
@@ -19,7 +19,10 @@ export class UpdateCustomerCommand {
  */
 @CommandHandler(UpdateCustomerCommand)
 export class UpdateCustomerHandler implements ICommandHandler<UpdateCustomerCommand, CommandResult> {
-  constructor(private readonly executor: AggregateExecutor) {}
+  constructor(
+    private readonly executor: AggregateExecutor,
+    private readonly claims: CustomerEmailClaims,
+  ) {}
 
   async execute({ ctx, customerId, changes }: UpdateCustomerCommand): Promise<CommandResult> {
     const stream = customerStream(customerId);
@@ -30,16 +33,16 @@ export class UpdateCustomerHandler implements ICommandHandler<UpdateCustomerComm
     const before = state.fields!.email;
     const after = changes.email;
     const moves = after !== undefined && emailKey(after) !== emailKey(before);
-    if (moves) await claimCustomerEmail(this.executor, ctx, after, customerId);
+    if (moves) await this.claims.claim(ctx, after, customerId);
     let position: string | null;
     try {
       ({ position } = await this.executor.execute(customerDecider, stream, command, ctx));
     } catch (error) {
-      if (moves) await releaseCustomerEmail(this.executor, ctx, after, customerId).catch(() => undefined);
+      if (moves) await this.claims.release(ctx, after, customerId).catch(() => undefined);
       throw error;
     }
     // Best effort: a claim left behind by a crash here is an orphan the next claimant may take.
-    if (moves) await releaseCustomerEmail(this.executor, ctx, before, customerId).catch(() => undefined);
+    if (moves) await this.claims.release(ctx, before, customerId).catch(() => undefined);
     return { id: customerId, position };
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { given } from '#shared/testing/given.js';
-import { CLAIM_GRACE_MS, type CustomerEmailEvent, customerEmailDecider, customerEmailStream } from './customer-email.decider.js';
+import { createHash } from 'node:crypto';
+import { CLAIM_GRACE_MS, type CustomerEmailEvent, customerEmailDecider, customerEmailStream, legacyCustomerEmailStream } from './customer-email.decider.js';
 
 const t0 = new Date('2026-11-23T10:00:00.000Z');
 const later = (ms: number) => new Date(t0.getTime() + ms);
@@ -81,12 +82,21 @@ describe('email release', () => {
 });
 
 describe('claim streams', () => {
+  const key = Buffer.alloc(32, 7);
   test('one per account, mode and email compared case-insensitively; not a public category', () => {
     const test = { accountId: 'acct_1', mode: 'test' as const };
-    const s = customerEmailStream(test, 'Ana@Example.com');
+    const s = customerEmailStream(key, test, 'Ana@Example.com');
     expect(s).toMatch(/^customeremail-[0-9a-f]{64}$/);
-    expect(customerEmailStream(test, ' ana@example.COM ')).toBe(s);
-    expect(customerEmailStream({ accountId: 'acct_1', mode: 'live' }, email)).not.toBe(s);
-    expect(customerEmailStream({ accountId: 'acct_2', mode: 'test' }, email)).not.toBe(s);
+    expect(customerEmailStream(key, test, ' ana@example.COM ')).toBe(s);
+    expect(customerEmailStream(key, { accountId: 'acct_1', mode: 'live' }, email)).not.toBe(s);
+    expect(customerEmailStream(key, { accountId: 'acct_2', mode: 'test' }, email)).not.toBe(s);
+  });
+
+  test('named by an HMAC under the key: another key names it otherwise, and the former name is the plain SHA-256', () => {
+    const test = { accountId: 'acct_1', mode: 'test' as const };
+    const sha = createHash('sha256').update('acct_1|test|ana@example.com').digest('hex');
+    expect(legacyCustomerEmailStream(test, 'Ana@Example.com')).toBe(`customeremail-${sha}`);
+    expect(customerEmailStream(key, test, 'Ana@Example.com')).not.toContain(sha);
+    expect(customerEmailStream(Buffer.alloc(32, 8), test, 'Ana@Example.com')).not.toBe(customerEmailStream(key, test, 'Ana@Example.com'));
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { Decider, DomainEvent } from '#shared/decider.js';
 import { alreadyExists } from '#shared/errors.js';
 import type { Owner } from '#shared/owner.js';
@@ -13,11 +13,22 @@ import { emailKey } from './customer.decider.js';
 export const CLAIM_GRACE_MS = 60_000;
 
 /**
- * One stream per (account, mode, email): `customeremail-<sha256(account|mode|lower(email))>`.
- * Its category is not a public resource, so its events stay out of the event feed.
+ * One stream per (account, mode, email): `customeremail-<HMAC-SHA-256(key, account|mode|lower(email))>`
+ * under the service's random claim key (sealed like the other secrets: customer-email-claims.ts), so
+ * the name cannot be confirmed by hashing a guessed e-mail. Its category is not a public resource, so
+ * its events stay out of the event feed.
  */
-export const customerEmailStream = (owner: Owner, email: string) =>
-  `customeremail-${createHash('sha256').update(`${owner.accountId}|${owner.mode}|${emailKey(email)}`).digest('hex')}`;
+export const customerEmailStream = (key: Buffer, owner: Owner, email: string) =>
+  `customeremail-${createHmac('sha256', key).update(claimSubject(owner, email)).digest('hex')}`;
+
+/**
+ * The name claims had before the key: a plain SHA-256 of the same text. Still read (a claim taken
+ * then still holds its e-mail, and is released under it), never written to anew.
+ */
+export const legacyCustomerEmailStream = (owner: Owner, email: string) =>
+  `customeremail-${createHash('sha256').update(claimSubject(owner, email)).digest('hex')}`;
+
+const claimSubject = (owner: Owner, email: string) => `${owner.accountId}|${owner.mode}|${emailKey(email)}`;
 
 /** What the handler saw of the current holder's customer stream just before deciding. */
 export interface HolderObservation {
