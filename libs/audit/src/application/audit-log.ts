@@ -156,11 +156,14 @@ export class AuditLog {
     const succession = signSuccession({ previous_key_id: old.doc.key_id, key_id: publicKeyId(pair.publicKey), public_key_raw: rawPublicKey(pair.publicKey).toString('base64url'), valid_from: now }, old.privateKey);
     const next = this.keyDoc(pair, now, succession);
     const retired: AuditKeyDoc = { ...old.doc, id: retiredDocId(old.doc.key_id), sealed_private_key: null, valid_from: old.doc.valid_from ?? old.doc.created_at, valid_to: now, succession: old.doc.succession ?? null };
-    // The retired key's public half first: it is published whatever happens next.
-    await this.reads.commit([{ collection: 'audit_keys', id: retired.id, doc: { ...retired } }]);
+    // The retired key's public half first: it is published whatever happens next (kept as it is if a
+    // rotation racing this one wrote it already).
+    await this.reads.swap('audit_keys', retired.id, null, { ...retired });
     if (!(await this.reads.swap('audit_keys', CURRENT_KEY_ID, { key_id: old.doc.key_id }, { ...next }))) {
       throw new DomainError('audit_key_rotated', `The audit signing key ${old.doc.key_id} was rotated by another process meanwhile: nothing done`, null, 409);
     }
+    // This rotation won: the old key's validity ends where its successor's begins.
+    await this.reads.commit([{ collection: 'audit_keys', id: retired.id, doc: { ...retired } }]);
     this.key = { doc: next, privateKey: pair.privateKey, publicKey: pair.publicKey };
     return { previous: keyObject(retired), current: keyObject(next) };
   }
