@@ -22,7 +22,10 @@ export function eventHash(event: HashableEvent): string;
 export function chainHash(prev: string, eventHashHex: string): string;
 export function eventHashBytesOf(id: string, type: string, streamId: string, revision: number, time: string | undefined, canonicalData: string, canonicalMetadata: string): Buffer;
 export function chainHashBytes(prev: Buffer, eventHashBytes: Buffer): Buffer;
-/** [canonical data, canonical metadata, event hash (revision known) or null, metadata.occurred_at or null, the chain's account]. */
-export type ChainPreparation = [string, string, Buffer | null, string | null, string];
+/**
+ * [canonical data, canonical metadata, null, metadata.occurred_at or null, the chain's account] when the
+ * revision is not known; [null, null, event hash, null, the chain's account] when it is.
+ */
+export type ChainPreparation = [string, string, null, string | null, string] | [null, null, Buffer, null, string];
 export function prepareChain(id: string, type: string, streamId: string, revision: number | null, data: unknown, metadata: unknown): ChainPreparation | null;
 export function canonicalText(text: string): string;

@@ -19,7 +19,8 @@ const LONE_SURROGATE = /(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 /** RFC 8785 refuses lone surrogates (as `canonicalize` does): so do the writers, the event is then not stored. */
 function sortedJson(value) {
   const text = sorted(value);
-  if (text !== undefined && LONE_SURROGATE.test(text)) throw new Error('Lone surrogate is not allowed');
+  // Most texts have no escape at all: the regular expression runs only where one may be.
+  if (text !== undefined && text.includes('\\u') && LONE_SURROGATE.test(text)) throw new Error('Lone surrogate is not allowed');
   return text;
 }
 
@@ -68,7 +69,13 @@ export function canonicalJson(value) {
  * holding those texts needs no second serialisation.
  */
 export function canonicalEventOf(id, type, streamId, revision, time, canonicalData, canonicalMetadata) {
-  return `{"data":${canonicalData},"id":${JSON.stringify(publicEventId(id))},"metadata":${canonicalMetadata},"revision":${revision},"stream":${canonicalize(streamId)},"time":${canonicalize(time ?? null)},"type":${canonicalize(type)}}`;
+  return `{"data":${canonicalData},"id":${JSON.stringify(publicEventId(id))},"metadata":${canonicalMetadata},"revision":${revision},"stream":${jcs(streamId)},"time":${jcs(time ?? null)},"type":${jcs(type)}}`;
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+/** canonicalize(value), sparing its per-character scan for a string without any surrogate (then it is JSON.stringify's). */
+function jcs(value) {
+  return typeof value === 'string' && !SURROGATE.test(value) ? JSON.stringify(value) : canonicalize(value);
 }
 
 /** The canonical JSON of a stored (or recorded) event. */
@@ -97,9 +104,11 @@ export function eventHashBytesOf(id, type, streamId, revision, time, canonicalDa
  * What a writer needs to chain an event, worked out before its write transaction by the appending
  * thread, from the objects whose JSON it stores: [canonical data, canonical metadata, the event's hash
  * (32 bytes) when its revision is known (an append with an expected revision), else null,
- * metadata.occurred_at, the chain's account]. Null when it cannot be prepared: the writer then works
- * from the stored texts. The same canonical texts as those stored texts give (JSON.stringify, then
- * sorted keys), made without parsing them again, outside the transaction that holds the write lock.
+ * metadata.occurred_at, the chain's account]. When the hash is made, the texts and the time are left
+ * out (null): the writer needs only the hash, and the message to a writer thread stays as small as
+ * the append's own. Null when it cannot be prepared: the writer then works from the stored texts. The
+ * same canonical texts as those stored texts give (JSON.stringify, then sorted keys), made without
+ * parsing them again, outside the transaction that holds the write lock.
  */
 export function prepareChain(id, type, streamId, revision, data, metadata) {
   try {
@@ -108,8 +117,9 @@ export function prepareChain(id, type, streamId, revision, data, metadata) {
     if (canonicalData === undefined || canonicalMetadata === undefined) return null;
     const time = typeof metadata?.occurred_at === 'string' ? metadata.occurred_at : undefined;
     if (metadata?.occurred_at !== undefined && time === undefined) return null; // unusual: left to the writer
-    const hashBytes = revision === null ? null : eventHashBytesOf(id, type, streamId, revision, time, canonicalData, canonicalMetadata);
-    return [canonicalData, canonicalMetadata, hashBytes, time ?? null, chainAccount(metadata)];
+    const account = chainAccount(metadata);
+    if (revision === null) return [canonicalData, canonicalMetadata, null, time ?? null, account];
+    return [null, null, eventHashBytesOf(id, type, streamId, revision, time, canonicalData, canonicalMetadata), null, account];
   } catch {
     return null;
   }
@@ -120,9 +130,14 @@ export function canonicalText(text) {
   return sortedJson(JSON.parse(text));
 }
 
+/** prev ‖ event_hash, written in place for each chain hash (hashing is synchronous: no one else sees it). */
+const PAIR = Buffer.alloc(64);
+
 /** chainHash on bytes: SHA-256 of the 64 bytes prev ‖ event_hash. */
 export function chainHashBytes(prev, eventHashBytes) {
-  return hash('sha256', Buffer.concat([prev, eventHashBytes], 64), 'buffer');
+  PAIR.set(prev, 0);
+  PAIR.set(eventHashBytes, 32);
+  return hash('sha256', PAIR, 'buffer');
 }
 
 /** SHA-256 (hex) over the 64 bytes prev ‖ event_hash (both hex-decoded). */

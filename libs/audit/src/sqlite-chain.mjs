@@ -62,10 +62,13 @@ export function chainWrites(conn) {
       if (!isChained(streamId)) return;
       let chainOf;
       let hash;
-      if (prepared) {
+      if (prepared && prepared[2] && preparedRevision === revision) {
         chainOf = prepared[4];
         // A hash sent from another thread arrives as a Uint8Array: a Buffer over the same bytes.
-        hash = prepared[2] && preparedRevision === revision ? Buffer.from(prepared[2].buffer, prepared[2].byteOffset, prepared[2].byteLength) : eventHashBytesOf(id, type, streamId, revision, prepared[3] ?? undefined, prepared[0], prepared[1]);
+        hash = Buffer.from(prepared[2].buffer, prepared[2].byteOffset, prepared[2].byteLength);
+      } else if (prepared && prepared[0] !== null) {
+        chainOf = prepared[4];
+        hash = eventHashBytesOf(id, type, streamId, revision, prepared[3] ?? undefined, prepared[0], prepared[1]);
       } else {
         const meta = JSON.parse(metadata);
         chainOf = chainAccount(meta);
