@@ -11,7 +11,8 @@ import type { CheckoutSessionDoc } from '#checkout/read-models/checkout-session.
 
 /**
  * Checkout sessions as GET /v1/checkout_session/{id} serves them (flat: the session's fields with
- * `url` among them), plus their deadline (`expire` at `expires_at` while open) for the scheduler.
+ * `url` among them), plus their deadline for the scheduler (`expire` at `expires_at` while open;
+ * `forget_buyer` 30 days after a session never tied to a customer expired: docs/personal-data.md).
  * Events of the session stream outside `checkout_session.*` (identification, payment progress) are
  * internal: they change no public field but `last_payment`, and stay out of the feed.
  */

@@ -14,6 +14,7 @@ const INTERNAL_PREFIXES: Record<string, string> = {
   account: 'merchant accounts, their gateways and retry policy (no public resource)',
   checkout_payment: "a checkout session's payment attempts (the session shows them in last_payment)",
   checkout_signin: "the hosted page's e-mail sign-in steps",
+  checkout_buyer: "a session never tied to a customer whose buyer's entries were forgotten on schedule (docs/personal-data.md)",
   coupon_code: 'the claim of a coupon code, unique per account and mode',
   coupon_redemption: "a redemption held while a checkout session's payment is in flight",
   customer_email: 'the claim of a customer e-mail, unique per account and mode',

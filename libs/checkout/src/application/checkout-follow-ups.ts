@@ -10,7 +10,9 @@ import { onSession } from './checkout-session-command.js';
 import { laterPosition } from '#event-store/positions.js';
 import { collectionDecider, collectionStream } from '#collections/domain/collection.decider.js';
 import { subscriptionDecider, subscriptionStream } from '#subscriptions/domain/subscription.decider.js';
-import type { CheckoutPaymentLapsed, CheckoutSessionExpired } from '../domain/checkout-session.decider.js';
+import { type CheckoutPaymentLapsed, type CheckoutSessionExpired, FORGET_BUYER, buyerDataDeadline, checkoutSessionDecider, checkoutSessionStream } from '../domain/checkout-session.decider.js';
+import { CustomerKeyring } from '#customers/personal-data/customer-keys.js';
+import { scrubSessions } from '#customers/personal-data/read-model-scrub.js';
 import { PayCheckoutSession } from './pay-checkout-session.js';
 
 /**
@@ -26,6 +28,7 @@ export class CheckoutFollowUps implements OnModuleInit {
     private readonly followUps: PaymentFollowUps,
     private readonly scheduler: Scheduler,
     private readonly payments: PayCheckoutSession,
+    private readonly keys: CustomerKeyring,
   ) {}
 
   onModuleInit(): void {
@@ -34,7 +37,26 @@ export class CheckoutFollowUps implements OnModuleInit {
       paymentFailed: (ctx, collectionId, failure) => this.paymentFailed(ctx, collectionId, failure),
       paymentSucceeding: (ctx, collectionId, chargeId) => this.paymentSucceeding(ctx, collectionId, chargeId),
     });
-    this.scheduler.register({ name: 'checkout_session', collection: 'checkout_sessions', run: (ctx, doc) => this.expire(ctx, doc) });
+    this.scheduler.register({ name: 'checkout_session', collection: 'checkout_sessions', run: (ctx, doc) => (doc._due_kind === FORGET_BUYER ? this.forgetBuyer(ctx, doc) : this.expire(ctx, doc)) });
+  }
+
+  /**
+   * The session's `forget_buyer` deadline (buyerDataDeadline: 30 days after a session never tied to a
+   * customer expired): its key is destroyed — what the buyer entered (the e-mail it gave, custom field
+   * values, shipping address, the consent's IP address and user agent) can no longer be read by anyone
+   * — then `checkout_buyer.forgotten` is recorded (internal: other processes drop the key from memory,
+   * the session's document shows the placeholders and its deadline ends), and its feed entries are
+   * rewritten as a rebuild would write them. Safe to run again: a forgotten session decides nothing.
+   */
+  async forgetBuyer(ctx: CommandContext, doc: DeadlineDoc): Promise<string | null> {
+    const sessionId = doc.id;
+    const { state } = await this.executor.load(checkoutSessionDecider, checkoutSessionStream(sessionId));
+    const due = state.fields ? buyerDataDeadline(state.fields) : null;
+    if (!due || this.executor.now(ctx).getTime() < Date.parse(due.at)) return null;
+    await this.keys.erase(sessionId);
+    const { position } = await this.executor.execute(checkoutSessionDecider, checkoutSessionStream(sessionId), (now) => ({ type: 'ForgetBuyer' as const, owner: ctx, sessionId, now }), ctx);
+    await scrubSessions(this.readModels.store, { account: ctx.accountId, isTest: ctx.mode === 'test' }, [sessionId]);
+    return position;
   }
 
   /**

@@ -4,6 +4,7 @@ import { currency as currencyOf, decimalPlaces, formatAmount } from '#shared/mon
 import { ownedBy } from '#shared/owner.js';
 import { checkNtpAmount } from '#collections/domain/pricing.js';
 import { COUNTRY_CODES } from '#customers/domain/customer.decider.js';
+import { scrubbedSession } from '#customers/personal-data/read-model-scrub.js';
 import { gatewayOffers, isGatewayId, isTokenizable } from '#payments/domain/gateways.js';
 import { decideCreate, priceSession } from './create-checkout-session.js';
 import {
@@ -309,6 +310,11 @@ export const checkoutSessionDecider: Decider<CheckoutSessionCommand, CheckoutSes
         if (command.expected !== null && (command.expected !== f.expires_at || now.getTime() < Date.parse(f.expires_at))) return [];
         return [{ type: 'checkout_session.expired', data: { id, expired_at: at, collection: f.collection, subscription: f.subscription, meta_data: f.meta_data } }];
       }
+      case 'ForgetBuyer': {
+        const due = buyerDataDeadline(f);
+        if (!due || now.getTime() < Date.parse(due.at)) return [];
+        return [{ type: 'checkout_buyer.forgotten', data: { id, forgotten_at: at } }];
+      }
     }
   },
 
@@ -400,6 +406,9 @@ export function applyCheckoutSessionEvent(f: CheckoutSessionFields, event: Check
       };
     case 'checkout_session.expired':
       return { ...f, status: 'expired', expired_at: event.data.expired_at, updated_date: event.data.expired_at };
+    case 'checkout_buyer.forgotten':
+      // What the buyer entered reads as its placeholders from now on (the events do too, their key gone).
+      return { ...scrubbedSession(f), _buyer_forgotten_at: event.data.forgotten_at };
     default:
       return f;
   }
@@ -432,5 +441,21 @@ export function checkoutSessionDeadline(f: CheckoutSessionFields): { kind: strin
     const at = f.status === 'open' ? Math.min(started, Date.parse(f.expires_at)) : started;
     return { kind: 'expire', at: new Date(at).toISOString() };
   }
-  return (f.status === 'open' && f.payment_status !== 'processing') || awaitingPayment(f) ? { kind: 'expire', at: f.expires_at } : null;
+  return (f.status === 'open' && f.payment_status !== 'processing') || awaitingPayment(f) ? { kind: 'expire', at: f.expires_at } : buyerDataDeadline(f);
+}
+
+/** Days a session that ended without ever being tied to a customer keeps its buyer's entries. */
+export const BUYER_DATA_RETENTION_DAYS = 30;
+export const FORGET_BUYER = 'forget_buyer';
+
+/**
+ * When the buyer's entries of a session never tied to a customer are forgotten (docs/personal-data.md):
+ * BUYER_DATA_RETENTION_DAYS after it expired unpaid, its key (under which the e-mail, custom field
+ * values, shipping address and consent's IP address and user agent it was given are encrypted) is
+ * destroyed. A session tied to a customer is forgotten with that customer's erasure instead; a complete
+ * session always is (completion names its customer).
+ */
+export function buyerDataDeadline(f: CheckoutSessionFields): { kind: string; at: string } | null {
+  if (f.status !== 'expired' || f.customer || f._buyer_forgotten_at || !f.expired_at) return null;
+  return { kind: FORGET_BUYER, at: new Date(Date.parse(f.expired_at) + BUYER_DATA_RETENTION_DAYS * 86_400_000).toISOString() };
 }

@@ -156,6 +156,8 @@ export interface CheckoutSessionFields {
   _attempt_pending?: boolean;
   /** Internal: a complete session whose payment failed has ended what it left (`checkout_payment.lapsed`). */
   _lapsed?: boolean;
+  /** Internal: the buyer's entries were forgotten (`checkout_buyer.forgotten`), when. */
+  _buyer_forgotten_at?: string;
 }
 
 /** What the handler looked up for a create: priced lines, resolved coupons, the account's gateways, the customer, the subscription to set up. */
@@ -228,7 +230,9 @@ export type CheckoutSessionCommand =
   /** What the approved attempt pays for is made (its subscription or collection, the charge recorded on it). */
   | { type: 'FinishAttempt'; owner: Owner; sessionId: string; now: Date }
   /** `expected`: the `expires_at` the deadline was set for (null from the API's expire operation). */
-  | { type: 'ExpireCheckoutSession'; owner: Owner; sessionId: string; expected: string | null; now: Date };
+  | { type: 'ExpireCheckoutSession'; owner: Owner; sessionId: string; expected: string | null; now: Date }
+  /** The buyer's entries of a session never tied to a customer are forgotten (its key was destroyed just before): see `buyerDataDeadline`. */
+  | { type: 'ForgetBuyer'; owner: Owner; sessionId: string; now: Date };
 
 export interface PaymentOutcome {
   status: 'paid' | 'declined' | 'processing' | 'saved';
@@ -284,6 +288,8 @@ export type CheckoutPaymentChargeRetried = DomainEvent<'checkout_payment.charge_
 export type CheckoutPaymentFinished = DomainEvent<'checkout_payment.finished', { id: string; finished_at: string }>;
 /** A session completed with a payment that then failed (or completed unpaid under the earlier rule): at `expires_at` what it left ends; the session stays complete. */
 export type CheckoutPaymentLapsed = DomainEvent<'checkout_payment.lapsed', { id: string; lapsed_at: string; collection: string | null; subscription: string | null }>;
+/** Internal (never in the feed): the session's key was destroyed; its personal values read as placeholders from now on (docs/personal-data.md). */
+export type CheckoutBuyerForgotten = DomainEvent<'checkout_buyer.forgotten', { id: string; forgotten_at: string }>;
 /** Public: an attempt of an open session was declined (nothing was made for it); the session stays open and may be paid again. */
 export type CheckoutSessionPaymentFailed = DomainEvent<
   'checkout_session.payment_failed',
@@ -310,6 +316,7 @@ export type CheckoutSessionEvent =
   | CheckoutPaymentChargeRetried
   | CheckoutPaymentFinished
   | CheckoutPaymentLapsed
+  | CheckoutBuyerForgotten
   | CheckoutSessionPaymentFailed;
 
 export interface SignIn {

@@ -6,6 +6,7 @@ import { PERSONAL_DATA, type PersonalDataEntry } from './personal-data-registry.
 
 /** The event that records an erasure (its data: `{ id: "cus_…", erased_at }`). */
 export const CUSTOMER_ERASED = 'customer.erased';
+export const BUYER_FORGOTTEN = 'checkout_buyer.forgotten';
 
 /**
  * The event store as the service sees it (docs/personal-data.md): on append, each personal value of
@@ -64,6 +65,8 @@ export class PersonalDataEventStore extends EventStoreDecorator {
         this.keys.forgetErased(e.data.id);
         for (const subject of Array.isArray(e.data.subjects) ? e.data.subjects : []) if (typeof subject === 'string') this.keys.forgetErased(subject);
       }
+      // A hosted checkout's session never tied to a customer, its key destroyed on schedule (buyerDataDeadline).
+      if (e.type === BUYER_FORGOTTEN && typeof e.data.id === 'string') this.keys.forgetErased(e.data.id);
       // Only the registered types are walked; a type registered later still opens (its old events hold plaintext).
       const entry = PERSONAL_DATA.get(e.type);
       if (!entry) continue;

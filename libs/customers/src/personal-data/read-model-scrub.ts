@@ -36,7 +36,11 @@ export function scrubbedObject(object: Record<string, unknown>): Record<string, 
 }
 
 /** A hosted checkout's session: the custom field values entered, the shipping address, the consent's IP address and user agent. */
-function scrubbedSession<T extends Record<string, unknown>>(doc: T): T {
+export function scrubbedSession<T extends object>(doc: T): T {
+  return scrubbedSessionDoc(doc as unknown as Record<string, unknown>) as unknown as T;
+}
+
+function scrubbedSessionDoc<T extends Record<string, unknown>>(doc: T): T {
   const fields = Array.isArray(doc.custom_fields) ? (doc.custom_fields as Array<Record<string, unknown>>) : null;
   const consent = doc.consent && typeof doc.consent === 'object' ? (doc.consent as Record<string, unknown>) : null;
   const erasedText = (v: unknown) => (v === null || v === undefined ? v : ERASED_TEXT);
@@ -81,6 +85,28 @@ async function rewrite(reads: ReadStore, collection: string, where: Record<strin
   }
 }
 
+/**
+ * Hosted checkouts' sessions whose keys were destroyed (with their customer's, or on their own
+ * schedule: buyerDataDeadline): their documents and their feed entries (those from before the session
+ * was identified, no customer then, among them) show the placeholders. Returns the documents rewritten.
+ */
+export async function scrubSessions(reads: ReadStore, owner: { account: string; isTest: boolean }, sessions: readonly string[]): Promise<number> {
+  const tenant = { _account: owner.account, is_test: owner.isTest };
+  let checkout = 0;
+  for (const session of sessions) {
+    checkout += await rewrite(reads, 'checkout_sessions', { ...tenant, id: session }, '_position', (doc) => {
+      const next = scrubbedSession(doc);
+      return same(next, doc) ? null : next;
+    });
+    checkout += await rewrite(reads, FEED_COLLECTION, { ...tenant, _object_id: session }, '_seq', (entry) => {
+      const data = entry.data as { object: Record<string, unknown> };
+      const object = scrubbedObject(data.object);
+      return same(object, data.object) ? null : { ...entry, data: { ...data, object } };
+    });
+  }
+  return checkout;
+}
+
 export async function scrubReadModels(
   reads: ReadStore,
   owner: { account: string; isTest: boolean },
@@ -102,19 +128,7 @@ export async function scrubReadModels(
   const collections = await rewrite(reads, 'collections', { ...tenant, customer: customerId }, '_position', (doc) =>
     doc.billing_address === null || doc.billing_address === undefined ? null : { ...doc, billing_address: null },
   );
-  let checkout = 0;
-  for (const session of sessions) {
-    checkout += await rewrite(reads, 'checkout_sessions', { ...tenant, id: session }, '_position', (doc) => {
-      const next = scrubbedSession(doc);
-      return same(next, doc) ? null : next;
-    });
-    // Its feed entries, those from before it was identified (no customer then) among them.
-    checkout += await rewrite(reads, FEED_COLLECTION, { ...tenant, _object_id: session }, '_seq', (entry) => {
-      const data = entry.data as { object: Record<string, unknown> };
-      const object = scrubbedObject(data.object);
-      return same(object, data.object) ? null : { ...entry, data: { ...data, object } };
-    });
-  }
+  const checkout = await scrubSessions(reads, owner, sessions);
   const strings = personal.filter((p): p is string => typeof p === 'string' && p.trim().length >= 3);
   const email = personal[0];
   // The outbox exists where mail goes to it (MAIL=outbox, the default); elsewhere there is nothing to scrub.
