@@ -24,8 +24,8 @@ export function eventHashBytesOf(id: string, type: string, streamId: string, rev
 export function chainHashBytes(prev: Buffer, eventHashBytes: Buffer): Buffer;
 /**
  * [canonical data, canonical metadata, null, metadata.occurred_at or null, the chain's account] when the
- * revision is not known; [null, null, event hash, null, the chain's account] when it is.
+ * revision is not known; [null, null, event hash (its 32 bytes as a latin1 string), null, the chain's account] when it is.
  */
-export type ChainPreparation = [string, string, null, string | null, string] | [null, null, Buffer, null, string];
+export type ChainPreparation = [string, string, null, string | null, string] | [null, null, string, null, string];
 export function prepareChain(id: string, type: string, streamId: string, revision: number | null, data: unknown, metadata: unknown): ChainPreparation | null;
 export function canonicalText(text: string): string;

@@ -103,7 +103,7 @@ export function eventHashBytesOf(id, type, streamId, revision, time, canonicalDa
 /**
  * What a writer needs to chain an event, worked out before its write transaction by the appending
  * thread, from the objects whose JSON it stores: [canonical data, canonical metadata, the event's hash
- * (32 bytes) when its revision is known (an append with an expected revision), else null,
+ * (its 32 bytes as a latin1 string) when its revision is known (an append with an expected revision), else null,
  * metadata.occurred_at, the chain's account]. When the hash is made, the texts and the time are left
  * out (null): the writer needs only the hash, and the message to a writer thread stays as small as
  * the append's own. Null when it cannot be prepared: the writer then works from the stored texts. The
@@ -119,7 +119,9 @@ export function prepareChain(id, type, streamId, revision, data, metadata) {
     if (metadata?.occurred_at !== undefined && time === undefined) return null; // unusual: left to the writer
     const account = chainAccount(metadata);
     if (revision === null) return [canonicalData, canonicalMetadata, null, time ?? null, account];
-    return [null, null, eventHashBytesOf(id, type, streamId, revision, time, canonicalData, canonicalMetadata), null, account];
+    // The hash as a 32-character latin1 string: made without a Buffer, and a string crosses to the
+    // writer thread at a third of a typed array's cost (the writer makes its bytes again).
+    return [null, null, hash('sha256', canonicalEventOf(id, type, streamId, revision, time, canonicalData, canonicalMetadata), 'latin1'), null, account];
   } catch {
     return null;
   }

@@ -64,8 +64,7 @@ export function chainWrites(conn) {
       let hash;
       if (prepared && prepared[2] && preparedRevision === revision) {
         chainOf = prepared[4];
-        // A hash sent from another thread arrives as a Uint8Array: a Buffer over the same bytes.
-        hash = Buffer.from(prepared[2].buffer, prepared[2].byteOffset, prepared[2].byteLength);
+        hash = Buffer.from(prepared[2], 'latin1');
       } else if (prepared && prepared[0] !== null) {
         chainOf = prepared[4];
         hash = eventHashBytesOf(id, type, streamId, revision, prepared[3] ?? undefined, prepared[0], prepared[1]);
