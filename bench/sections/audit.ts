@@ -29,7 +29,7 @@ import { benchDir } from '../support/workdir.js';
 const EVENTS = Number(process.env.BENCH_AUDIT_EVENTS ?? 20_000);
 const EXPORT_EVENTS = Number(process.env.BENCH_AUDIT_EXPORT_EVENTS ?? 10_000);
 const ACCOUNTS = 10;
-const ROUNDS = 3;
+const ROUNDS = 5;
 /** The read page of the plain baselines: the verifier's and the export's own page size. */
 const PAGE = 500;
 
@@ -99,10 +99,15 @@ function subscriptionGroup(g: number, account: string): StreamAppend[] {
 }
 const EVENTS_PER_GROUP = 7;
 
-/** Appends `groups` create-subscriptions to a fresh store, CONCURRENCY commits in flight: events per second. */
-async function appendRound(file: string, chain: boolean, groups: number, accounts: number): Promise<number> {
+/**
+ * Appends `groups` create-subscriptions to a fresh store, CONCURRENCY commits in flight: events per
+ * second, and the CPU time the process spent per event (all its threads: the appending one, the
+ * writer, the WAL checkpointer), which other load on the machine moves less than the rate.
+ */
+async function appendRound(file: string, chain: boolean, groups: number, accounts: number, cpu?: number[]): Promise<number> {
   const store = new SqliteEventStore(file, { auditChain: chain });
   let next = 0;
+  const cpuStart = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -113,6 +118,8 @@ async function appendRound(file: string, chain: boolean, groups: number, account
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpuStart);
+  cpu?.push((used.user + used.system) / (groups * EVENTS_PER_GROUP));
   await store.close();
   return (groups * EVENTS_PER_GROUP) / seconds;
 }
@@ -186,20 +193,29 @@ async function auditBench() {
   const total = groups * EVENTS_PER_GROUP;
 
   // 1. Appends, chain off and on, alternating rounds on fresh files (the page cache and the machine's
-  //    load drift over a run: alternating spreads the drift over both).
+  //    load drift over a run: alternating spreads the drift over both, and the order flips each round
+  //    so that neither always goes first), after an untimed warm-up pair (the JIT, the first writer
+  //    thread's start and the page cache would otherwise land on the first off round).
   console.log(`\n10. The audit log (embedded store): appends with the hash chain on vs off, verification, export`);
   console.log(`   appends: ${fmt(total)} events each round (${fmt(groups)} create-subscriptions of ${EVENTS_PER_GROUP} events over 3 streams, one appendMany each,`);
-  console.log(`   ${CONCURRENCY} in flight, ${ACCOUNTS} accounts), chain off and on alternating, ${ROUNDS} rounds each, medians`);
+  console.log(`   ${CONCURRENCY} in flight, ${ACCOUNTS} accounts), chain off and on alternating (order flipped each round) after a warm-up pair, ${ROUNDS} rounds each, medians`);
+  await appendRound(join(dir, 'audit-warm-off.sqlite'), false, Math.ceil(groups / 4), ACCOUNTS);
+  await appendRound(join(dir, 'audit-warm-on.sqlite'), true, Math.ceil(groups / 4), ACCOUNTS);
   const off: number[] = [];
   const on: number[] = [];
+  const offCpu: number[] = [];
+  const onCpu: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    off.push(await appendRound(join(dir, `audit-off-${r}.sqlite`), false, groups, ACCOUNTS));
-    on.push(await appendRound(join(dir, `audit-on-${r}.sqlite`), true, groups, ACCOUNTS));
+    for (const chain of r % 2 === 0 ? [false, true] : [true, false]) {
+      if (chain) on.push(await appendRound(join(dir, `audit-on-${r}.sqlite`), true, groups, ACCOUNTS, onCpu));
+      else off.push(await appendRound(join(dir, `audit-off-${r}.sqlite`), false, groups, ACCOUNTS, offCpu));
+    }
   }
   const offMedian = middleOf(off);
   const onMedian = middleOf(on);
-  console.log(`   chain off: ${fmt(offMedian)} events/s (rounds ${off.map(fmt).join(', ')})`);
-  console.log(`   chain on:  ${fmt(onMedian)} events/s (rounds ${on.map(fmt).join(', ')})`);
+  const us = (v: number) => `${v.toFixed(1)} µs`;
+  console.log(`   chain off: ${fmt(offMedian)} events/s (rounds ${off.map(fmt).join(', ')}), CPU ${us(middleOf(offCpu))} per event`);
+  console.log(`   chain on:  ${fmt(onMedian)} events/s (rounds ${on.map(fmt).join(', ')}), CPU ${us(middleOf(onCpu))} per event`);
   target('audit: appends with the chain on / off (events/s)', onMedian / offMedian, 0.9);
 
   // 2. Verification: `audit verify`'s function over the last chain-on store, opened as the CLI opens
