@@ -115,7 +115,7 @@ const ENRICH: Record<string, Enrich> = {
 
   async customers(lookup, rows, words) {
     // Kept by events (projections/customer-activity.projection.ts): one getMany for the page.
-    const activity = await lookup.many('customer_activity', rows.map((r) => r.id));
+    const activity = await lookup.many('customer_totals', rows.map((r) => r.id));
     return rows.map((r) => {
       const a = activity.get(r.id);
       // The first currency in the column (a money column, a number in the export), any others beside it.
