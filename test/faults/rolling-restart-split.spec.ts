@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChildService, startChild } from '../support/child-service.js';
+import { type ChildService, sendToLive, startChild } from '../support/child-service.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { report } from '../support/test-output.js';
 import { card } from '../support/billing-fixtures.js';
@@ -71,21 +71,8 @@ test('rolling restart of two APIs and two workers under a mixed load: no 5xx, ev
     const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
     const kept = new Map<string, { path: string; body: string; id: string }>(); // Idempotency-Key → the request and its answer's id
     let stop = false;
-    let turn = 0;
-    /** Sends to a live API; a connection refused or reset goes to the other (same key), as a proxy does. */
-    const send = async (path: string, init: RequestInit): Promise<Response> => {
-      for (let attempt = 0; ; attempt++) {
-        const live = apis.filter((p): p is ChildService => p !== null && p.process.exitCode === null && !p.process.killed);
-        const target = live[(turn++ + attempt) % Math.max(1, live.length)];
-        try {
-          if (!target) throw new Error('no process');
-          return await fetch(`${target.url}${path}`, init);
-        } catch (error) {
-          if (attempt > 200) throw error;
-          await pause(50);
-        }
-      }
-    };
+    /** Sends to a live process; a connection refused or reset goes to the other (same key), as a proxy does. */
+    const send = sendToLive(() => apis);
     const create = async (idem: string, path: string, body: object): Promise<string | null> => {
       const text = JSON.stringify(body);
       const res = await send(path, { method: 'POST', headers: { ...auth, 'Idempotency-Key': idem }, body: text });

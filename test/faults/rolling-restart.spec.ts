@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChildService, startChild } from '../support/child-service.js';
+import { type ChildService, sendToLive, startChild } from '../support/child-service.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { report } from '../support/test-output.js';
 
@@ -28,21 +28,8 @@ test('rolling restart under load: no 5xx, every write kept and read back, every 
     const statuses = new Map<number, number>();
     const kept = new Map<string, string>(); // Idempotency-Key → product id
     let stop = false;
-    let turn = 0;
     /** Sends to a live process; a connection refused or reset goes to the other (same key), as a proxy does. */
-    const send = async (path: string, init: RequestInit): Promise<Response> => {
-      for (let attempt = 0; ; attempt++) {
-        const live = procs.filter((p): p is ChildService => p !== null && p.process.exitCode === null && !p.process.killed);
-        const target = live[(turn++ + attempt) % Math.max(1, live.length)];
-        try {
-          if (!target) throw new Error('no process');
-          return await fetch(`${target.url}${path}`, init);
-        } catch (error) {
-          if (attempt > 200) throw error;
-          await new Promise((res) => setTimeout(res, 50));
-        }
-      }
-    };
+    const send = sendToLive(() => procs);
     const client = async (c: number) => {
       for (let i = 0; !stop; i++) {
         const idem = `rolling-${c}-${i}`;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteReadStore } from '#read-store/sqlite-read-store.js';
 import { LEASES_COLLECTION } from '#read-store/read-store.port.js';
-import { type ChildService, startChild } from '../support/child-service.js';
+import { type ChildService, startChild, until } from '../support/child-service.js';
 
 /**
  * A ROLE=worker process serves no API but answers its health on HEALTH_PORT (startChild sets it to the
@@ -19,15 +19,6 @@ const ENV = { EVENTSTORE_URL: '', MONGO_URL: '', ROLE: 'worker', LEASE_TTL_MS: S
 interface Health { status: string; leases: { worker: string; held_here: string[]; units: { unit: string; holder: string | null }[] } }
 interface Ready { status: string; leases?: { holds: number; share: number; problems: string[] } }
 
-async function until<T>(what: string, probe: () => Promise<T>, ok: (value: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => null as T);
-    if (value !== null && ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)?.slice(0, 2000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('a worker answers /health and /health/ready on HEALTH_PORT (503 when it holds nothing it should), and nothing else', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'worker-health-'));

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { webhookPartition } from '#platform/leases.js';
-import { type ChildService, startChild } from '../support/child-service.js';
+import { type ChildService, startChild, until } from '../support/child-service.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { report } from '../support/test-output.js';
 
@@ -36,15 +36,6 @@ interface Health {
 }
 const health = async (s: ChildService) => (await (await fetch(`${s.url}/health`)).json()) as Health;
 
-async function until<T>(what: string, probe: () => Promise<T>, ok: (value: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => null as T);
-    if (value !== null && ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)?.slice(0, 2000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 test('SIGKILL of the worker delivering an endpoint mid-burst: the other takes its partition within TTL + renewal, every event arrives, duplicates within the bound', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'worker-takeover-'));

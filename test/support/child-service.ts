@@ -107,3 +107,35 @@ export async function startChild(buildDir: string | null, dataDir: string, env: 
     },
   };
 }
+
+/** Probes until `ok` (a failed probe counts as not yet), at most `ms`; throws with the last value seen. */
+export async function until<T>(what: string, probe: () => Promise<T>, ok: (value: T) => boolean, ms: number, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe().catch(() => null as T);
+    if (value !== null && ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)?.slice(0, 2000)}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/**
+ * A client in front of several processes, as a proxy is: each request to the next live one, and a
+ * connection refused or reset sent again to another (the same request: with its Idempotency-Key).
+ */
+export function sendToLive(processes: () => (ChildService | null)[]): (path: string, init: RequestInit) => Promise<Response> {
+  let turn = 0;
+  return async (path, init) => {
+    for (let attempt = 0; ; attempt++) {
+      const live = processes().filter((p): p is ChildService => p !== null && p.process.exitCode === null && !p.process.killed);
+      const target = live[(turn++ + attempt) % Math.max(1, live.length)];
+      try {
+        if (!target) throw new Error('no process');
+        return await fetch(`${target.url}${path}`, init);
+      } catch (error) {
+        if (attempt > 200) throw error;
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    }
+  };
+}
