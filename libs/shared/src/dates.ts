@@ -47,10 +47,17 @@ export function isCalendarDay(value: unknown): value is string {
   return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
 }
 
+/** The last answer of calendarDayOf, by zone and second: the events of one command share their instant. */
+let lastDay: { zone: string; second: number; day: string } | null = null;
+
 /** The calendar day (`YYYY-MM-DD`) that holds `instant` in `zone`. */
 export function calendarDayOf(instant: Date | string, zone: string = ACCOUNT_TIME_ZONE): string {
   const t = typeof instant === 'string' ? Date.parse(instant) : instant.getTime();
-  return new Date(wallClock(t, zone)).toISOString().slice(0, 10);
+  const second = Math.floor(t / 1000);
+  if (lastDay && lastDay.second === second && lastDay.zone === zone) return lastDay.day;
+  const day = new Date(wallClock(t, zone)).toISOString().slice(0, 10);
+  if (!Number.isNaN(second)) lastDay = { zone, second, day };
+  return day;
 }
 
 /** `day` plus `days` calendar days (`2026-12-31` + 1 = `2027-01-01`). */

@@ -133,17 +133,19 @@ export type Related = ReadonlyMap<string, { before: Record<string, unknown> | nu
 export function revenueDocIds(e: RecordedEvent): string[] {
   const account = e.metadata.account_id;
   if (typeof account !== 'string') return [];
-  const day = dayDocId(account, e.metadata.mode === 'test', calendarDayOf(e.metadata.occurred_at));
+  // The event's day in the account's zone, only for the events this projection reads (a time-zone
+  // conversion is the dearest step here, and most events of a log are of other streams).
+  const day = () => dayDocId(account, e.metadata.mode === 'test', calendarDayOf(e.metadata.occurred_at));
   if (e.streamId.startsWith('subscription-')) {
     const id = e.streamId.slice('subscription-'.length);
     const customer = typeof e.data.customer === 'string' ? e.data.customer : null;
-    return customer ? [id, customer, day] : [id, day];
+    return customer ? [id, customer, day()] : [id, day()];
   }
   if (e.streamId.startsWith('collection-')) {
     if (!COLLECTION_EVENTS.has(e.type)) return [];
     const id = e.streamId.slice('collection-'.length);
     const sub = e.type === 'collection.created' && typeof e.data.subscription === 'string' ? e.data.subscription : null;
-    return sub ? [id, sub, day] : [id, day];
+    return sub ? [id, sub, day()] : [id, day()];
   }
   return [];
 }
