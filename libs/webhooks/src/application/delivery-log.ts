@@ -76,9 +76,11 @@ export function applyDelivery(doc: DeliveryDoc, events: DeliveryEvent[], now: Da
   return { ...doc, ...state, _updated: now.toISOString() };
 }
 
-/** A feed entry queued for delivery to an endpoint (live, or as a replay's: `replay` names it and keeps it apart). */
-export function queuedDelivery(endpointId: string, entry: Pick<FeedEntry, 'id' | 'type' | '_seq' | '_object_id' | 'created'>, now: Date, replay?: string): DeliveryDoc {
-  const blank: DeliveryDoc = {
+type DeliveredEntry = Pick<FeedEntry, 'id' | 'type' | '_seq' | '_object_id' | 'created'>;
+
+/** A feed entry's delivery to an endpoint before any decision (live, or a replay's: `replay` names it and keeps it apart). */
+export function blankDelivery(endpointId: string, entry: DeliveredEntry, now: Date, replay?: string): DeliveryDoc {
+  return {
     ...deliveryDecider.initialState,
     id: replay ? replayDeliveryId(endpointId, entry._seq, replay) : deliveryId(endpointId, entry._seq),
     _endpoint: endpointId,
@@ -90,6 +92,11 @@ export function queuedDelivery(endpointId: string, entry: Pick<FeedEntry, 'id' |
     _updated: now.toISOString(),
     ...(replay ? { _replay: replay } : {}),
   };
+}
+
+/** A feed entry queued for delivery to an endpoint (live, or as a replay's). */
+export function queuedDelivery(endpointId: string, entry: DeliveredEntry, now: Date, replay?: string): DeliveryDoc {
+  const blank = blankDelivery(endpointId, entry, now, replay);
   return applyDelivery(blank, deliveryDecider.decide({ type: 'QueueDelivery', now }, blank), now);
 }
 

@@ -6,7 +6,7 @@ import { SystemClock } from '#shared/clock.js';
 import type { FeedEntry } from '#events/read-models/event.read-model.js';
 import type { WebhookEndpointDoc } from '../read-models/webhook-endpoint.read-model.js';
 import { deliveryDecider } from '../domain/delivery.decider.js';
-import { applyDelivery, type DeliveryDoc, DeliveryLog, deliveryId } from './delivery-log.js';
+import { applyDelivery, blankDelivery, type DeliveryDoc, DeliveryLog } from './delivery-log.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /** The most failed deliveries one call re-sends ("every failed event since"); call again for more. */
@@ -53,19 +53,7 @@ export class ResendEventsHandler implements ICommandHandler<ResendEventsCommand,
       const entry = await this.readModels.store.get<FeedEntry>('events', body.event);
       if (!entry || entry._account !== ctx.accountId || entry.is_test !== (ctx.mode === 'test')) throw notFound('event', body.event, 'event');
       const existing = await this.log.get(endpointId, entry._seq);
-      deliveries = [
-        existing ?? {
-          ...deliveryDecider.initialState,
-          id: deliveryId(endpointId, entry._seq),
-          _endpoint: endpointId,
-          event: entry.id,
-          event_type: entry.type,
-          _seq: entry._seq,
-          _object_id: entry._object_id,
-          _event_created: entry.created,
-          _updated: now.toISOString(),
-        },
-      ];
+      deliveries = [existing ?? blankDelivery(endpointId, entry, now)];
     } else {
       const since = Date.parse(body.failed_since!);
       if (!Number.isFinite(since)) throw invalidParam('failed_since', 'failed_since must be an ISO 8601 timestamp');
