@@ -5,6 +5,7 @@ import { runCli } from '#cli/cli.js';
 import { signedBytes } from '#audit/domain/signed-head.js';
 import { merkleRoot, verifyConsistency, verifyInclusion } from '#audit/domain/merkle.js';
 import { eventIdFromUuid } from '#shared/ids.js';
+import { BLOCK_COLUMNS, type BlockRow, blockChainHashes, decodeBlock } from '#audit/sqlite-chain.mjs';
 import { AuditLog } from '#audit/application/audit-log.js';
 import type { EventStore } from '#event-store/event-store.port.js';
 import { EVENT_STORE } from '#platform/tokens.js';
@@ -151,8 +152,20 @@ describe('audit verify on the SQLite file, edited behind the service’s back', 
 
   test('the last event and its chain entry both deleted (the tail cut, the chain consistent without it): the signed head catches it', async () => {
     const db = eventsDb();
-    const last = db.prepare<[string], { position: number; seq: number }>('SELECT position, seq FROM chain WHERE account = ? ORDER BY seq DESC LIMIT 1').get(signedAccount)!;
-    db.prepare('DELETE FROM chain WHERE position = ?').run(last.position);
+    // The account's last block (one per commit) loses its last entry, and its chain hash becomes the
+    // one before that entry: a chain consistent without the event.
+    const row = db.prepare<[string], BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM chain_blocks WHERE account = ? ORDER BY first_seq DESC LIMIT 1`).get(signedAccount)!;
+    const block = decodeBlock(row);
+    const before = db.prepare<[string, number], { chain_hash: Buffer }>('SELECT chain_hash FROM chain_blocks WHERE account = ? AND first_seq < ? ORDER BY first_seq DESC LIMIT 1').get(signedAccount, block.firstSeq);
+    const last = { seq: block.firstSeq + block.count - 1, position: block.positions[block.count - 1] };
+    if (block.count === 1) db.prepare('DELETE FROM chain_blocks WHERE account = ? AND first_seq = ?').run(signedAccount, block.firstSeq);
+    else {
+      const hashes = blockChainHashes(block, before?.chain_hash ?? Buffer.alloc(32));
+      db.prepare('UPDATE chain_blocks SET count = ?, last_position = ?, positions = ?, event_ids = ?, event_hashes = ?, chain_hash = ? WHERE account = ? AND first_seq = ?').run(
+        block.count - 1, block.positions[block.count - 2], row.positions.subarray(0, (block.count - 1) * 8), JSON.stringify(block.eventIds.slice(0, -1)),
+        row.event_hashes.subarray(0, (block.count - 1) * 32), hashes[block.count - 2], signedAccount, block.firstSeq,
+      );
+    }
     db.prepare('DELETE FROM events WHERE seq = ?').run(last.position);
     db.close();
     const { code, out } = await verifyStore(['--account', signedAccount]);

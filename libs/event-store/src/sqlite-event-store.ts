@@ -8,14 +8,16 @@ import { type AppendedRow, RecentAppends } from './recent-appends.js';
 import { isStoreUnavailable } from '#shared/store-unavailable.js';
 import type { AuditChain } from '#audit/domain/audit-chain.port.js';
 import type { ChainEntry, ChainHead } from '#audit/domain/chain.js';
-import { type ChainPreparation, GENESIS, isChained, prepareChain } from '#audit/chain-core.mjs';
-import { CHAIN_SCHEMA, chainBacklog, type ChainWrites, chainWrites } from '#audit/sqlite-chain.mjs';
+import { GENESIS, isChained, type PartPreparation, preparePart } from '#audit/chain-core.mjs';
+import { BLOCK_COLUMNS, type BlockRow, blockChainHashes, CHAIN_SCHEMA, chainBacklog, chainEnd, type ChainBlock, type ChainWrites, chainWrites, decodeBlock, migrateRowChain } from '#audit/sqlite-chain.mjs';
 import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '#shared/sqlite-writer-thread.js';
 
 /** How often a listened-to store checks for another connection's commits. */
 const WATCH_MS = 100;
 /** Groups of appends sent to the writer thread and not yet answered (see `inFlight`). */
 const GROUPS_IN_FLIGHT = 2;
+/** From how many gathered appends an idle writer thread is sent two groups instead of one (see flushToThread). */
+const SPLIT_GROUP_AT = 16;
 
 /** One caller's append: one part (append) or several (appendMany), all or nothing. */
 interface PendingAppend {
@@ -39,16 +41,6 @@ export interface SqliteEventStoreOptions {
   groupsInFlight?: number;
   /** Whether appends write the audit chain (default true; false only to measure its cost). */
   auditChain?: boolean;
-}
-
-/** A row of the `chain` table (libs/audit/src/sqlite-chain.mjs): hashes as 32-byte blobs, no `prev` (the row before's chain_hash). */
-interface ChainRow {
-  account: string;
-  seq: number;
-  event_id: string;
-  position: number;
-  event_hash: Buffer;
-  chain_hash: Buffer;
 }
 
 /** A row of the events table (the recent-appends window's row without its encoded position). */
@@ -127,6 +119,8 @@ export class SqliteEventStore implements EventStore {
     `);
     const chainOn = options.auditChain ?? true;
     // Events stored before the chain existed are chained once, at open (none when the chain is current).
+    // A chain kept in the earlier layout (a row per event) is moved into blocks first.
+    if (chainOn) migrateRowChain(this.db);
     if (chainOn && !this.chainIsCurrent()) chainBacklog(this.db);
     this.chain = chainOn ? chainWrites(this.db) : null;
     this.auditChain = this.chainReader();
@@ -136,7 +130,7 @@ export class SqliteEventStore implements EventStore {
     const appendOne = this.db.transaction((item: PendingAppend) => item.parts.map((part) => this.appendInTransaction(part)));
     this.writeBatch = this.db.transaction((batch: PendingAppend[]) => {
       this.chain?.begin();
-      return batch.map((item): Outcome => {
+      const outcomes = batch.map((item): Outcome => {
         const written = this.committedInline.length;
         const chained = this.chain?.mark() ?? 0;
         try {
@@ -150,6 +144,8 @@ export class SqliteEventStore implements EventStore {
           return { error };
         }
       });
+      this.chain?.seal();
+      return outcomes;
     });
     this.stmts = {
       streamRevision: this.db.prepare<[string], { revision: number }>('SELECT revision FROM streams WHERE stream_id = ?'),
@@ -213,13 +209,26 @@ export class SqliteEventStore implements EventStore {
     if (outcomes.some((o) => 'ok' in o)) this.announce(Number(this.stmts.head.get()?.seq ?? 0));
   }
 
-  /** Sends the gathered group to the writer thread, unless GROUPS_IN_FLIGHT are unanswered: then it goes when one is. */
+  /**
+   * Sends the gathered appends to the writer thread, unless GROUPS_IN_FLIGHT are unanswered: then they
+   * go when one is. A writer with nothing in flight and a long queue gets it as two groups: while it
+   * commits the first, this thread prepares the second (serialisation, the chain's hashes), and then
+   * the appends the first group's answer brings; as one group, each thread would sit idle while the
+   * other works (64 appenders in a loop measured 45 → 48k events/s with the chain off, 26 → 35k on).
+   */
   private flushToThread(writer: SqliteWriterThread): void {
     this.flushScheduled = false;
-    if (this.inFlight >= this.groupsInFlight || this.queue.length === 0) return;
+    while (this.inFlight < this.groupsInFlight && this.queue.length > 0) {
+      const take = this.inFlight === 0 && this.groupsInFlight > 1 && this.queue.length >= SPLIT_GROUP_AT ? Math.ceil(this.queue.length / 2) : this.queue.length;
+      this.sendGroup(writer, this.queue.splice(0, take));
+    }
+  }
+
+  /** One group to the writer thread: one transaction, each append answered when it has committed. */
+  private sendGroup(writer: SqliteWriterThread, queued: PendingAppend[]): void {
     const batch: PendingAppend[] = [];
-    const items: Array<Array<[string, ExpectedRevision, string[][], (ChainPreparation | null)[]?]>> = [];
-    for (const item of this.queue) {
+    const items: Array<Array<[string, ExpectedRevision, string[][], PartPreparation?]>> = [];
+    for (const item of queued) {
       try {
         items.push(
           item.parts.map((p) => {
@@ -232,7 +241,6 @@ export class SqliteEventStore implements EventStore {
         item.reject(error); // not serialisable: this append fails alone, as inline
       }
     }
-    this.queue = [];
     if (batch.length === 0) return;
     this.inFlight += 1;
     this.lastGroup = writer.request<ThreadGroupResult>('append', items).then(
@@ -280,10 +288,9 @@ export class SqliteEventStore implements EventStore {
    * hash and an insert per event) while it holds the store's write lock. The event hash is made
    * for the revisions the expected revision implies (none for `any`).
    */
-  private prepareChain({ streamId, expected, events }: StreamAppend): (ChainPreparation | null)[] {
+  private prepareChain({ streamId, expected, events }: StreamAppend): PartPreparation {
     if (!isChained(streamId)) return [];
-    const first = expected === 'no_stream' ? 0 : typeof expected === 'number' ? expected + 1 : null;
-    return events.map((e, i) => prepareChain(e.id, e.type, streamId, first === null ? null : first + i, e.data, e.metadata));
+    return preparePart(streamId, expected === 'no_stream' ? 0 : typeof expected === 'number' ? expected + 1 : null, events);
   }
 
   private appendInTransaction(item: StreamAppend): AppendResult {
@@ -413,59 +420,93 @@ export class SqliteEventStore implements EventStore {
     return deleteStreams.immediate();
   }
 
-  /** Whether the newest event of a chained stream has its chain entry (the chain is written with the events, so then all have). */
+  /** Whether the newest event of a chained stream is chained (the chain is written with the events, so then all are). */
   private chainIsCurrent(): boolean {
-    const newest = this.db.prepare<[], { event_id: string; stream_id: string }>('SELECT event_id, stream_id FROM events ORDER BY seq DESC');
-    for (const { event_id, stream_id } of newest.iterate()) {
+    const newest = this.db.prepare<[], { seq: number; stream_id: string }>('SELECT seq, stream_id FROM events ORDER BY seq DESC');
+    for (const { seq, stream_id } of newest.iterate()) {
       if (!isChained(stream_id)) continue;
-      return this.db.prepare('SELECT 1 FROM chain WHERE event_id = ?').get(event_id) !== undefined;
+      return chainEnd(this.db) >= seq;
     }
     return true;
   }
 
-  /** The `chain` table read on this thread's connection (WAL: every committed group). */
+  /** The `chain_blocks` table read on this thread's connection (WAL: every committed group). */
   private chainReader(): AuditChain {
-    const entry = (row: ChainRow, prev: string): ChainEntry => ({
-      account: row.account,
-      seq: row.seq,
-      event_id: row.event_id,
-      position: encodePosition(BigInt(row.position)),
-      event_hash: row.event_hash.toString('hex'),
-      prev,
-      chain_hash: row.chain_hash.toString('hex'),
-    });
-    const columns = 'account, seq, event_id, position, event_hash, chain_hash';
     const stmts = {
-      read: this.db.prepare<[string, number, number], ChainRow>(`SELECT ${columns} FROM chain WHERE account = ? AND seq >= ? ORDER BY seq LIMIT ?`),
-      last: this.db.prepare<[string], { seq: number; chain_hash: Buffer }>('SELECT seq, chain_hash FROM chain WHERE account = ? ORDER BY seq DESC LIMIT 1'),
-      hashAt: this.db.prepare<[string, number], { chain_hash: Buffer }>('SELECT chain_hash FROM chain WHERE account = ? AND seq = ?'),
-      // Distinct accounts by skipping along the primary key (not a scan of every entry).
+      /** The block holding an account's entry `seq`, then the blocks after it. */
+      holding: this.db.prepare<[string, number], BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM chain_blocks WHERE account = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1`),
+      after: this.db.prepare<[string, number], BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM chain_blocks WHERE account = ? AND first_seq > ? ORDER BY first_seq`),
+      /** The chain hash before a block: its predecessor's last. */
+      before: this.db.prepare<[string, number], { chain_hash: Buffer }>('SELECT chain_hash FROM chain_blocks WHERE account = ? AND first_seq < ? ORDER BY first_seq DESC LIMIT 1'),
+      last: this.db.prepare<[string], { first_seq: number; count: number; chain_hash: Buffer }>('SELECT first_seq, count, chain_hash FROM chain_blocks WHERE account = ? ORDER BY first_seq DESC LIMIT 1'),
+      // Distinct accounts by skipping along the primary key (not a scan of every block).
       accounts: this.db.prepare<[], { account: string }>(
-        `WITH RECURSIVE a(account) AS (SELECT MIN(account) FROM chain UNION ALL SELECT (SELECT MIN(account) FROM chain WHERE account > a.account) FROM a WHERE a.account IS NOT NULL)
+        `WITH RECURSIVE a(account) AS (SELECT MIN(account) FROM chain_blocks UNION ALL SELECT (SELECT MIN(account) FROM chain_blocks WHERE account > a.account) FROM a WHERE a.account IS NOT NULL)
          SELECT account FROM a WHERE account IS NOT NULL`,
       ),
-      // The event's position from the events table's event_id index, then the chain row at it.
-      byEvent: this.db.prepare<[string], ChainRow>(`SELECT ${columns} FROM chain WHERE position = (SELECT seq FROM events WHERE event_id = ?)`),
+      // The event's position from the events table's event_id index, then the blocks of the commit holding it.
+      position: this.db.prepare<[string], { seq: number }>('SELECT seq FROM events WHERE event_id = ?'),
+      commitOf: this.db.prepare<[number], BlockRow>(
+        `SELECT ${BLOCK_COLUMNS} FROM chain_blocks WHERE commit_first = (SELECT MAX(commit_first) FROM chain_blocks WHERE commit_first <= ?)`,
+      ),
+    };
+    const GENESIS_BYTES = Buffer.alloc(32);
+    const prevOf = (block: ChainBlock): Buffer => (block.firstSeq > 0 ? (stmts.before.get(block.account, block.firstSeq)?.chain_hash ?? GENESIS_BYTES) : GENESIS_BYTES);
+    /** A block's entries from index `from`, each with its prev and chain hash. */
+    const entries = (block: ChainBlock, prev: Buffer, from = 0, limit = Infinity): ChainEntry[] => {
+      const hashes = blockChainHashes(block, prev);
+      const out: ChainEntry[] = [];
+      for (let i = from; i < block.count && out.length < limit; i++) {
+        out.push({
+          account: block.account,
+          seq: block.firstSeq + i,
+          event_id: block.eventIds[i],
+          position: encodePosition(BigInt(block.positions[i])),
+          event_hash: block.eventHashes[i].toString('hex'),
+          prev: (i === 0 ? prev : hashes[i - 1]).toString('hex'),
+          chain_hash: hashes[i].toString('hex'),
+        });
+      }
+      return out;
     };
     return {
       readChain: async (account, fromSeq, limit) => {
-        const rows = stmts.read.all(account, fromSeq, limit);
-        // prev: the chain_hash of the row before (read for the first; stored rows carry no prev).
-        let prev = rows.length && rows[0].seq > 0 ? (stmts.hashAt.get(account, rows[0].seq - 1)?.chain_hash.toString('hex') ?? GENESIS) : GENESIS;
-        return rows.map((row) => {
-          const e = entry(row, prev);
-          prev = e.chain_hash;
-          return e;
-        });
+        const out: ChainEntry[] = [];
+        if (limit <= 0) return out;
+        const first = stmts.holding.get(account, fromSeq);
+        let prev: Buffer | null = null;
+        let lastSeq = -1;
+        if (first) {
+          const block = decodeBlock(first);
+          lastSeq = block.firstSeq;
+          prev = block.chainHash;
+          if (fromSeq < block.firstSeq + block.count) out.push(...entries(block, prevOf(block), fromSeq - block.firstSeq, limit));
+        }
+        if (out.length < limit) {
+          for (const row of stmts.after.iterate(account, lastSeq)) {
+            const block = decodeBlock(row);
+            // A gap between blocks: the entries before this block are missing; its prev is still its predecessor's.
+            out.push(...entries(block, prev ?? prevOf(block), Math.max(0, fromSeq - block.firstSeq), limit - out.length));
+            prev = block.chainHash;
+            if (out.length >= limit) break;
+          }
+        }
+        return out;
       },
       chainHead: async (account): Promise<ChainHead> => {
         const row = stmts.last.get(account);
-        return row ? { account, size: row.seq + 1, chain_hash: row.chain_hash.toString('hex') } : { account, size: 0, chain_hash: GENESIS };
+        return row ? { account, size: row.first_seq + row.count, chain_hash: row.chain_hash.toString('hex') } : { account, size: 0, chain_hash: GENESIS };
       },
       chainAccounts: async () => stmts.accounts.all().map((r) => r.account),
       chainEntry: async (eventId) => {
-        const row = stmts.byEvent.get(eventId);
-        return row ? entry(row, row.seq > 0 ? (stmts.hashAt.get(row.account, row.seq - 1)?.chain_hash.toString('hex') ?? GENESIS) : GENESIS) : null;
+        const at = stmts.position.get(eventId);
+        if (!at) return null;
+        for (const row of stmts.commitOf.all(at.seq)) {
+          const block = decodeBlock(row);
+          const i = block.positions.indexOf(at.seq);
+          if (i >= 0) return entries(block, prevOf(block), i, 1)[0];
+        }
+        return null;
       },
     };
   }

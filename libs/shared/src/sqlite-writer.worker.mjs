@@ -12,7 +12,7 @@ import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { readModelWrites } from './sqlite-read-model-commit.mjs';
 import { chainWrites } from '#audit/sqlite-chain.mjs';
 
-// `chain` (events, default true): writes the audit chain's rows in each append's transaction.
+// `chain` (events, default true): writes the audit chain in each group's transaction.
 const { file, kind, chain: chained = true } = workerData;
 /** Opened at the first request (and again after a failed open: the file may come back). */
 let db = null;
@@ -44,7 +44,7 @@ function eventOps(conn) {
   const streamRevision = conn.prepare('SELECT revision FROM streams WHERE stream_id = ?');
   const upsertStream = conn.prepare('INSERT INTO streams (stream_id, revision) VALUES (?, ?) ON CONFLICT(stream_id) DO UPDATE SET revision = excluded.revision');
   const insertEvent = conn.prepare('INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
-  // The audit chain (libs/audit/src/sqlite-chain.mjs): a row per event, in the same transaction.
+  // The audit chain (libs/audit/src/sqlite-chain.mjs): a block per account and group, in the same transaction.
   const chain = chained ? chainWrites(conn) : null;
 
   /**
@@ -60,11 +60,15 @@ function eventOps(conn) {
     let seq = 0;
     // The revisions the preparations' hashes were made for (the expected revision's; none for `any`).
     const first = expected === 'no_stream' ? 0 : typeof expected === 'number' ? expected + 1 : null;
+    // Prepared as one [account, the hashes' 32-byte latin1 strings end to end] (chain-core.mjs
+    // preparePart), when made for these revisions; else one preparation (or null) per event.
+    const compact = chain && prepared && typeof prepared[0] === 'string' && first === current + 1 ? prepared : null;
     for (let i = 0; i < events.length; i++) {
       const [id, type, data, metadata] = events[i];
       revision += 1;
       seq = Number(insertEvent.run(id, streamId, revision, type, data, metadata).lastInsertRowid);
-      chain?.chain(id, streamId, revision, type, data, metadata, seq, prepared?.[i] ?? null, first === null ? null : first + i);
+      if (compact) chain.link(id, compact[0], seq, compact[1].substring(i * 32, i * 32 + 32));
+      else chain?.chain(id, streamId, revision, type, data, metadata, seq, prepared && typeof prepared[0] !== 'string' ? (prepared[i] ?? null) : null, first === null ? null : first + i);
     }
     upsertStream.run(streamId, revision);
     return [revision, seq];
@@ -72,7 +76,7 @@ function eventOps(conn) {
   const appendOne = conn.transaction((parts) => parts.map(appendPart));
   const group = conn.transaction((items) => {
     chain?.begin();
-    return items.map((parts) => {
+    const outcomes = items.map((parts) => {
       const mark = chain?.mark();
       try {
         return { ok: appendOne(parts) };
@@ -83,6 +87,9 @@ function eventOps(conn) {
         return { error: describe(error) };
       }
     });
+    // The chain's blocks of this group, in its transaction.
+    chain?.seal();
+    return outcomes;
   });
   return {
     append(items) {
