@@ -129,4 +129,28 @@ describe('the audit chain on the embedded SQLite event store', () => {
     expect(report.problem).toMatchObject({ kind: 'entry_altered', account: 'acct_a', seq: 2 });
     await reopened.close();
   });
+
+  test('two connections (two processes) appending to one file keep one chain per account: neither forks it', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'chain-two-')), 'events.sqlite');
+    const a = new SqliteEventStore(file, { writer: 'thread' });
+    const b = new SqliteEventStore(file, { writer: 'thread' });
+    // Interleaved groups from both, the same accounts, each store's head cache going stale in turn.
+    for (let round = 0; round < 20; round++) {
+      await Promise.all([
+        a.append(`a-${round}`, [ev('acct_a', round), ev('acct_b', round)], 'no_stream'),
+        b.append(`b-${round}`, [ev('acct_a', 100 + round)], 'no_stream'),
+        b.append(`c-${round}`, [ev('acct_b', 200 + round), ev('acct_a', 300 + round)], 'no_stream'),
+      ]);
+    }
+    const recomputed = chainEvents(await a.readAll({ maxCount: 1000 })).entries;
+    expect(recomputed).toHaveLength(100);
+    for (const account of ['acct_a', 'acct_b']) {
+      const mine = recomputed.filter((e) => e.account === account);
+      expect(await a.auditChain.readChain(account, 0, 1000)).toEqual(mine);
+      expect(await b.auditChain.chainHead(account)).toEqual({ account, size: mine.length, chain_hash: mine[mine.length - 1].chain_hash });
+    }
+    expect(await verifyAuditChain(b)).toMatchObject({ ok: true, events: 100, accounts: 2 });
+    await a.close();
+    await b.close();
+  });
 });
