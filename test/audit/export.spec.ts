@@ -1,12 +1,11 @@
 import canonicalize from 'canonicalize';
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { runCli } from '#cli/cli.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { runOfflineVerifier } from '../support/offline-verifier.js';
 
 /**
  * The auditors' export (issue 33 §2, docs/audit.md §6): an account's or a subscription's history as
@@ -14,8 +13,6 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  * process with node (no service code), against the published public key; altered, removed and
  * wrongly keyed exports refused.
  */
-const run = promisify(execFile);
-const SCRIPT = join(process.cwd(), 'scripts/verify-audit-export.mjs');
 
 let t: TestApp;
 let key: string;
@@ -24,15 +21,7 @@ let subscription: string;
 let keyFile: string;
 
 /** Runs the offline verifier: its exit code and what it printed. */
-async function verifyFile(file: string, publicKey = keyFile): Promise<{ code: number; out: string }> {
-  try {
-    const { stdout } = await run(process.execPath, [SCRIPT, file, publicKey]);
-    return { code: 0, out: stdout.trim() };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: `${e.stdout}${e.stderr}`.trim() };
-  }
-}
+const verifyFile = (file: string, publicKey = keyFile) => runOfflineVerifier(file, publicKey);
 
 /** GET /v1/audit/export?… as text, written to a file in the data directory. */
 async function exportOverHttp(query: string, name: string): Promise<{ file: string; lines: string[]; status: number; type: string }> {

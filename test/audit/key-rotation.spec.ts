@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { runCli } from '#cli/cli.js';
 import { verifyConsistency } from '#audit/domain/merkle.js';
 import { signedBytes, signHead, publicKeyId, rawPublicKey } from '#audit/domain/signed-head.js';
@@ -11,6 +9,7 @@ import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { runOfflineVerifier } from '../support/offline-verifier.js';
 
 /**
  * Rotation of the audit signing key (docs/audit.md §3): `audit rotate-key` makes a new Ed25519 key that
@@ -18,8 +17,6 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  * published; heads signed before still verify; verifiers (the CLI, the offline script) trust a key
  * reached from a trusted one through such statements and refuse a head signed by any other key.
  */
-const run = promisify(execFile);
-const SCRIPT = join(process.cwd(), 'scripts/verify-audit-export.mjs');
 
 let t: TestApp;
 let api: ReturnType<TestApp['as']>;
@@ -30,15 +27,7 @@ let keyA: { key_id: string; public_key_pem: string };
 let headA: Record<string, any>;
 let headB: Record<string, any>;
 
-async function verifyFile(file: string, publicKey: string): Promise<{ code: number; out: string }> {
-  try {
-    const { stdout } = await run(process.execPath, [SCRIPT, file, publicKey]);
-    return { code: 0, out: stdout.trim() };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: `${e.stdout}${e.stderr}`.trim() };
-  }
-}
+const verifyFile = runOfflineVerifier;
 
 async function exportAccount(name: string): Promise<{ file: string; lines: string[] }> {
   const res = await api

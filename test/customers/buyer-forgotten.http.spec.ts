@@ -1,8 +1,8 @@
 import { startTestApp, type TestApp } from '#test/support/test-app.js';
+import { expectCheckoutSessionSameAfterRebuild } from '#test/support/rebuild-checks.js';
 import { billingSetup } from '#test/support/billing-fixtures.js';
 import { HostedCheckout } from '#checkout/application/hosted-checkout.js';
 import { BUYER_DATA_RETENTION_DAYS } from '#checkout/domain/checkout-session.decider.js';
-import { ProjectionEngine } from '#projection-runtime/projection-engine.js';
 import { EVENT_STORE, READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import type { EventStore } from '#event-store/event-store.port.js';
@@ -82,12 +82,5 @@ test('a session never tied to a customer: its buyer\'s entries are forgotten 30 
   expect(settled._due_at).toBe(NO_DEADLINE);
   // Nothing is due any more; a rebuild writes the same documents.
   expect((await t.runDue()).ran).toBe(0);
-  const snapshot = async () => ({
-    session: await reads.get('checkout_sessions', session.id),
-    feed: await reads.find('events', { where: { _account: account, is_test: true, _object_id: session.id }, orderBy: { field: '_seq', direction: 'asc' }, limit: 500 }),
-  });
-  const before = await snapshot();
-  expect(before.feed.length).toBeGreaterThan(1);
-  await t.app.get(ProjectionEngine).rebuild('checkout_sessions');
-  expect(await snapshot()).toEqual(before);
+  await expectCheckoutSessionSameAfterRebuild(t, account, session.id);
 }, 60_000);
