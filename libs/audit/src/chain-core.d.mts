@@ -29,6 +29,6 @@ export function chainHashBytes(prev: Buffer, eventHashBytes: Buffer): Buffer;
 export type ChainPreparation = [string, string, null, string | null, string] | [null, null, string, null, string];
 /** A part's preparations: [account, hashes end to end] or one per event (prepareChain). */
 export type PartPreparation = [string, string] | (ChainPreparation | null)[];
-export function preparePart(streamId: string, first: number | null, events: readonly { id: string; type: string; data: unknown; metadata: unknown }[]): PartPreparation;
-export function prepareChain(id: string, type: string, streamId: string, revision: number | null, data: unknown, metadata: unknown): ChainPreparation | null;
+export function preparePart(streamId: string, first: number | null, events: readonly { id: string; type: string; data: unknown; metadata: unknown }[], metadataTexts?: readonly string[]): PartPreparation;
+export function prepareChain(id: string, type: string, streamId: string, revision: number | null, data: unknown, metadata: unknown, metadataText?: string): ChainPreparation | null;
 export function canonicalText(text: string): string;

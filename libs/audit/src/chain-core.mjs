@@ -110,10 +110,10 @@ export function eventHashBytesOf(id, type, streamId, revision, time, canonicalDa
  * same canonical texts as those stored texts give (JSON.stringify, then sorted keys), made without
  * parsing them again, outside the transaction that holds the write lock.
  */
-export function prepareChain(id, type, streamId, revision, data, metadata) {
+export function prepareChain(id, type, streamId, revision, data, metadata, metadataText) {
   try {
     const canonicalData = sortedJson(data);
-    const canonicalMetadata = sortedJson(metadata);
+    const canonicalMetadata = canonicalMetadataOf(metadata, metadataText);
     if (canonicalData === undefined || canonicalMetadata === undefined) return null;
     const time = typeof metadata?.occurred_at === 'string' ? metadata.occurred_at : undefined;
     if (metadata?.occurred_at !== undefined && time === undefined) return null; // unusual: left to the writer
@@ -128,13 +128,31 @@ export function prepareChain(id, type, streamId, revision, data, metadata) {
 }
 
 /**
+ * The events of one command carry the same metadata (one request, one instant, one actor): the
+ * canonical text of the last metadata seen, by its JSON.stringify text (the same text is the same JSON
+ * value, whose canonical text is one), is made once for them all.
+ */
+let lastMetadataText = null;
+let lastMetadataCanonical = null;
+function canonicalMetadataOf(metadata, text) {
+  if (text !== undefined && text === lastMetadataText) return lastMetadataCanonical;
+  const canonical = sortedJson(metadata);
+  if (text !== undefined) {
+    lastMetadataText = text;
+    lastMetadataCanonical = canonical;
+  }
+  return canonical;
+}
+
+/**
  * prepareChain for the events of one part of an append, whose first revision is `first` (null: not
  * known, `any`). When every event's hash is made and all are of one account: [account, the hashes
  * (32-character latin1 strings) end to end], one small message to the writer thread instead of an
- * array per event; otherwise one preparation (or null) per event.
+ * array per event; otherwise one preparation (or null) per event. `metadataTexts`: the events'
+ * metadata as JSON.stringify wrote them for the store (they spare serialising a repeated one again).
  */
-export function preparePart(streamId, first, events) {
-  const each = events.map((e, i) => prepareChain(e.id, e.type, streamId, first === null ? null : first + i, e.data, e.metadata));
+export function preparePart(streamId, first, events, metadataTexts) {
+  const each = events.map((e, i) => prepareChain(e.id, e.type, streamId, first === null ? null : first + i, e.data, e.metadata, metadataTexts?.[i]));
   if (first === null) return each;
   let account = null;
   let hashes = '';

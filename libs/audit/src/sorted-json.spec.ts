@@ -80,3 +80,29 @@ test('a lone surrogate, refused by RFC 8785, is refused by the writers too (the 
     expect(prepareChain(id, 't', 's-1', null, { note }, meta)?.[0]).toBe(viaStoredText({ note }));
   }
 });
+
+test('events that repeat their metadata (one command\'s) are hashed as the verifier hashes each, whichever metadata came before', () => {
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom(0, 1, 2), { minLength: 1, maxLength: 8 }), value, (order, extra) => {
+      const metas = [
+        { account_id: 'acct_1', occurred_at: '2026-01-01T00:00:00.000Z', request_id: 'req_1' },
+        { occurred_at: '2026-01-01T00:00:00.000Z', account_id: 'acct_1', request_id: 'req_1' }, // the same value, its keys in another order
+        { account_id: 'acct_2', occurred_at: '2026-01-02T00:00:00.000Z', extra },
+      ];
+      order.forEach((m, i) => {
+        const metadata = metas[m];
+        let stored: Record<string, unknown>;
+        try {
+          stored = JSON.parse(JSON.stringify(metadata));
+          canonicalize(stored);
+        } catch {
+          return;
+        }
+        const id = `7f2c3c1e-0d7a-4b9e-9a55-0c1d2e3f4a${String(i).padStart(2, '0')}`;
+        const prepared = prepareChain(id, 'thing.happened', 'thing-1', i, { n: i }, metadata, JSON.stringify(metadata))!;
+        expect(Buffer.from(prepared[2]!, 'latin1').toString('hex')).toBe(eventHash({ id, type: 'thing.happened', streamId: 'thing-1', revision: i, data: { n: i }, metadata: stored }));
+      });
+    }),
+    { numRuns: 300 },
+  );
+});

@@ -248,7 +248,7 @@ export class SqliteEventStore implements EventStore {
         items.push(
           item.parts.map((p) => {
             const rows = p.events.map((e) => [e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)]);
-            return this.chain ? [p.streamId, p.expected, rows, this.prepareChain(p)] : [p.streamId, p.expected, rows];
+            return this.chain ? [p.streamId, p.expected, rows, this.prepareChain(p, rows)] : [p.streamId, p.expected, rows];
           }),
         );
         batch.push(item);
@@ -303,9 +303,9 @@ export class SqliteEventStore implements EventStore {
    * hash and an insert per event) while it holds the store's write lock. The event hash is made
    * for the revisions the expected revision implies (none for `any`).
    */
-  private prepareChain({ streamId, expected, events }: StreamAppend): PartPreparation {
+  private prepareChain({ streamId, expected, events }: StreamAppend, rows: string[][]): PartPreparation {
     if (!isChained(streamId)) return [];
-    return preparePart(streamId, expected === 'no_stream' ? 0 : typeof expected === 'number' ? expected + 1 : null, events);
+    return preparePart(streamId, expected === 'no_stream' ? 0 : typeof expected === 'number' ? expected + 1 : null, events, rows.map((r) => r[3]));
   }
 
   private appendInTransaction(item: StreamAppend): AppendResult {
