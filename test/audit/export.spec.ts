@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runCli } from '#cli/cli.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { runOfflineVerifier } from '../support/offline-verifier.js';
+import { asText, runOfflineVerifier } from '../support/offline-verifier.js';
 
 /**
  * The auditors' export (issue 33 §2, docs/audit.md §6): an account's or a subscription's history as
@@ -29,12 +29,7 @@ async function exportOverHttp(query: string, name: string): Promise<{ file: stri
     .as(key)
     .get(`/v1/audit/export?${query}`)
     .buffer(true)
-    .parse((r, done) => {
-      let text = '';
-      r.setEncoding('utf8');
-      r.on('data', (c: string) => (text += c));
-      r.on('end', () => done(null, text));
-    });
+    .parse(asText);
   const file = join(t.dataDir, name);
   writeFileSync(file, res.body as string);
   return { file, lines: (res.body as string).trimEnd().split('\n'), status: res.status, type: String(res.headers['content-type']) };

@@ -9,7 +9,7 @@ import { READ_STORE } from '#platform/tokens.js';
 import type { ReadStore } from '#read-store/read-store.port.js';
 import { billingSetup, card } from '../support/billing-fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { runOfflineVerifier } from '../support/offline-verifier.js';
+import { asText, runOfflineVerifier } from '../support/offline-verifier.js';
 
 /**
  * Rotation of the audit signing key (docs/audit.md §3): `audit rotate-key` makes a new Ed25519 key that
@@ -33,12 +33,7 @@ async function exportAccount(name: string): Promise<{ file: string; lines: strin
   const res = await api
     .get('/v1/audit/export?scope=account')
     .buffer(true)
-    .parse((r, done) => {
-      let text = '';
-      r.setEncoding('utf8');
-      r.on('data', (c: string) => (text += c));
-      r.on('end', () => done(null, text));
-    });
+    .parse(asText);
   expect(res.status).toBe(200);
   const file = join(t.dataDir, name);
   writeFileSync(file, res.body as string);

@@ -22,6 +22,7 @@ export function eventHash(event: HashableEvent): string;
 export function chainHash(prev: string, eventHashHex: string): string;
 export function eventHashBytesOf(id: string, type: string, streamId: string, revision: number, time: string | undefined, canonicalData: string, canonicalMetadata: string): Buffer;
 export function chainHashBytes(prev: Buffer, eventHashBytes: Buffer): Buffer;
+export function chainHashLatin1(prev: Buffer, eventHashLatin1: string): Buffer;
 /**
  * [canonical data, canonical metadata, null, metadata.occurred_at or null, the chain's account] when the
  * revision is not known; [null, null, event hash (its 32 bytes as a latin1 string), null, the chain's account] when it is.

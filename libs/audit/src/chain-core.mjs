@@ -179,6 +179,13 @@ export function chainHashBytes(prev, eventHashBytes) {
   return hash('sha256', PAIR, 'buffer');
 }
 
+/** chainHashBytes with the event hash as the writers carry it: its 32 bytes as a latin1 string. */
+export function chainHashLatin1(prev, eventHashLatin1) {
+  PAIR.set(prev, 0);
+  PAIR.write(eventHashLatin1, 32, 'latin1');
+  return hash('sha256', PAIR, 'buffer');
+}
+
 /** SHA-256 (hex) over the 64 bytes prev ‖ event_hash (both hex-decoded). */
 export function chainHash(prev, eventHashHex) {
   return createHash('sha256').update(Buffer.from(prev, 'hex')).update(Buffer.from(eventHashHex, 'hex')).digest('hex');

@@ -2,8 +2,7 @@
 // the same transaction as the events it chains — by the writer thread (libs/shared/src/
 // sqlite-writer.worker.mjs) or inline by SqliteEventStore. Plain JavaScript for the same reason as
 // sqlite-read-model-commit.mjs: the worker loads it as it is, from the sources and from dist.
-import { hash } from 'node:crypto';
-import { canonicalText, chainAccount, chainHashBytes, eventHashBytesOf, isChained } from './chain-core.mjs';
+import { canonicalText, chainAccount, chainHashBytes, chainHashLatin1, eventHashBytesOf, isChained } from './chain-core.mjs';
 
 const GENESIS_BYTES = Buffer.alloc(32);
 
@@ -179,13 +178,6 @@ export function chainWrites(conn) {
   };
 }
 
-/** The chain hash after an entry (32 bytes) from the previous one (32 bytes) and its event hash (32 bytes as a latin1 string). */
-function chainHashLatin1(prev, eventHashLatin1) {
-  PAIR.set(prev, 0);
-  PAIR.write(eventHashLatin1, 32, 'latin1');
-  return hash('sha256', PAIR, 'buffer');
-}
-const PAIR = Buffer.alloc(64);
 
 /** Where the chain ends: the greatest chained position (0: nothing chained yet). */
 export function chainEnd(conn) {
