@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { freePort } from '../support/free-port.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -25,18 +25,6 @@ export interface E2E {
   /** Full-page screenshots of the page at the phone and the laptop sizes: test-output/e2e/<name>-{phone,laptop}.png. */
   shoot(page: Page, name: string): Promise<void>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startE2E(): Promise<E2E> {

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../support/free-port.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { report } from '../support/test-output.js';
 
@@ -14,15 +14,6 @@ import { report } from '../support/test-output.js';
  */
 const CONCURRENCY = 10;
 const EVENTS = 150;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function startService(dataDir: string, port: number): { child: ChildProcess; ready: Promise<string | null> } {
   const child = spawn(process.execPath, ['--import', './test/support/register-ts.mjs', 'apps/api/src/main.ts'], {

@@ -1,8 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
+import { freePort } from './free-port.js';
 import { productionStoreEnv } from './production-stores.js';
 
 const ROOT = resolve(process.cwd());
@@ -35,16 +35,7 @@ export function removeBuild(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+export { freePort } from './free-port.js';
 
 export interface ChildService {
   process: ChildProcess;
@@ -61,7 +52,17 @@ export interface ChildService {
  * TypeScript sources themselves, through test/support/register-ts.mjs (no build to wait for).
  */
 export async function startChild(buildDir: string | null, dataDir: string, env: Record<string, string> = {}, options: { wait?: boolean } = {}): Promise<ChildService> {
-  const port = await freePort();
+  // A port found free can still be taken by a parallel suite before the child listens: another port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(buildDir, dataDir, await freePort(), env, options);
+    } catch (error) {
+      if (attempt >= 3 || !/EADDRINUSE/.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+async function startOnce(buildDir: string | null, dataDir: string, port: number, env: Record<string, string>, options: { wait?: boolean }): Promise<ChildService> {
   const entry = buildDir === null ? ['--import', './test/support/register-ts.mjs', 'apps/api/src/main.ts'] : [join(buildDir, 'apps/api/src/main.js')];
   const child = spawn(process.execPath, entry, {
     cwd: ROOT,
