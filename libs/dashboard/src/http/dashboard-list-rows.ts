@@ -27,7 +27,7 @@ export async function listRows(store: ReadStore, owner: Owner, resource: string,
 }
 
 /** Documents of the visitor's account and mode, read once per collection for a page. */
-class Lookup {
+export class Lookup {
   constructor(
     private readonly store: ReadStore,
     private readonly owner: Owner,
@@ -80,7 +80,7 @@ function planWords(words: RowWords, items: Doc[], products: Map<string, Doc>, pe
 }
 
 /** "Visa •••• 4242", else the method's type in words. */
-function methodWords(words: RowWords, method: Doc | undefined, type: string | null | undefined): string | null {
+export function methodWords(words: RowWords, method: Doc | undefined, type: string | null | undefined): string | null {
   const last4 = method?.card?.last4 ?? method?.wallet?.account_last4;
   const typeWords = (kind: string | null | undefined) => {
     if (!kind) return '';

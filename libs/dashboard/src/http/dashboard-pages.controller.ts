@@ -25,6 +25,7 @@ import { pick, RESOURCES, searchMatch } from './dashboard-resources.js';
 import type { SearchMatch } from '#platform/read-models.js';
 import { valueLabel } from './dashboard-values.js';
 import { listRows } from './dashboard-list-rows.js';
+import { detailWords } from './dashboard-detail-words.js';
 import { stateAfterFrom, type TimelineActor, type TimelineEntry, timelineMethodIds, timelineSentences } from './dashboard-timeline.js';
 
 type Doc = Record<string, any>;
@@ -204,7 +205,11 @@ export class DashboardPagesController {
       ([a, form]) => !(name === 'test_clocks' && a === 'advance' && visitor.mode === 'live') && can(visitor.role, form.permission) && (form.offered?.(doc) ?? true),
     );
     const done = typeof query.done === 'string' && ACTIONS[name]?.[query.done] ? query.done : null;
-    return this.send(request, reply, visitor, 'dash-detail', { name, id, doc, resource, timeline, asOfFrom, asOf, actions, values, errors, failed, formError, done, linkOf, moneyFields: MONEY_FIELDS, fieldLabel: fieldLabel(this.page.t(request, reply)) }, `dash.detail_title.${name}`, { id }, status, request.method === 'GET' ? request.url : `/dashboard/${name}/${id}`);
+    const t = this.page.t(request, reply);
+    // The heading and the linked objects in business terms; the ids stay beside them.
+    const words = await detailWords(this.store, visitor, name, doc, { t, locale: this.page.locale(request, reply) });
+    const data = { name, id, doc, resource, timeline, asOfFrom, asOf, actions, values, errors, failed, formError, done, linkOf, words, moneyFields: MONEY_FIELDS, fieldLabel: fieldLabel(t) };
+    return this.send(request, reply, visitor, 'dash-detail', data, `dash.detail_title.${name}`, { id: words.headline ?? id }, status, request.method === 'GET' ? request.url : `/dashboard/${name}/${id}`);
   }
 
   /**
