@@ -35,8 +35,6 @@ export function removeBuild(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-export { freePort } from './free-port.js';
-
 export interface ChildService {
   process: ChildProcess;
   url: string;
