@@ -4,6 +4,10 @@ import type { ChainPreparation } from './chain-core.mjs';
 /** Types of sqlite-chain.mjs (the audit chain's `chain_blocks` table on the embedded event store). */
 export const CHAIN_SCHEMA: string;
 export const BLOCK_COLUMNS: string;
+/** The chain hash before an account's first entry (32 zero bytes). */
+export const GENESIS_BYTES: Buffer;
+/** An account's last block (first_seq, count, chain_hash), by account. */
+export const LAST_BLOCK_SQL: string;
 /** A stored block's row (BLOCK_COLUMNS). */
 export interface BlockRow {
   account: string;

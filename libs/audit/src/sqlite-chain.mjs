@@ -4,7 +4,8 @@
 // sqlite-read-model-commit.mjs: the worker loads it as it is, from the sources and from dist.
 import { canonicalText, chainAccount, chainHashBytes, chainHashLatin1, eventHashBytesOf, isChained } from './chain-core.mjs';
 
-const GENESIS_BYTES = Buffer.alloc(32);
+/** The chain hash before an account's first entry (GENESIS as bytes). */
+export const GENESIS_BYTES = Buffer.alloc(32);
 
 /**
  * One row per account and commit (a block), holding that commit's entries of the account in order:
@@ -35,6 +36,10 @@ export const CHAIN_SCHEMA = `
 
 /** The columns of a block, as `decodeBlock` reads them. */
 export const BLOCK_COLUMNS = 'account, first_seq, count, commit_first, last_position, positions, event_ids, event_hashes, chain_hash';
+
+/** An account's last block: its first entry's seq, its count and its last chain hash (the account's head). */
+export const LAST_BLOCK_SQL = 'SELECT first_seq, count, chain_hash FROM chain_blocks WHERE account = ? ORDER BY first_seq DESC LIMIT 1';
+const INSERT_BLOCK_SQL = `INSERT INTO chain_blocks (${BLOCK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** A stored block's entries: positions (numbers), event ids, event hashes (32-byte buffers), and the stored last chain hash. */
 export function decodeBlock(row) {
@@ -76,8 +81,8 @@ function blockValues(account, firstSeq, commitFirst, positions, ids, hashes, cha
  * (`commit`; `abort` forgets them).
  */
 export function chainWrites(conn) {
-  const last = conn.prepare('SELECT first_seq, count, chain_hash FROM chain_blocks WHERE account = ? ORDER BY first_seq DESC LIMIT 1');
-  const insert = conn.prepare(`INSERT INTO chain_blocks (${BLOCK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const last = conn.prepare(LAST_BLOCK_SQL);
+  const insert = conn.prepare(INSERT_BLOCK_SQL);
   /** account → [size, chain_hash (32 bytes)], as committed. */
   const heads = new Map();
   /** This transaction's heads: account → [size, chain_hash]. */
@@ -178,7 +183,6 @@ export function chainWrites(conn) {
   };
 }
 
-
 /** Where the chain ends: the greatest chained position (0: nothing chained yet). */
 export function chainEnd(conn) {
   return conn.prepare('SELECT MAX(last_position) AS p FROM chain_blocks WHERE commit_first = (SELECT MAX(commit_first) FROM chain_blocks)').get()?.p ?? 0;
@@ -220,7 +224,7 @@ export function migrateRowChain(conn) {
   if (!exists()) return 0;
   const run = conn.transaction(() => {
     if (!exists()) return 0;
-    const insert = conn.prepare(`INSERT INTO chain_blocks (${BLOCK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const insert = conn.prepare(INSERT_BLOCK_SQL);
     let n = 0;
     const page = conn.prepare('SELECT position, account, seq, event_id, event_hash, chain_hash FROM chain WHERE position > ? ORDER BY position LIMIT 1000');
     for (let rows = page.all(0); rows.length; rows = page.all(rows[rows.length - 1].position)) {

@@ -9,7 +9,7 @@ import { isStoreUnavailable } from '#shared/store-unavailable.js';
 import type { AuditChain } from '#audit/domain/audit-chain.port.js';
 import type { ChainEntry, ChainHead } from '#audit/domain/chain.js';
 import { GENESIS, isChained, type PartPreparation, preparePart } from '#audit/chain-core.mjs';
-import { BLOCK_COLUMNS, type BlockRow, blockChainHashes, CHAIN_SCHEMA, chainBacklog, chainEnd, type ChainBlock, type ChainWrites, chainWrites, decodeBlock, migrateRowChain } from '#audit/sqlite-chain.mjs';
+import { BLOCK_COLUMNS, type BlockRow, blockChainHashes, CHAIN_SCHEMA, chainBacklog, chainEnd, type ChainBlock, type ChainWrites, chainWrites, decodeBlock, GENESIS_BYTES, LAST_BLOCK_SQL, migrateRowChain } from '#audit/sqlite-chain.mjs';
 import { pragmaOnWriter, SqliteWriterThread, type SqliteWriterMode, type WriterErrorInfo, writerError, writerModeFor } from '#shared/sqlite-writer-thread.js';
 
 /** How often a listened-to store checks for another connection's commits. */
@@ -453,7 +453,7 @@ export class SqliteEventStore implements EventStore {
       after: this.db.prepare<[string, number], BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM chain_blocks WHERE account = ? AND first_seq > ? ORDER BY first_seq`),
       /** The chain hash before a block: its predecessor's last. */
       before: this.db.prepare<[string, number], { chain_hash: Buffer }>('SELECT chain_hash FROM chain_blocks WHERE account = ? AND first_seq < ? ORDER BY first_seq DESC LIMIT 1'),
-      last: this.db.prepare<[string], { first_seq: number; count: number; chain_hash: Buffer }>('SELECT first_seq, count, chain_hash FROM chain_blocks WHERE account = ? ORDER BY first_seq DESC LIMIT 1'),
+      last: this.db.prepare<[string], { first_seq: number; count: number; chain_hash: Buffer }>(LAST_BLOCK_SQL),
       // Distinct accounts by skipping along the primary key (not a scan of every block).
       accounts: this.db.prepare<[], { account: string }>(
         `WITH RECURSIVE a(account) AS (SELECT MIN(account) FROM chain_blocks UNION ALL SELECT (SELECT MIN(account) FROM chain_blocks WHERE account > a.account) FROM a WHERE a.account IS NOT NULL)
@@ -465,7 +465,6 @@ export class SqliteEventStore implements EventStore {
         `SELECT ${BLOCK_COLUMNS} FROM chain_blocks WHERE commit_first = (SELECT MAX(commit_first) FROM chain_blocks WHERE commit_first <= ?)`,
       ),
     };
-    const GENESIS_BYTES = Buffer.alloc(32);
     const prevOf = (block: ChainBlock): Buffer => (block.firstSeq > 0 ? (stmts.before.get(block.account, block.firstSeq)?.chain_hash ?? GENESIS_BYTES) : GENESIS_BYTES);
     /** A block's entries from index `from`, each with its prev and chain hash. */
     const entries = (block: ChainBlock, prev: Buffer, from = 0, limit = Infinity): ChainEntry[] => {
